@@ -1,0 +1,170 @@
+"""The conformance cases: fixture inputs (problem rows, model outputs, contexts) and the
+style matrix that maps each implementation style onto an lcb_runner LMStyle.
+
+Fixture files are JSON lines written with ensure_ascii=True, so every CR, U+2028 or emoji
+in a case is an escape in the file and no editor or git setting can alter it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FIXTURES_DIR = REPO_ROOT / "fixtures"
+PROBLEMS_FILE = FIXTURES_DIR / "problems.jsonl"
+OUTPUTS_FILE = FIXTURES_DIR / "outputs.jsonl"
+CONTEXTS_FILE = FIXTURES_DIR / "contexts.jsonl"
+
+CASE_ID = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+
+# The LiveCodeBench code_generation_lite row schema, so dataset rows drop in unchanged.
+PROBLEM_FIELDS = {
+    "question_title": str,
+    "question_content": str,
+    "platform": str,
+    "question_id": str,
+    "contest_id": str,
+    "contest_date": str,
+    "starter_code": (str, type(None)),
+    "difficulty": str,
+    "public_test_cases": str,
+    "private_test_cases": str,
+    "metadata": str,
+}
+
+LLAMA3_TOKENIZER = "meta-llama/Meta-Llama-3-8B-Instruct"
+
+
+@dataclass(frozen=True)
+class PromptVariant:
+    """One way of calling format_lcb_prompt, and the lcb_runner LMStyle that defines it."""
+
+    name: str  # golden folder
+    style: str  # format_lcb_prompt(style=...)
+    lmstyle: str  # upstream LMStyle member
+    tokenizer: str | None = None  # chat_template=True with this tokenizer when set
+
+    @property
+    def chat_template(self) -> bool:
+        return self.tokenizer is not None
+
+
+PROMPT_VARIANTS = (
+    # lcb_runner renders LLaMa3 with the Meta-Llama-3-8B-Instruct template for every Llama-3.x.
+    PromptVariant("generic-llama3", "generic", "LLaMa3", LLAMA3_TOKENIZER),
+    # OpenAIChat sends [system, user]; without a template they join as system + "\n\n" + user.
+    PromptVariant("generic", "generic", "OpenAIChat"),
+    PromptVariant("codeqwen", "codeqwen", "CodeQwenInstruct"),
+    PromptVariant("deepseek", "deepseek", "DeepSeekCodeInstruct"),
+    PromptVariant("genericbase", "genericbase", "GenericBase"),
+)
+VARIANTS = {variant.name: variant for variant in PROMPT_VARIANTS}
+
+# extract_code(output, style) <-> lcb_runner extract_code(output, LMStyle)
+EXTRACTION_LMSTYLES = {
+    "generic": "LLaMa3",
+    "codeqwen": "CodeQwenInstruct",
+    "deepseek": "DeepSeekCodeInstruct",
+    "genericbase": "GenericBase",
+}
+
+
+class FixtureError(ValueError):
+    """A fixture file holds a case the suite cannot use; the message names file, line, field."""
+
+
+def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
+    if not path.is_file():
+        raise FixtureError(f"{path}: missing fixture file")
+    entries = []
+    for number, line in enumerate(path.read_text("utf-8").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise FixtureError(f"{path}:{number}: not valid JSON ({error})") from None
+        if not isinstance(entry, dict):
+            raise FixtureError(f"{path}:{number}: expected a JSON object")
+        entries.append((number, entry))
+    return entries
+
+
+def _check_id(path: Path, number: int, value: object, seen: set[str]) -> str:
+    if not isinstance(value, str) or not CASE_ID.match(value):
+        raise FixtureError(f"{path}:{number}: id {value!r} must match {CASE_ID.pattern}")
+    if value in seen:
+        raise FixtureError(f"{path}:{number}: duplicate id {value!r}")
+    seen.add(value)
+    return value
+
+
+@cache
+def problems() -> dict[str, dict]:
+    """question_id -> LCB row, in file order."""
+    rows: dict[str, dict] = {}
+    for number, row in _read_jsonl(PROBLEMS_FILE):
+        for field, kind in PROBLEM_FIELDS.items():
+            if field not in row:
+                raise FixtureError(f"{PROBLEMS_FILE}:{number}: row lacks {field!r}")
+            if not isinstance(row[field], kind):
+                raise FixtureError(
+                    f"{PROBLEMS_FILE}:{number}: {field!r} is {type(row[field]).__name__}"
+                )
+        _check_id(PROBLEMS_FILE, number, row["question_id"], set(rows))
+        rows[row["question_id"]] = row
+    return rows
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    id: str
+    output: str
+    covers: str
+
+
+@cache
+def outputs() -> dict[str, ModelOutput]:
+    found: dict[str, ModelOutput] = {}
+    for number, entry in _read_jsonl(OUTPUTS_FILE):
+        output_id = _check_id(OUTPUTS_FILE, number, entry.get("id"), set(found))
+        if not isinstance(entry.get("output"), str):
+            raise FixtureError(f"{OUTPUTS_FILE}:{number}: 'output' must be a string")
+        found[output_id] = ModelOutput(output_id, entry["output"], entry.get("covers", ""))
+    return found
+
+
+@cache
+def contexts() -> dict[str, object]:
+    """context id -> a decode_context argument. JSON has no bytes, so the file spells them:
+    {"str": s}, {"hex": "..."} (bytes), {"byte_ids": [..]} or {"tokens": [piece, ...]} where
+    a piece is an int, {"hex": ...} or {"str": ...}."""
+    found: dict[str, object] = {}
+    for number, entry in _read_jsonl(CONTEXTS_FILE):
+        context_id = _check_id(CONTEXTS_FILE, number, entry.get("id"), set(found))
+        try:
+            found[context_id] = _context_value(entry["context"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise FixtureError(f"{CONTEXTS_FILE}:{number}: bad context ({error})") from None
+    return found
+
+
+def _context_value(spec: object) -> object:
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return spec
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise ValueError(f"expected a one-key object, got {spec!r}")
+    ((kind, value),) = spec.items()
+    if kind == "str":
+        return value
+    if kind == "hex":
+        return bytes.fromhex(value)
+    if kind == "byte_ids":
+        return list(value)
+    if kind == "tokens":
+        return [_context_value(piece) for piece in value]
+    raise ValueError(f"unknown context kind {kind!r}")

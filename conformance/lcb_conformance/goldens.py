@@ -1,0 +1,148 @@
+"""The golden store: where each case's expected bytes live, and their integrity manifest.
+
+Goldens are raw UTF-8 files, compared byte for byte. Only the regeneration command
+(lcb_conformance.regen) writes them; tests read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from . import cases
+
+GOLDENS_DIR = cases.REPO_ROOT / "conformance" / "goldens"
+MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
+PROVENANCE_FILE = GOLDENS_DIR / "PROVENANCE.json"
+DEVIATIONS_FILE = cases.REPO_ROOT / "conformance" / "deviations.toml"
+SUFFIX = ".txt"
+REGEN_COMMAND = "tox -e regen"
+
+# Golden families. The first three are produced by running upstream lcb_runner; the
+# reference-impl ones have no upstream twin and are produced by the reference lcb_prompts.
+PROMPT = "prompt"
+EXTRACT = "extract"
+# upstream's extract_code applied to the text after the last </think>: what lcb_prompts'
+# think-aware extract_code must return where it deviates (see deviations.toml).
+EXTRACT_AFTER_THINK = "extract-after-think"
+REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
+REFERENCE_DECODE = "reference-impl/decode_context"
+UPSTREAM_FAMILIES = (PROMPT, EXTRACT, EXTRACT_AFTER_THINK)
+
+
+@dataclass(frozen=True, order=True)
+class GoldenKey:
+    family: str
+    group: str  # prompt variant or extraction style; "" for families without one
+    case: str  # question_id, output id or context id
+
+    @property
+    def relative(self) -> str:
+        parts = (
+            [self.family, self.group, self.case + SUFFIX]
+            if self.group
+            else [self.family, self.case + SUFFIX]
+        )
+        return "/".join(parts)
+
+    @property
+    def path(self) -> Path:
+        return GOLDENS_DIR / self.relative
+
+    def __str__(self) -> str:
+        return self.relative.removesuffix(SUFFIX)
+
+
+THINK_CLOSE = "</think>"
+
+
+def answer_after_think(output: str) -> str:
+    """The text after the last </think> (the whole output when there is none)."""
+    return output.rpartition(THINK_CLOSE)[2]
+
+
+def expected_keys(family: str | None = None) -> list[GoldenKey]:
+    """Every golden the current fixtures call for (of one family, if given)."""
+    return [key for key in _all_expected_keys() if family is None or key.family == family]
+
+
+@cache
+def _all_expected_keys() -> tuple[GoldenKey, ...]:
+    keys = [
+        GoldenKey(PROMPT, variant.name, question_id)
+        for variant in cases.PROMPT_VARIANTS
+        for question_id in cases.problems()
+    ]
+    for style in cases.EXTRACTION_LMSTYLES:
+        for output in cases.outputs().values():
+            keys.append(GoldenKey(EXTRACT, style, output.id))
+            if THINK_CLOSE in output.output:
+                keys.append(GoldenKey(EXTRACT_AFTER_THINK, style, output.id))
+            keys.append(GoldenKey(REFERENCE_PREFIX, style, output.id))
+    keys += [GoldenKey(REFERENCE_DECODE, "", context_id) for context_id in cases.contexts()]
+    return tuple(sorted(keys))
+
+
+def key_for_path(path: Path) -> GoldenKey | None:
+    """The key a golden file stands for, or None if its path fits no family."""
+    relative = path.relative_to(GOLDENS_DIR).as_posix()
+    if not relative.endswith(SUFFIX):
+        return None
+    stem = relative.removesuffix(SUFFIX)
+    for family in (REFERENCE_PREFIX, REFERENCE_DECODE, *UPSTREAM_FAMILIES):
+        if stem.startswith(family + "/"):
+            rest = stem[len(family) + 1 :].split("/")
+            if family == REFERENCE_DECODE and len(rest) == 1:
+                return GoldenKey(family, "", rest[0])
+            if family != REFERENCE_DECODE and len(rest) == 2:
+                return GoldenKey(family, rest[0], rest[1])
+    return None
+
+
+def golden_files() -> list[Path]:
+    return sorted(path for path in GOLDENS_DIR.rglob("*" + SUFFIX) if path.is_file())
+
+
+def read(key: GoldenKey) -> str | None:
+    """The golden text, or None when the file does not exist."""
+    try:
+        return key.path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def write(key: GoldenKey, text: str) -> None:
+    key.path.parent.mkdir(parents=True, exist_ok=True)
+    key.path.write_bytes(text.encode("utf-8"))
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def manifest_lines() -> list[str]:
+    """sha256sum-format lines for every golden file on disk."""
+    return [
+        f"{sha256_of(path)}  {path.relative_to(GOLDENS_DIR).as_posix()}" for path in golden_files()
+    ]
+
+
+@cache
+def recorded_manifest() -> dict[str, str]:
+    """relative path -> sha256, as the last regeneration recorded it."""
+    if not MANIFEST_FILE.is_file():
+        return {}
+    recorded = {}
+    for line in MANIFEST_FILE.read_text("utf-8").splitlines():
+        digest, _, relative = line.partition("  ")
+        recorded[relative] = digest
+    return recorded
+
+
+def provenance() -> dict:
+    if not PROVENANCE_FILE.is_file():
+        return {}
+    return json.loads(PROVENANCE_FILE.read_text("utf-8"))

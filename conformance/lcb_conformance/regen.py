@@ -1,0 +1,128 @@
+"""Regenerate the goldens by running upstream lcb_runner, and show what changed.
+
+    python -m lcb_conformance.regen [--upstream installed|PATH] [--check]
+
+Upstream families (prompt, extract, extract-after-think) come from upstream only; the
+reference-impl families come from the reference lcb_prompts (they have no upstream twin).
+A case whose computation fails keeps its old golden and is reported; the exit code is then
+non-zero. Goldens of cases no longer in fixtures/ are removed. --check writes nothing and
+exits non-zero if any golden would change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import json
+import platform
+import sys
+import traceback
+
+from . import cases, goldens, hf_cache, showdiff
+from .goldens import GoldenKey
+from .producers import Producer
+from .upstream import INSTALLED, Upstream
+
+TRACKED_PACKAGES = ("transformers", "tokenizers", "huggingface_hub", "jinja2")
+
+
+def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(cases.LLAMA3_TOKENIZER)
+    return {
+        "generated_by": f"{goldens.REGEN_COMMAND} (python -m lcb_conformance.regen)",
+        "upstream": upstream.provenance(),
+        "python": platform.python_version(),
+        "packages": {name: importlib.metadata.version(name) for name in TRACKED_PACKAGES},
+        "tokenizers": {
+            cases.LLAMA3_TOKENIZER: {
+                "snapshot": f"fixtures/tokenizers/{cases.LLAMA3_TOKENIZER.replace('/', '__')}",
+                "revision": hf_cache.snapshot_revision(
+                    hf_cache.SNAPSHOTS_DIR / cases.LLAMA3_TOKENIZER.replace("/", "__")
+                ),
+                "chat_template_sha256": hashlib.sha256(
+                    tokenizer.chat_template.encode("utf-8")
+                ).hexdigest(),
+            }
+        },
+        "families": {
+            goldens.PROMPT: "upstream format_prompt_generation(problem, LMStyle) per variant",
+            goldens.EXTRACT: "upstream extract_code(output, LMStyle)",
+            goldens.EXTRACT_AFTER_THINK: "upstream extract_code on the answer after </think>",
+            goldens.REFERENCE_PREFIX: "reference implementation lcb_prompts (no upstream twin)",
+            goldens.REFERENCE_DECODE: "reference implementation lcb_prompts (no upstream twin)",
+        },
+        "kept_from_previous_run": [str(key) for key in failed],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance-regen", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--upstream",
+        default=INSTALLED,
+        help="'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if any golden would change"
+    )
+    args = parser.parse_args(argv)
+
+    hf_cache.activate_offline_cache()
+    upstream = Upstream(args.upstream)
+    generate = Producer(upstream)
+    print(f"regenerating goldens from {upstream.describe_source()}")
+
+    expected = goldens.expected_keys()
+    counts = {"unchanged": 0, "changed": 0, "new": 0, "removed": 0, "failed": 0}
+    failed: list[GoldenKey] = []
+    for key in expected:
+        try:
+            text = generate(key)
+        except Exception as error:  # any upstream failure: keep the old golden, report it
+            failed.append(key)
+            counts["failed"] += 1
+            print(f"FAILED {key}: {type(error).__name__}: {error} (old golden kept)")
+            traceback.print_exc(limit=-2, file=sys.stdout)
+            continue
+        old = goldens.read(key)
+        if old == text:
+            counts["unchanged"] += 1
+            continue
+        if old is None:
+            counts["new"] += 1
+            print(f"NEW     {key}")
+        else:
+            counts["changed"] += 1
+            print(
+                showdiff.report(
+                    text, old, label=f"CHANGED {key}", expected_name="old golden", actual_name="new"
+                )
+            )
+        if not args.check:
+            goldens.write(key, text)
+
+    wanted = {key.path for key in expected}
+    for path in goldens.golden_files():
+        if path not in wanted:
+            counts["removed"] += 1
+            print(f"REMOVED {path.relative_to(goldens.GOLDENS_DIR)} (no such case in fixtures/)")
+            if not args.check:
+                path.unlink()
+
+    if not args.check:
+        goldens.MANIFEST_FILE.write_text("\n".join(goldens.manifest_lines()) + "\n", "utf-8")
+        goldens.PROVENANCE_FILE.write_text(
+            json.dumps(provenance(upstream, failed), indent=2, sort_keys=True) + "\n", "utf-8"
+        )
+    print(", ".join(f"{count} {what}" for what, count in counts.items()))
+    changed = counts["changed"] + counts["new"] + counts["removed"]
+    return 1 if counts["failed"] or (args.check and changed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Readable mismatch reports: where two texts first differ, with invisible characters shown.
+
+Shown as: \\n \\r \\t and other control characters as escapes, a trailing space (before a
+line break or the end) as "·", and every non-ASCII character as \\uXXXX so a U+2028 or a
+fullwidth ｜ cannot pass for its look-alike. Backslashes are doubled.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+WINDOW = 40  # characters shown on each side of the first difference
+TRAILING_SPACE = "·"
+_REST_OF_LINE_BLANK = re.compile(r" *(?:\r|\n|\Z)")
+
+
+def visible(text: str, start: int = 0, end: int | None = None) -> str:
+    """text[start:end] with invisible characters made visible; whether a space is trailing
+    is judged on the whole text, not the slice."""
+    out = []
+    for index in range(start, len(text) if end is None else min(end, len(text))):
+        char = text[index]
+        if char == " ":
+            trailing = _REST_OF_LINE_BLANK.match(text, index + 1) is not None
+            out.append(TRAILING_SPACE if trailing else " ")
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\r":
+            out.append("\\r")
+        elif char == "\t":
+            out.append("\\t")
+        elif " " <= char <= "~":
+            out.append(char)
+        elif ord(char) <= 0xFF:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return "".join(out)
+
+
+def first_difference(actual: str, expected: str) -> int | None:
+    """Offset of the first differing character, or None when equal."""
+    if actual == expected:
+        return None
+    for index, (a, b) in enumerate(zip(actual, expected, strict=False)):
+        if a != b:
+            return index
+    return min(len(actual), len(expected))
+
+
+def _position(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column}"
+
+
+def _window(text: str, offset: int) -> tuple[str, int]:
+    """The shown slice around offset, and where the offset falls in the shown string."""
+    start = max(0, offset - WINDOW)
+    before = ("…" if start else "") + visible(text, start, offset)
+    after = visible(text, offset, offset + WINDOW) + ("…" if offset + WINDOW < len(text) else "")
+    return before + after, len(before)
+
+
+def report(
+    actual: str,
+    expected: str,
+    *,
+    label: str,
+    expected_name: str = "golden",
+    actual_name: str = "actual",
+) -> str:
+    """A multi-line report of the first difference between actual and expected."""
+    offset = first_difference(actual, expected)
+    if offset is None:
+        return f"{label}: identical"
+    width = max(len(expected_name), len(actual_name))
+    shown_expected, caret = _window(expected, offset)
+    shown_actual, caret_actual = _window(actual, offset)
+    lines = [
+        f"{label}: differs from the {expected_name}",
+        f"first difference at offset {offset} ({_position(expected, offset)} of the "
+        f"{expected_name}); lengths: {expected_name} {len(expected)}, {actual_name} {len(actual)}",
+        f"{expected_name:>{width}}: {shown_expected}",
+        f"{actual_name:>{width}}: {shown_actual}",
+        " " * (width + 2 + min(caret, caret_actual)) + "^",
+    ]
+    context = list(
+        difflib.unified_diff(
+            [visible(line) for line in expected.split("\n")],
+            [visible(line) for line in actual.split("\n")],
+            expected_name,
+            actual_name,
+            n=1,
+            lineterm="",
+        )
+    )
+    if context:
+        lines.append("line diff (visible characters):")
+        lines += context[:40] + (["… (diff truncated)"] if len(context) > 40 else [])
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""syrupy glue: each golden is one raw file, read as bytes, never rewritten by a test.
+
+syrupy's Amber format and its text mode normalise newlines, which would hide exactly the
+\\r\\n and trailing-whitespace drift this suite exists to catch; this extension compares
+bytes and renders a mismatch with :func:`lcb_conformance.showdiff.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from . import goldens, showdiff
+
+
+class GoldenExtension(SingleFileSnapshotExtension):
+    """Snapshots stored at conformance/goldens/<family>/<group>/<case>.txt."""
+
+    _write_mode = WriteMode.BINARY
+    file_extension = goldens.SUFFIX.lstrip(".")
+    golden_dir = goldens.GOLDENS_DIR
+
+    def serialize(self, data, **kwargs) -> bytes:
+        if not isinstance(data, str):
+            raise TypeError(f"a golden compares str output; got {type(data).__name__}")
+        return data.encode("utf-8", errors="surrogatepass")
+
+    @classmethod
+    def dirname(cls, *, test_location) -> str:
+        return str(cls.golden_dir)
+
+    @classmethod
+    def discovery_dirname(cls, *, test_location) -> str:
+        return str(cls.golden_dir)
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location, index=0) -> str:
+        return str(index)
+
+    @classmethod
+    def write_snapshot(cls, **kwargs) -> None:
+        raise PermissionError(
+            "tests never write goldens; regenerate them from upstream with "
+            f"`{goldens.REGEN_COMMAND}`"
+        )
+
+    def diff_lines(self, serialized_data, snapshot_data) -> Iterator[str]:
+        def text(data) -> str:
+            return (
+                data.decode("utf-8", errors="surrogatepass")
+                if isinstance(data, bytes)
+                else str(data)
+            )
+
+        yield from showdiff.report(
+            text(serialized_data), text(snapshot_data), label=self.__class__.__doc__ or "golden"
+        ).split("\n")
+
+
+@cache
+def extension_for(family: str, group: str) -> type[GoldenExtension]:
+    """The extension class whose snapshot folder is one family/group of goldens."""
+    folder = goldens.GOLDENS_DIR / family / group if group else goldens.GOLDENS_DIR / family
+    label = f"{family}/{group}" if group else family
+    return type(f"Golden[{label}]", (GoldenExtension,), {"golden_dir": folder, "__doc__": label})

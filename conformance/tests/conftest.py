@@ -1,0 +1,100 @@
+"""Suite options and shared fixtures.
+
+--impl MODULE       the implementation under test (default: the reference lcb_prompts)
+--upstream SOURCE   'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lcb_conformance import goldens, hf_cache, implementation
+from lcb_conformance.snapshot import extension_for
+from lcb_conformance.upstream import INSTALLED, Upstream
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("lcb-conformance")
+    group.addoption(
+        "--impl",
+        default=implementation.REFERENCE,
+        metavar="MODULE",
+        help="module under test (default: %(default)s)",
+    )
+    group.addoption(
+        "--upstream",
+        default=INSTALLED,
+        metavar="installed|PATH",
+        help="upstream lcb_runner: the installed nvidia-livecodebench, or the path "
+        "of a LiveCodeBench checkout (default: %(default)s)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "update_snapshots", False):
+        raise pytest.UsageError(
+            "tests never write goldens; regenerate them from upstream with "
+            f"`{goldens.REGEN_COMMAND}`"
+        )
+    # Before anything imports huggingface_hub: it reads HF_HOME once, at import.
+    hf_cache.activate_offline_cache()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    recorded = goldens.provenance().get("upstream", {})
+    return [
+        f"implementation under test: {config.getoption('--impl')}",
+        f"upstream: {config.getoption('--upstream')}",
+        f"goldens generated from: {recorded or 'unknown (no PROVENANCE.json)'}",
+    ]
+
+
+@pytest.fixture(scope="session")
+def impl(pytestconfig: pytest.Config) -> implementation.Implementation:
+    return implementation.load(pytestconfig.getoption("--impl"))
+
+
+@pytest.fixture(scope="session")
+def impl_function(impl):
+    """impl_function(name): the function under test, or a skip saying it is not provided."""
+
+    def get(name: str):
+        try:
+            return getattr(impl, name)
+        except implementation.NotProvided as missing:
+            pytest.skip(str(missing))
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def upstream(pytestconfig: pytest.Config) -> Upstream:
+    return Upstream(pytestconfig.getoption("--upstream"))
+
+
+@pytest.fixture(scope="session")
+def chat_tokenizer():
+    """chat_tokenizer(repo_id): that snapshot's tokenizer, loaded once per session through
+    transformers' own offline loading path."""
+    from transformers import AutoTokenizer
+
+    loaded: dict[str, object] = {}
+
+    def get(repo_id: str):
+        if repo_id not in loaded:
+            loaded[repo_id] = AutoTokenizer.from_pretrained(repo_id)
+        return loaded[repo_id]
+
+    return get
+
+
+@pytest.fixture
+def golden(snapshot):
+    """golden(key): a syrupy assertion against that golden file (byte-exact, read-only)."""
+
+    def for_key(key: goldens.GoldenKey):
+        # use_extension keeps the extension after the assertion, so the failure report
+        # (rendered later, by pytest_assertrepr_compare) is this extension's readable diff.
+        return snapshot.use_extension(extension_for(key.family, key.group))(name=key.case)
+
+    return for_key

@@ -1,0 +1,135 @@
+"""The gate itself: one changed character in the implementation, or an edited upstream
+checkout, must turn the run red and name the cases with a readable diff.
+
+Each test runs the suite in a subprocess against a mutant made in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lcb_conformance import cases
+
+
+def run_suite(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(pythonpath), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "--no-header",
+            *args,
+        ],
+        cwd=cases.REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def mutate(path: Path, old: str, new: str) -> None:
+    text = path.read_text("utf-8")
+    assert text.count(old) == 1, f"{path}: expected exactly one {old!r}"
+    path.write_text(text.replace(old, new), "utf-8")
+
+
+def test_one_character_in_the_system_message_fails_with_a_readable_diff(tmp_path):
+    import lcb_prompts
+
+    mutant = tmp_path / "mutant_prompts"
+    shutil.copytree(Path(lcb_prompts.__file__).parent, mutant)
+    mutate(
+        mutant / "prompts.py",
+        '"You are an expert Python programmer. "',
+        '"You are an expert Python programmer.  "',
+    )
+    result = run_suite(
+        "conformance/tests/test_conformance.py",
+        "-k",
+        "test_prompt and (generic/ or generic-llama3/)",
+        "--impl",
+        "mutant_prompts",
+        pythonpath=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout[-3000:]
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    n_generic = 2 * len(cases.problems())  # generic and generic-llama3 variants
+    assert len(failed) == n_generic, result.stdout[-3000:]
+    assert "prompt/generic-llama3/" in result.stdout
+    assert "first difference at offset" in result.stdout
+    assert "Python programmer.·" in result.stdout or "Python programmer.  You" in result.stdout
+
+
+@pytest.fixture
+def upstream_checkout(tmp_path) -> Path:
+    """An lcb_runner-shaped checkout made from the installed upstream package (its import
+    name renamed), to be edited the way a LiveCodeBench checkout might be."""
+    livecodebench = pytest.importorskip("livecodebench")
+    package = tmp_path / "checkout" / "lcb_runner"
+    shutil.copytree(
+        Path(livecodebench.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for module in package.rglob("*.py"):
+        module.write_text(module.read_text("utf-8").replace("livecodebench", "lcb_runner"), "utf-8")
+    return package.parent
+
+
+@pytest.mark.upstream
+def test_an_unedited_checkout_reproduces_the_goldens(upstream_checkout):
+    result = run_suite(
+        "-m",
+        "upstream",
+        "conformance/tests/test_upstream_drift.py",
+        f"--upstream={upstream_checkout}",
+        "-k",
+        "generic",
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+@pytest.mark.upstream
+def test_an_edited_checkout_fails_the_drift_run_naming_the_cases(upstream_checkout):
+    prompts = upstream_checkout / "lcb_runner" / "prompts" / "code_generation.py"
+    mutate(
+        prompts,
+        'SYSTEM_MESSAGE_GENERIC = f"You are an expert',
+        'SYSTEM_MESSAGE_GENERIC = f"You are an  expert',
+    )
+    extraction = upstream_checkout / "lcb_runner" / "utils" / "extraction_utils.py"
+    # lcb_runner's pre-Dec-2024 rule: the first block instead of the last.
+    mutate(
+        extraction,
+        'return "\\n".join(outputlines[indexlines[-2] + 1 : indexlines[-1]])',
+        'return "\\n".join(outputlines[indexlines[0] + 1 : indexlines[1]])',
+    )
+    result = run_suite(
+        "-m",
+        "upstream",
+        "conformance/tests/test_upstream_drift.py",
+        f"--upstream={upstream_checkout}",
+        "-k",
+        "prompt/generic/ or extract/generic/two_blocks_last_wins",
+    )
+    assert result.returncode == 1, result.stdout[-3000:]
+    failed = {
+        line.split("[", 1)[1].split("]", 1)[0]
+        for line in result.stdout.splitlines()
+        if line.startswith("FAILED")
+    }
+    assert "extract/generic/two_blocks_last_wins" in failed
+    assert {f"prompt/generic/{question_id}" for question_id in cases.problems()} <= failed

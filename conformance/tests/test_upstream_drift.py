@@ -1,0 +1,36 @@
+"""Upstream lcb_runner re-run against the goldens: any drift (a new upstream version, an
+edited checkout, a changed tokenizer or transformers) fails here, naming the case."""
+
+from __future__ import annotations
+
+import pytest
+
+from lcb_conformance import cases, goldens
+from lcb_conformance.producers import Producer
+from lcb_conformance.upstream import UpstreamMissing
+
+pytestmark = pytest.mark.upstream
+
+
+@pytest.fixture(scope="module")
+def produce(upstream):
+    return Producer(upstream)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [key for family in goldens.UPSTREAM_FAMILIES for key in goldens.expected_keys(family)],
+    ids=str,
+)
+def test_upstream_reproduces_golden(key, produce, golden):
+    try:
+        produced = produce(key)
+    except UpstreamMissing as missing:
+        pytest.skip(f"not in this upstream: {missing}")
+    assert produced == golden(key)
+
+
+@pytest.mark.parametrize("question_id", list(cases.problems()))
+def test_fixture_row_is_a_valid_upstream_problem(question_id, upstream):
+    """Rows are in the dataset's schema: upstream's own problem class accepts each one."""
+    upstream.problem(cases.problems()[question_id])
