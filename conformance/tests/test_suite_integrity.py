@@ -4,6 +4,7 @@ the deviations list exact, the provenance matching the inputs that made the gold
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 
@@ -103,3 +104,15 @@ def test_provenance_matches_the_tokenizer_snapshot():
     assert recorded["revision"] == hf_cache.snapshot_revision(snapshot), (
         f"{snapshot} changed since the goldens were generated; {REGEN}"
     )
+
+
+def test_reference_implementation_imports_only_the_standard_library():
+    probe = (
+        "import sys; before = set(sys.modules); import lcb_prompts; "
+        "print(*sorted({m.split('.')[0] for m in set(sys.modules) - before}))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    foreign = [m for m in loaded if m != "lcb_prompts" and m not in sys.stdlib_module_names]
+    assert not foreign, f"lcb_prompts imports non-stdlib modules: {foreign}"

@@ -7,7 +7,7 @@ import pytest
 
 from lcb_conformance import cases, goldens
 from lcb_conformance.producers import Producer
-from lcb_conformance.upstream import UpstreamMissing
+from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
 pytestmark = pytest.mark.upstream
 
@@ -34,3 +34,13 @@ def test_upstream_reproduces_golden(key, produce, golden):
 def test_fixture_row_is_a_valid_upstream_problem(question_id, upstream):
     """Rows are in the dataset's schema: upstream's own problem class accepts each one."""
     upstream.problem(cases.problems()[question_id])
+
+
+def test_a_style_this_upstream_lacks_is_reported_as_missing(upstream):
+    with pytest.raises(UpstreamMissing, match=r"has no LMStyle\.NoSuchStyle"):
+        upstream.lmstyle("NoSuchStyle")
+
+
+def test_a_path_without_lcb_runner_is_a_clear_error(tmp_path):
+    with pytest.raises(UpstreamSourceError, match="no lcb_runner/ package"):
+        Upstream(str(tmp_path))

@@ -1,0 +1,59 @@
+"""Regeneration: shows what changed, and never loses a golden when upstream fails for a case."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from lcb_conformance import cases, goldens, regen
+from lcb_conformance.goldens import GoldenKey
+from lcb_conformance.upstream import Upstream
+
+pytestmark = pytest.mark.upstream
+
+
+@pytest.fixture
+def golden_copy(tmp_path, monkeypatch):
+    """A scratch copy of the goldens that regen writes into instead of the real ones."""
+    copy = tmp_path / "goldens"
+    shutil.copytree(goldens.GOLDENS_DIR, copy)
+    monkeypatch.setattr(goldens, "GOLDENS_DIR", copy)
+    monkeypatch.setattr(goldens, "MANIFEST_FILE", copy / goldens.MANIFEST_FILE.name)
+    monkeypatch.setattr(goldens, "PROVENANCE_FILE", copy / goldens.PROVENANCE_FILE.name)
+    return copy
+
+
+def test_a_failing_case_keeps_its_golden_and_is_reported(golden_copy, monkeypatch, capsys):
+    failing = GoldenKey(goldens.EXTRACT, "generic", "two_blocks_last_wins")
+    tampered = GoldenKey(goldens.EXTRACT, "codeqwen", "two_blocks_last_wins")
+    kept = failing.path.read_bytes()
+    tampered.path.write_bytes(b"hand-edited\r\n")
+    real_extract = Upstream.extract
+
+    def extract(self, style, output):
+        if style == failing.group and output == cases.outputs()[failing.case].output:
+            raise RuntimeError("upstream exploded")
+        return real_extract(self, style, output)
+
+    monkeypatch.setattr(Upstream, "extract", extract)
+    assert regen.main([]) == 1
+    printed = capsys.readouterr().out
+    assert f"FAILED {failing}: RuntimeError: upstream exploded (old golden kept)" in printed
+    assert failing.path.read_bytes() == kept
+    assert f"CHANGED {tampered}: differs from the old golden" in printed
+    assert "hand-edited\\r\\n" in printed
+    assert tampered.path.read_bytes() != b"hand-edited\r\n"
+    assert str(failing) in goldens.provenance()["kept_from_previous_run"]
+
+
+def test_check_mode_writes_nothing_and_reports_drift(golden_copy, capsys):
+    tampered = GoldenKey(goldens.PROMPT, "deepseek", next(iter(cases.problems())))
+    tampered.path.write_bytes(tampered.path.read_bytes() + b" ")
+    assert regen.main(["--check"]) == 1
+    assert f"CHANGED {tampered}" in capsys.readouterr().out
+    assert tampered.path.read_bytes().endswith(b" ")
+
+
+def test_current_goldens_are_what_upstream_produces(golden_copy, capsys):
+    assert regen.main(["--check"]) == 0, capsys.readouterr().out
