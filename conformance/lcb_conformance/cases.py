@@ -64,6 +64,62 @@ PROMPT_VARIANTS = (
 )
 VARIANTS = {variant.name: variant for variant in PROMPT_VARIANTS}
 
+
+@dataclass(frozen=True)
+class ChatRendering:
+    """The generic style rendered by one model family's own chat template: what
+    format_lcb_prompt(..., chat_template=True, tokenizer=that family) must return."""
+
+    tokenizer: str  # repo id of a snapshot in fixtures/tokenizers
+    enable_thinking: bool | None = None
+
+    @property
+    def name(self) -> str:  # golden folder
+        folder = self.tokenizer.replace("/", "__")
+        if self.enable_thinking is None:
+            return folder
+        return f"{folder}+thinking={'on' if self.enable_thinking else 'off'}"
+
+
+CHAT_TOKENIZERS = (
+    LLAMA3_TOKENIZER,
+    "meta-llama/Llama-3.1-8B-Instruct",
+    "Qwen/Qwen2.5-Coder-7B-Instruct",
+    "Qwen/Qwen3-8B",
+    "deepseek-ai/deepseek-coder-6.7b-instruct",
+    "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",
+)
+# Qwen3's template has a reasoning toggle; the others ignore enable_thinking.
+CHAT_RENDERINGS = tuple(
+    ChatRendering(tokenizer, thinking)
+    for tokenizer in CHAT_TOKENIZERS
+    for thinking in ((None, True, False) if tokenizer == "Qwen/Qwen3-8B" else (None,))
+)
+RENDERINGS = {rendering.name: rendering for rendering in CHAT_RENDERINGS}
+
+# Problems whose prompts are token-audited: a plain one, and two whose statements carry
+# other models' special-token text (tokenized as real special tokens, they inject turns).
+AUDITED_PROBLEMS = (
+    "atc_stamp_card_rally",
+    "lc_special_tokens_chat_log",
+    "lc_special_tokens_deepseek_think",
+)
+# The markers the styles and templates rely on; the audit says which are one special token.
+STYLE_MARKERS = (
+    "<|begin_of_text|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<｜begin▁of▁sentence｜>",
+    "<｜User｜>",
+    "<｜Assistant｜>",
+    "<|EOT|>",
+    "<think>",
+    "</think>",
+)
+
 # extract_code(output, style) <-> lcb_runner extract_code(output, LMStyle)
 EXTRACTION_LMSTYLES = {
     "generic": "LLaMa3",

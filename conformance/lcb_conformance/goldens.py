@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from . import cases
+from .audit import AUDIT_LINES, transformers_line
 
 GOLDENS_DIR = cases.REPO_ROOT / "conformance" / "goldens"
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
@@ -21,22 +22,35 @@ DEVIATIONS_FILE = cases.REPO_ROOT / "conformance" / "deviations.toml"
 SUFFIX = ".txt"
 REGEN_COMMAND = "tox -e regen"
 
-# Golden families. The first three are produced by running upstream lcb_runner; the
+# Golden families. UPSTREAM_FAMILIES are produced from upstream lcb_runner; the
 # reference-impl ones have no upstream twin and are produced by the reference lcb_prompts.
 PROMPT = "prompt"
 EXTRACT = "extract"
 # upstream's extract_code applied to the text after the last </think>: what lcb_prompts'
 # think-aware extract_code must return where it deviates (see deviations.toml).
 EXTRACT_AFTER_THINK = "extract-after-think"
+# upstream's OpenAIChat messages rendered by each tokenizer family's own chat template
+CHAT_PROMPT = "chat-prompt"
+# token audits (audit.py) of upstream-built prompts, one folder per transformers line
+TOKEN_AUDIT = "token-audit"
+# the comparability matrix (matrix.py), one file per transformers line
+COMPARABILITY = "comparability"
 REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
 REFERENCE_DECODE = "reference-impl/decode_context"
-UPSTREAM_FAMILIES = (PROMPT, EXTRACT, EXTRACT_AFTER_THINK)
+UPSTREAM_FAMILIES = (
+    PROMPT,
+    EXTRACT,
+    EXTRACT_AFTER_THINK,
+    CHAT_PROMPT,
+    TOKEN_AUDIT,
+    COMPARABILITY,
+)
 
 
 @dataclass(frozen=True, order=True)
 class GoldenKey:
     family: str
-    group: str  # prompt variant or extraction style; "" for families without one
+    group: str  # prompt variant, extraction style, ...; "" for families without one
     case: str  # question_id, output id or context id
 
     @property
@@ -54,6 +68,26 @@ class GoldenKey:
 
     def __str__(self) -> str:
         return self.relative.removesuffix(SUFFIX)
+
+
+def in_this_environment(key: GoldenKey) -> bool:
+    """False for the token audits and matrix recorded under another transformers line."""
+    if key.family == TOKEN_AUDIT:
+        return parse_audit_key(key)[0] == transformers_line()
+    if key.family == COMPARABILITY:
+        return key.case == transformers_line()
+    return True
+
+
+def audit_case(style: str, question_id: str) -> str:
+    return f"{style}__{question_id}"
+
+
+def parse_audit_key(key: GoldenKey) -> tuple[str, str, str, str]:
+    """(transformers line, tokenizer repo id, style, question_id) of a token-audit key."""
+    line, folder = key.group.split("/")
+    style, question_id = key.case.split("__", 1)
+    return line, folder.replace("__", "/", 1), style, question_id
 
 
 THINK_CLOSE = "</think>"
@@ -83,23 +117,20 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
                 keys.append(GoldenKey(EXTRACT_AFTER_THINK, style, output.id))
             keys.append(GoldenKey(REFERENCE_PREFIX, style, output.id))
     keys += [GoldenKey(REFERENCE_DECODE, "", context_id) for context_id in cases.contexts()]
+    keys += [
+        GoldenKey(CHAT_PROMPT, rendering.name, question_id)
+        for rendering in cases.CHAT_RENDERINGS
+        for question_id in cases.problems()
+    ]
+    for line in AUDIT_LINES:
+        keys.append(GoldenKey(COMPARABILITY, "", line))
+        keys += [
+            GoldenKey(TOKEN_AUDIT, f"{line}/{tokenizer.replace('/', '__')}", audit_case(style, qid))
+            for tokenizer in cases.CHAT_TOKENIZERS
+            for style in cases.EXTRACTION_LMSTYLES
+            for qid in cases.AUDITED_PROBLEMS
+        ]
     return tuple(sorted(keys))
-
-
-def key_for_path(path: Path) -> GoldenKey | None:
-    """The key a golden file stands for, or None if its path fits no family."""
-    relative = path.relative_to(GOLDENS_DIR).as_posix()
-    if not relative.endswith(SUFFIX):
-        return None
-    stem = relative.removesuffix(SUFFIX)
-    for family in (REFERENCE_PREFIX, REFERENCE_DECODE, *UPSTREAM_FAMILIES):
-        if stem.startswith(family + "/"):
-            rest = stem[len(family) + 1 :].split("/")
-            if family == REFERENCE_DECODE and len(rest) == 1:
-                return GoldenKey(family, "", rest[0])
-            if family != REFERENCE_DECODE and len(rest) == 2:
-                return GoldenKey(family, rest[0], rest[1])
-    return None
 
 
 def golden_files() -> list[Path]:

@@ -2,8 +2,10 @@
 
     python -m lcb_conformance.regen [--upstream installed|PATH] [--check]
 
-Upstream families (prompt, extract, extract-after-think) come from upstream only; the
-reference-impl families come from the reference lcb_prompts (they have no upstream twin).
+Upstream families (prompts, extractions, chat renderings, token audits, the matrix) come
+from upstream only; the reference-impl families come from the reference lcb_prompts (they
+have no upstream twin). Token audits and the matrix are recorded per transformers line;
+a run regenerates its own line's and leaves the other's untouched.
 A case whose computation fails keeps its old golden and is reported; the exit code is then
 non-zero. Goldens of cases no longer in fixtures/ are removed. --check writes nothing and
 exits non-zero if any golden would change.
@@ -19,38 +21,47 @@ import platform
 import sys
 import traceback
 
-from . import cases, goldens, hf_cache, showdiff
+from . import audit, cases, goldens, hf_cache, showdiff
 from .goldens import GoldenKey
-from .producers import Producer
+from .producers import NotProducibleHere, Producer
 from .upstream import INSTALLED, Upstream
 
 TRACKED_PACKAGES = ("transformers", "tokenizers", "huggingface_hub", "jinja2")
 
 
 def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(cases.LLAMA3_TOKENIZER)
+    """What made the goldens. Token audits differ per transformers line, so the package
+    versions are recorded per line; a regen under one line keeps the other's record."""
+    recorded = goldens.provenance()
+    environments = recorded.get("environments", {})
+    environments[audit.transformers_line()] = {
+        "python": platform.python_version(),
+        "packages": {name: importlib.metadata.version(name) for name in TRACKED_PACKAGES},
+    }
     return {
         "generated_by": f"{goldens.REGEN_COMMAND} (python -m lcb_conformance.regen)",
         "upstream": upstream.provenance(),
-        "python": platform.python_version(),
-        "packages": {name: importlib.metadata.version(name) for name in TRACKED_PACKAGES},
+        "environments": environments,
         "tokenizers": {
-            cases.LLAMA3_TOKENIZER: {
-                "snapshot": f"fixtures/tokenizers/{cases.LLAMA3_TOKENIZER.replace('/', '__')}",
+            repo_id: {
+                "snapshot": f"fixtures/tokenizers/{repo_id.replace('/', '__')}",
                 "revision": hf_cache.snapshot_revision(
-                    hf_cache.SNAPSHOTS_DIR / cases.LLAMA3_TOKENIZER.replace("/", "__")
+                    hf_cache.SNAPSHOTS_DIR / repo_id.replace("/", "__")
                 ),
                 "chat_template_sha256": hashlib.sha256(
-                    tokenizer.chat_template.encode("utf-8")
+                    audit.load_tokenizer(repo_id).chat_template.encode("utf-8")
                 ).hexdigest(),
             }
+            for repo_id in cases.CHAT_TOKENIZERS
         },
         "families": {
             goldens.PROMPT: "upstream format_prompt_generation(problem, LMStyle) per variant",
             goldens.EXTRACT: "upstream extract_code(output, LMStyle)",
             goldens.EXTRACT_AFTER_THINK: "upstream extract_code on the answer after </think>",
+            goldens.CHAT_PROMPT: "upstream OpenAIChat messages rendered by each snapshot's "
+            "chat template (apply_chat_template, add_generation_prompt=True)",
+            goldens.TOKEN_AUDIT: "audit.py over upstream-built prompts, per transformers line",
+            goldens.COMPARABILITY: "matrix.py over the upstream families, per transformers line",
             goldens.REFERENCE_PREFIX: "reference implementation lcb_prompts (no upstream twin)",
             goldens.REFERENCE_DECODE: "reference implementation lcb_prompts (no upstream twin)",
         },
@@ -78,11 +89,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"regenerating goldens from {upstream.describe_source()}")
 
     expected = goldens.expected_keys()
-    counts = {"unchanged": 0, "changed": 0, "new": 0, "removed": 0, "failed": 0}
+    counts = {
+        "unchanged": 0,
+        "changed": 0,
+        "new": 0,
+        "removed": 0,
+        "failed": 0,
+        "other transformers line": 0,
+    }
     failed: list[GoldenKey] = []
     for key in expected:
         try:
             text = generate(key)
+        except NotProducibleHere:  # another transformers line's audit: not ours to touch
+            counts["other transformers line"] += 1
+            continue
         except Exception as error:  # any upstream failure: keep the old golden, report it
             failed.append(key)
             counts["failed"] += 1

@@ -112,23 +112,34 @@ class Upstream:
         """The row as upstream's CodeGenerationProblem (which validates it)."""
         return self._function("problems", "CodeGenerationProblem")(**row)
 
-    def prompt(self, variant: PromptVariant, row: Mapping[str, object]) -> str:
-        """The prompt lcb_runner sends for this variant, as one string."""
-        lmstyle = self.lmstyle(variant.lmstyle)
-        formatted = self._function("prompts", "format_prompt_generation")(
-            self.problem(row), lmstyle
-        )
-        if isinstance(formatted, str):
-            return formatted
-        # Chat styles return messages; without a chat template the generic style is the
-        # system and user contents joined by a blank line.
-        roles = [message.get("role") for message in formatted]
+    def _format(self, lmstyle_name: str, row: Mapping[str, object]):
+        format_prompt_generation = self._function("prompts", "format_prompt_generation")
+        return format_prompt_generation(self.problem(row), self.lmstyle(lmstyle_name))
+
+    def chat_messages(self, row: Mapping[str, object]) -> list[dict[str, str]]:
+        """The [system, user] messages lcb_runner's OpenAIChat style sends."""
+        messages = self._format("OpenAIChat", row)
+        roles = [message.get("role") for message in messages]
         if roles != ["system", "user"]:
             raise UpstreamMissing(
-                f"{self.describe_source()} LMStyle.{variant.lmstyle} returned roles {roles}, "
+                f"{self.describe_source()} LMStyle.OpenAIChat returned roles {roles}, "
                 "not [system, user]"
             )
-        return formatted[0]["content"] + "\n\n" + formatted[1]["content"]
+        return messages
+
+    def prompt(self, variant: PromptVariant, row: Mapping[str, object]) -> str:
+        """The prompt lcb_runner sends for this variant, as one string."""
+        if variant.lmstyle == "OpenAIChat":
+            # Without a chat template the two messages join with a blank line.
+            system, user = self.chat_messages(row)
+            return system["content"] + "\n\n" + user["content"]
+        formatted = self._format(variant.lmstyle, row)
+        if not isinstance(formatted, str):
+            raise UpstreamMissing(
+                f"{self.describe_source()} LMStyle.{variant.lmstyle} returned "
+                f"{type(formatted).__name__}, not a prompt string"
+            )
+        return formatted
 
     def extract(self, style: str, output: str) -> str:
         lmstyle = self.lmstyle(EXTRACTION_LMSTYLES[style])

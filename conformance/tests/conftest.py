@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance import goldens, hf_cache, implementation
+from lcb_conformance import audit, goldens, hf_cache, implementation
 from lcb_conformance.snapshot import extension_for
 from lcb_conformance.upstream import INSTALLED, Upstream
 
@@ -76,16 +76,7 @@ def upstream(pytestconfig: pytest.Config) -> Upstream:
 def chat_tokenizer():
     """chat_tokenizer(repo_id): that snapshot's tokenizer, loaded once per session through
     transformers' own offline loading path."""
-    from transformers import AutoTokenizer
-
-    loaded: dict[str, object] = {}
-
-    def get(repo_id: str):
-        if repo_id not in loaded:
-            loaded[repo_id] = AutoTokenizer.from_pretrained(repo_id)
-        return loaded[repo_id]
-
-    return get
+    return audit.load_tokenizer
 
 
 @pytest.fixture
@@ -98,3 +89,28 @@ def golden(snapshot):
         return snapshot.use_extension(extension_for(key.family, key.group))(name=key.case)
 
     return for_key
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    """Print the comparability matrix after a run that checked chat renderings."""
+    ran = [
+        report
+        for outcome in ("passed", "failed")
+        for report in terminalreporter.stats.get(outcome, [])
+        if "test_chat_prompt" in report.nodeid or "test_token_audit" in report.nodeid
+    ]
+    if not ran:
+        return
+    line = audit.transformers_line()
+    matrix = goldens.GoldenKey(goldens.COMPARABILITY, "", line)
+    terminalreporter.section(f"comparability with lcb_runner ({matrix.relative})")
+    terminalreporter.write(goldens.read(matrix) or "(no matrix golden)\n")
+    failed = [report for report in ran if report.failed]
+    impl = config.getoption("--impl")
+    if failed:
+        terminalreporter.write_line(
+            f"{impl} failed {len(failed)} chat-rendering/token-audit cases: the matrix above "
+            "is lcb_runner's, not what it produces."
+        )
+    else:
+        terminalreporter.write_line(f"{impl} renders every chat prompt as above.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance import cases, deviations, goldens
+from lcb_conformance import audit, cases, deviations, goldens
 from lcb_conformance.goldens import GoldenKey
 
 
@@ -21,6 +21,39 @@ def test_prompt(key, impl_function, chat_tokenizer, golden):
         style=variant.style,
     )
     assert prompt == golden(key)
+
+
+@pytest.mark.parametrize("key", goldens.expected_keys(goldens.CHAT_PROMPT), ids=str)
+def test_chat_prompt(key, impl_function, chat_tokenizer, golden):
+    """The generic style through each family's own template (what lcb_runner does with
+    Meta-Llama-3-8B-Instruct's), Qwen3 with enable_thinking None / True / False."""
+    rendering = cases.RENDERINGS[key.group]
+    prompt = impl_function("format_lcb_prompt")(
+        cases.problems()[key.case],
+        tokenizer=chat_tokenizer(rendering.tokenizer),
+        chat_template=True,
+        style="generic",
+        enable_thinking=rendering.enable_thinking,
+    )
+    assert prompt == golden(key)
+
+
+# Token behaviour differs between transformers lines; each line checks its own audits.
+@pytest.mark.parametrize(
+    "key",
+    [key for key in goldens.expected_keys(goldens.TOKEN_AUDIT) if goldens.in_this_environment(key)],
+    ids=str,
+)
+def test_token_audit(key, impl_function, chat_tokenizer, golden):
+    _, tokenizer_id, style, question_id = goldens.parse_audit_key(key)
+    tokenizer = chat_tokenizer(tokenizer_id)
+    prompt = impl_function("format_lcb_prompt")(
+        cases.problems()[question_id],
+        tokenizer=tokenizer,
+        chat_template=style == "generic",
+        style=style,
+    )
+    assert audit.render(audit.audit(tokenizer, prompt)) == golden(key)
 
 
 @pytest.mark.parametrize("key", goldens.expected_keys(goldens.EXTRACT), ids=str)

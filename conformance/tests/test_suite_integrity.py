@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from lcb_conformance import cases, deviations, goldens, hf_cache
+from lcb_conformance import audit, cases, deviations, goldens, hf_cache
+from lcb_conformance.integrity import checksum_problems, missing_goldens, orphan_goldens
 
 REGEN = f"regenerate with `{goldens.REGEN_COMMAND}`"
 
@@ -29,39 +30,30 @@ def test_fixture_text_can_be_stored_as_a_golden():
         text.encode("utf-8")
 
 
+def problem_report(problems: list[str]) -> str:
+    shown = "\n".join(problems[:10])
+    more = f"\n... and {len(problems) - 10} more" if len(problems) > 10 else ""
+    return f"{len(problems)} golden integrity problem(s):\n{shown}{more}"
+
+
 def test_every_case_has_its_golden():
-    missing = [str(key) for key in goldens.expected_keys() if not key.path.is_file()]
-    assert not missing, f"{len(missing)} goldens missing, e.g. {missing[:5]}; {REGEN}"
+    problems = missing_goldens()
+    assert not problems, problem_report(problems)
 
 
 def test_no_orphan_goldens():
-    """A golden no test uses is stale: its case was renamed or removed."""
-    expected = {key.path for key in goldens.expected_keys()}
-    orphans = [
-        str(path.relative_to(goldens.GOLDENS_DIR))
-        for path in goldens.golden_files()
-        if path not in expected
-    ]
-    assert not orphans, f"goldens with no case: {orphans[:10]}; {REGEN}"
+    """A golden no test uses is stale: its case was renamed or removed. A filesystem check,
+    not syrupy's unused-snapshot report, so it holds under pytest-xdist as well
+    (test_golden_tampering.py runs it with -n 2)."""
+    problems = orphan_goldens()
+    assert not problems, problem_report(problems)
 
 
 def test_goldens_match_their_recorded_checksums():
-    """A hand-edited, truncated or re-encoded golden fails here, named."""
-    recorded = goldens.recorded_manifest()
-    assert recorded, f"{goldens.MANIFEST_FILE} is missing; {REGEN}"
-    on_disk = {}
-    for line in goldens.manifest_lines():
-        digest, _, relative = line.partition("  ")
-        on_disk[relative] = digest
-    altered = sorted(path for path in on_disk if recorded.get(path) != on_disk[path])
-    unrecorded = sorted(set(recorded) - set(on_disk))
-    assert not altered, (
-        f"golden files differ from MANIFEST.sha256 (edited by hand? line endings converted?): "
-        f"{altered[:10]}; goldens change only through `{goldens.REGEN_COMMAND}`"
-    )
-    assert not unrecorded, (
-        f"MANIFEST.sha256 lists goldens that are gone: {unrecorded[:10]}; {REGEN}"
-    )
+    """A hand-edited, truncated or re-encoded golden fails here, named, with what changed
+    (test_golden_tampering.py shows the message for each kind of tampering)."""
+    problems = checksum_problems()
+    assert not problems, problem_report(problems)
 
 
 def test_goldens_are_protected_from_line_ending_conversion():
@@ -97,13 +89,28 @@ def test_deviation_list_is_exact():
         assert entry["why"].strip(), f"{entry['output']}: say why it differs"
 
 
-def test_provenance_matches_the_tokenizer_snapshot():
+@pytest.mark.parametrize("repo_id", cases.CHAT_TOKENIZERS)
+def test_provenance_matches_the_tokenizer_snapshot(repo_id):
     """A tokenizer snapshot edited after the goldens were made means they are stale."""
-    recorded = goldens.provenance()["tokenizers"][cases.LLAMA3_TOKENIZER]
-    snapshot = hf_cache.SNAPSHOTS_DIR / cases.LLAMA3_TOKENIZER.replace("/", "__")
+    recorded = goldens.provenance()["tokenizers"][repo_id]
+    snapshot = hf_cache.SNAPSHOTS_DIR / repo_id.replace("/", "__")
     assert recorded["revision"] == hf_cache.snapshot_revision(snapshot), (
         f"{snapshot} changed since the goldens were generated; {REGEN}"
     )
+
+
+@pytest.mark.parametrize("repo_id", cases.CHAT_TOKENIZERS)
+def test_chat_templates_do_not_read_the_clock(repo_id, chat_tokenizer):
+    """A template calling strftime_now renders today's date: its goldens would change by
+    day. None of the six does (Llama-3.1 defaults date_string to a fixed "26 Jul 2024")."""
+    assert "strftime_now" not in chat_tokenizer(repo_id).chat_template
+
+
+def test_audits_and_matrix_are_recorded_for_every_transformers_line():
+    for line in audit.AUDIT_LINES:
+        assert goldens.GoldenKey(goldens.COMPARABILITY, "", line).path.is_file(), (
+            f"no goldens for {line}: run `tox -e regen-{line.replace('transformers-', 'tf')}`"
+        )
 
 
 def test_reference_implementation_imports_only_the_standard_library():

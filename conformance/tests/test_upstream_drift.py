@@ -19,7 +19,12 @@ def produce(upstream):
 
 @pytest.mark.parametrize(
     "key",
-    [key for family in goldens.UPSTREAM_FAMILIES for key in goldens.expected_keys(family)],
+    [
+        key
+        for family in goldens.UPSTREAM_FAMILIES
+        for key in goldens.expected_keys(family)
+        if goldens.in_this_environment(key)  # audits are checked by their own line's env
+    ],
     ids=str,
 )
 def test_upstream_reproduces_golden(key, produce, golden):
