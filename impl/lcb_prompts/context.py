@@ -9,8 +9,9 @@ def decode_context(context: str | bytes | Iterable[bytes | int | str] | None) ->
     """Decode a genlm.control context (str, bytes, or a list/tuple of byte tokens, int byte ids
     or str pieces) into text. Empty or None gives "". Bytes are joined first and decoded once,
     so a multi-byte character split across tokens survives; invalid UTF-8 is dropped
-    (errors="ignore"). Any other type, or an int outside 0..255, raises naming the culprit."""
-    if not context:
+    (errors="ignore"). Any other type (even a falsy one: 0, False, {}), or an int outside
+    0..255, raises naming the culprit."""
+    if context is None:
         return ""
     if isinstance(context, str):
         return context
