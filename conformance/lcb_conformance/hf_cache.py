@@ -169,13 +169,16 @@ def _set_env(hf_home: Path) -> None:
     os.environ.update(OFFLINE_ENV)
 
 
-def activate_offline_cache(hf_home: Path | None = None) -> Path:
+def activate_offline_cache(
+    hf_home: Path | None = None, snapshots_dir: Path = SNAPSHOTS_DIR
+) -> Path:
     """Build the snapshot cache and switch this process (and its children) to it, offline.
 
     ``hf_home=None``: a fresh temporary directory, removed at interpreter exit (later calls reuse
     the active one). Sets HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE=1, TRANSFORMERS_OFFLINE=1,
     HF_HUB_DISABLE_TELEMETRY=1 and HF_HUB_DISABLE_IMPLICIT_TOKEN=1. Idempotent within a process.
-    Returns the HF_HOME path.
+    Returns the HF_HOME path. ``snapshots_dir`` serves another folder of snapshots (a
+    tokenizer upgrade under test) instead of fixtures/tokenizers.
 
     Raises RuntimeError if huggingface_hub/transformers were already imported with a different
     cache directory or without offline mode: they read those settings at import.
@@ -205,7 +208,7 @@ def activate_offline_cache(hf_home: Path | None = None) -> Path:
         if problem is not None:
             _raise_too_late(problem)
 
-    build_cache(target)
+    build_cache(target, snapshots_dir)
     _set_env(target)
     _active_hf_home = target
     return target

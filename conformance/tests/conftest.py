@@ -2,9 +2,12 @@
 
 --impl MODULE       the implementation under test (default: the reference lcb_prompts)
 --upstream SOURCE   'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path
+--tokenizers DIR    tokenizer snapshots to serve offline (default: fixtures/tokenizers)
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +31,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="upstream lcb_runner: the installed nvidia-livecodebench, or the path "
         "of a LiveCodeBench checkout (default: %(default)s)",
     )
+    group.addoption(
+        "--tokenizers",
+        default=str(hf_cache.SNAPSHOTS_DIR),
+        metavar="DIR",
+        help="tokenizer snapshots to serve offline, e.g. an upgraded copy of "
+        "fixtures/tokenizers whose effect on every prompt you want to see (default: %(default)s)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"`{goldens.REGEN_COMMAND}`"
         )
     # Before anything imports huggingface_hub: it reads HF_HOME once, at import.
-    hf_cache.activate_offline_cache()
+    hf_cache.activate_offline_cache(snapshots_dir=Path(config.getoption("--tokenizers")))
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -6,6 +6,7 @@ Each test runs the suite in a subprocess against a mutant made in a temporary fo
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance import cases
+
+pytestmark = pytest.mark.selftest
 
 
 def run_suite(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
@@ -133,3 +136,57 @@ def test_an_edited_checkout_fails_the_drift_run_naming_the_cases(upstream_checko
     }
     assert "extract/generic/two_blocks_last_wins" in failed
     assert {f"prompt/generic/{question_id}" for question_id in cases.problems()} <= failed
+
+
+@pytest.fixture
+def tokenizer_copy(tmp_path) -> Path:
+    """A scratch copy of fixtures/tokenizers, to be upgraded the way a user might."""
+    from lcb_conformance import hf_cache
+
+    copy = tmp_path / "tokenizers"
+    shutil.copytree(hf_cache.SNAPSHOTS_DIR, copy)
+    return copy
+
+
+def set_chat_template(snapshot: Path, template: str) -> None:
+    config_file = snapshot / "tokenizer_config.json"
+    config = json.loads(config_file.read_text("utf-8"))
+    config["chat_template"] = template
+    config_file.write_text(json.dumps(config, ensure_ascii=False), "utf-8")
+
+
+def chat_template_of(snapshot: Path) -> str:
+    return json.loads((snapshot / "tokenizer_config.json").read_text("utf-8"))["chat_template"]
+
+
+def test_llama31_template_in_the_llama3_snapshot_fails_the_generic_style(tokenizer_copy):
+    """lcb_runner renders every Llama-3.x with the Llama-3 template; the 3.1 one differs."""
+    llama3 = tokenizer_copy / "meta-llama__Meta-Llama-3-8B-Instruct"
+    set_chat_template(
+        llama3, chat_template_of(tokenizer_copy / "meta-llama__Llama-3.1-8B-Instruct")
+    )
+    result = run_suite(
+        "conformance/tests/test_conformance.py",
+        "-k",
+        "prompt/generic-llama3/",
+        f"--tokenizers={tokenizer_copy}",
+    )
+    assert result.returncode == 1, result.stdout[-3000:]
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == len(cases.problems()), result.stdout[-3000:]
+    assert "Cutting·Knowledge" in result.stdout or "Cutting Knowledge" in result.stdout
+
+
+def test_a_bos_added_to_a_template_fails_the_token_audit(tokenizer_copy):
+    llama3 = tokenizer_copy / "meta-llama__Meta-Llama-3-8B-Instruct"
+    set_chat_template(llama3, "{{ bos_token }}" + chat_template_of(llama3))
+    result = run_suite(
+        "conformance/tests/test_conformance.py",
+        "-k",
+        "test_token_audit and Meta-Llama-3-8B-Instruct/generic__",
+        f"--tokenizers={tokenizer_copy}",
+    )
+    assert result.returncode == 1, result.stdout[-3000:]
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == len(cases.AUDITED_PROBLEMS), result.stdout[-3000:]
+    assert '"add_special_tokens=False": 2' in result.stdout, result.stdout[-3000:]

@@ -1,0 +1,83 @@
+"""For users with network: load the real tokenizers from the Hugging Face Hub and check that
+their chat templates are the ones the offline snapshots (and so the goldens) carry.
+
+    python -m lcb_conformance.hub_check [REPO_ID ...]
+
+Each repo is loaded with AutoTokenizer at the snapshot's pinned revision (PROVENANCE.json
+"pinned_revision"; "main" where the facts pin none, reported as unpinned). Gated repos
+(meta-llama/*) need HF_TOKEN. Exit status: 0 all match, 1 a template differs, 2 a repo could
+not be loaded. Never part of the offline suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+
+from . import cases, hf_cache
+
+
+@dataclass(frozen=True)
+class SnapshotFacts:
+    repo_id: str
+    revision: str | None
+    chat_template_sha256: str
+
+    @classmethod
+    def read(cls, repo_id: str) -> SnapshotFacts:
+        folder = hf_cache.SNAPSHOTS_DIR / repo_id.replace("/", "__")
+        provenance = json.loads((folder / "PROVENANCE.json").read_text("utf-8"))
+        return cls(repo_id, provenance.get("pinned_revision"), provenance["chat_template_sha256"])
+
+
+def verdict(facts: SnapshotFacts, hub_template: str | None) -> tuple[int, str]:
+    """(exit status, line) for one repo given the template loaded from the Hub."""
+    where = f"{facts.repo_id}@{facts.revision or 'main (unpinned)'}"
+    if hub_template is None:
+        return 1, f"MISMATCH {where}: the Hub tokenizer has no chat template"
+    digest = hashlib.sha256(hub_template.encode("utf-8")).hexdigest()
+    if digest != facts.chat_template_sha256:
+        return 1, (
+            f"MISMATCH {where}: chat template sha256 {digest}, snapshot has "
+            f"{facts.chat_template_sha256}; update fixtures/tokenizers and regenerate the goldens"
+        )
+    return 0, f"ok       {where}: chat template sha256 {digest}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m lcb_conformance.hub_check", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "repos",
+        nargs="*",
+        default=list(cases.CHAT_TOKENIZERS),
+        help="repo ids (default: every snapshot)",
+    )
+    args = parser.parse_args(argv)
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0"):
+        print("hub_check needs the network: unset HF_HUB_OFFLINE", file=sys.stderr)
+        return 2
+    from transformers import AutoTokenizer
+
+    status = 0
+    for repo_id in args.repos:
+        facts = SnapshotFacts.read(repo_id)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(repo_id, revision=facts.revision or "main")
+        except Exception as error:  # gated, offline, renamed: say which and go on
+            print(f"FAILED   {repo_id}: {type(error).__name__}: {error}")
+            status = max(status, 2)
+            continue
+        code, line = verdict(facts, tokenizer.chat_template)
+        print(line)
+        status = max(status, code)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
