@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance import audit, goldens, hf_cache, implementation
+from lcb_conformance import audit, goldens, hf_cache, hypothesis_profiles, implementation
 from lcb_conformance.snapshot import extension_for
 from lcb_conformance.upstream import INSTALLED, Upstream
+
+# Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
+hypothesis_profiles.load()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
