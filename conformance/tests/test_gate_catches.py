@@ -45,6 +45,16 @@ def run_suite(*args: str, pythonpath: Path | None = None) -> subprocess.Complete
     )
 
 
+def failed_cases(result: subprocess.CompletedProcess) -> set[str]:
+    """The golden keys of the failed tests of a run that must have failed."""
+    assert result.returncode == 1, result.stdout[-3000:]
+    return {
+        line.split("[", 1)[1].split("]", 1)[0]
+        for line in result.stdout.splitlines()
+        if line.startswith("FAILED")
+    }
+
+
 def mutate(path: Path, old: str, new: str) -> None:
     text = path.read_text("utf-8")
     assert text.count(old) == 1, f"{path}: expected exactly one {old!r}"
@@ -69,11 +79,11 @@ def test_one_character_in_the_system_message_fails_with_a_readable_diff(tmp_path
         "mutant_prompts",
         pythonpath=tmp_path,
     )
-    assert result.returncode == 1, result.stdout[-3000:]
-    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
-    n_generic = 2 * len(cases.problems())  # generic and generic-llama3 variants
-    assert len(failed) == n_generic, result.stdout[-3000:]
-    assert "prompt/generic-llama3/" in result.stdout
+    assert failed_cases(result) == {
+        f"prompt/{variant}/{qid}"
+        for variant in ("generic", "generic-llama3")
+        for qid in cases.problems()
+    }
     assert "first difference at offset" in result.stdout
     assert "Python programmer.·" in result.stdout or "Python programmer.  You" in result.stdout
 
@@ -128,12 +138,7 @@ def test_an_edited_checkout_fails_the_drift_run_naming_the_cases(upstream_checko
         "-k",
         "prompt/generic/ or extract/generic/two_blocks_last_wins",
     )
-    assert result.returncode == 1, result.stdout[-3000:]
-    failed = {
-        line.split("[", 1)[1].split("]", 1)[0]
-        for line in result.stdout.splitlines()
-        if line.startswith("FAILED")
-    }
+    failed = failed_cases(result)
     assert "extract/generic/two_blocks_last_wins" in failed
     assert {f"prompt/generic/{question_id}" for question_id in cases.problems()} <= failed
 
@@ -171,9 +176,8 @@ def test_llama31_template_in_the_llama3_snapshot_fails_the_generic_style(tokeniz
         "prompt/generic-llama3/",
         f"--tokenizers={tokenizer_copy}",
     )
-    assert result.returncode == 1, result.stdout[-3000:]
-    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
-    assert len(failed) == len(cases.problems()), result.stdout[-3000:]
+    failed = failed_cases(result)
+    assert failed == {f"prompt/generic-llama3/{qid}" for qid in cases.problems()}
     assert "Cutting·Knowledge" in result.stdout or "Cutting Knowledge" in result.stdout
 
 
@@ -186,7 +190,5 @@ def test_a_bos_added_to_a_template_fails_the_token_audit(tokenizer_copy):
         "test_token_audit and Meta-Llama-3-8B-Instruct/generic__",
         f"--tokenizers={tokenizer_copy}",
     )
-    assert result.returncode == 1, result.stdout[-3000:]
-    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
-    assert len(failed) == len(cases.AUDITED_PROBLEMS), result.stdout[-3000:]
+    assert len(failed_cases(result)) == len(cases.AUDITED_PROBLEMS), result.stdout[-3000:]
     assert '"add_special_tokens=False": 2' in result.stdout, result.stdout[-3000:]
