@@ -1,7 +1,8 @@
 """Property tests for the rules the seed states, run against the implementation under test.
 
-The oracle below is the plain statement of lcb_runner's extraction rule, kept here in the
-tests so a faster implementation can be held to it for any input, not just the fixtures.
+The oracle is the plain statement of lcb_runner's extraction rule
+(lcb_conformance.extraction_rule), so a faster implementation can be held to it for any
+input, not just the fixtures; test_extraction_equivalence.py fuzzes it harder.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from lcb_conformance.extraction_rule import after_think, upstream_rule
 
 FENCE_STYLES = ("generic", "codeqwen", "deepseek")
 
@@ -36,18 +39,6 @@ pieces = st.sampled_from(
     ]
 )
 outputs = st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=40).map("".join)
-
-
-def upstream_rule(output: str) -> str:
-    """lcb_runner: lines split on "\\n"; a fence line contains ```; the code is the lines
-    strictly between the last two fence lines, "" if there are fewer than two."""
-    lines = output.split("\n")
-    fences = [i for i, line in enumerate(lines) if "```" in line]
-    return "\n".join(lines[fences[-2] + 1 : fences[-1]]) if len(fences) >= 2 else ""
-
-
-def after_think(output: str) -> str:
-    return output.rpartition("</think>")[2]
 
 
 @settings(max_examples=300, deadline=None)

@@ -2,6 +2,11 @@
 
 A fence line is any line (split on "\\n" only, as upstream does) that contains "```"
 anywhere. The solution is the lines strictly between the last two fence lines.
+
+Nothing here splits the text into lines: fence lines are found with str.rfind / str.find
+(C speed) and every result is one slice of the input. The answer is the text after the
+last "</think>"; it is addressed by its start index rather than copied. Markers are searched
+for through a single character (_find, _rfind), which str.find / str.rfind locate with memchr.
 """
 
 from __future__ import annotations
@@ -20,14 +25,23 @@ def extract_code(model_output: str, style: str = "generic") -> str:
     model's thinking can't be mistaken for the solution (no </think>: output unchanged)."""
     _check_output(model_output)
     _check_style(style)
-    answer = _after_thinking(model_output)
+    text = model_output
+    start = _answer_start(text)
     if style == "genericbase":
-        return answer.strip()
-    lines = answer.split("\n")
-    fences = [i for i, line in enumerate(lines) if FENCE in line]
-    if len(fences) < 2:
+        return text[start:].strip()
+    last = _rfind(text, FENCE, start)
+    if last == -1:
         return ""
-    return "\n".join(lines[fences[-2] + 1 : fences[-1]])
+    # The last fence line begins after the "\n" before its last ```; every ``` before that
+    # "\n" lies on an earlier line (a fence has no "\n" in it).
+    last_line = text.rfind("\n", start, last) + 1
+    if last_line == 0:  # the last fence line is the answer's first line: one fence line
+        return ""
+    previous = _rfind(text, FENCE, start, last_line)
+    if previous == -1:
+        return ""
+    code_start = text.find("\n", previous) + 1  # found: text[last_line - 1] is "\n"
+    return text[code_start : last_line - 1]
 
 
 def extract_code_prefix(model_output: str, style: str = "generic") -> str:
@@ -38,24 +52,80 @@ def extract_code_prefix(model_output: str, style: str = "generic") -> str:
 
     Reasoning: like extract_code, only the text after the last </think> counts; while a
     <think> is still open (one after the last </think>) the model is reasoning, not
-    answering, and the result is "" (defer)."""
+    answering, and the result is "" (defer).
+
+    For a stream, lcb_prompts.PrefixExtractor gives the same answers at a cost per chunk."""
     _check_output(model_output)
     _check_style(style)
-    answer = _after_thinking(model_output)
-    if THINK_OPEN in answer:
+    text = model_output
+    start = _answer_start(text)
+    if _find(text, THINK_OPEN, start) != -1:
         return ""
     if style == "genericbase":
-        return answer.strip()
-    lines = answer.split("\n")
-    fences = [i for i, line in enumerate(lines) if FENCE in line]
-    if len(fences) % 2 == 1:  # a block is open: the text after its fence is the code so far
-        return "\n".join(lines[fences[-1] + 1 :])
-    return ""
+        return text[start:].strip()
+    odd, code_start = _fence_line_parity(text, start)
+    return text[code_start:] if odd and code_start != -1 else ""
 
 
-def _after_thinking(model_output: str) -> str:
-    _, closed, answer = model_output.rpartition(THINK_CLOSE)
-    return answer if closed else model_output
+def _answer_start(model_output: str) -> int:
+    """Index where the answer begins: just after the last </think>, else 0."""
+    cut = _rfind(model_output, THINK_CLOSE)
+    return 0 if cut == -1 else cut + len(THINK_CLOSE)
+
+
+def _fence_line_parity(text: str, start: int) -> tuple[bool, int]:
+    """Whether text[start:] has an odd number of fence lines, and the index just past the
+    "\\n" that ends the last fence line (-1 if there is none or it has no "\\n").
+
+    A line with several ``` is one fence line, so after each ``` the scan resumes on the
+    next line; the loop runs once per fence line, the scanning is str.find's."""
+    odd = False
+    code_start = -1
+    fence = _find(text, FENCE, start)
+    while fence != -1:
+        odd = not odd
+        end = text.find("\n", fence + len(FENCE))
+        if end == -1:
+            return odd, -1
+        code_start = end + 1
+        fence = _find(text, FENCE, code_start)
+    return odd, code_start
+
+
+# A marker is looked for through its first character, which str.find / str.rfind locate with
+# memchr, several times faster than their search for the whole marker. After this many
+# candidates that are not the marker (inline `code` next to a fence, "a < b" after a
+# </think>), the rest is left to str.find / str.rfind.
+_CANDIDATES = 8
+
+
+def _find(text: str, marker: str, start: int = 0) -> int:
+    """text.find(marker, start)."""
+    first = marker[0]
+    for _ in range(_CANDIDATES):
+        found = text.find(first, start)
+        if found == -1 or text.startswith(marker, found):
+            return found
+        start = found + 1
+    return text.find(marker, start)
+
+
+def _rfind(text: str, marker: str, start: int = 0, end: int | None = None) -> int:
+    """text.rfind(marker, start, end): the last occurrence lying within text[start:end]."""
+    if end is None:
+        end = len(text)
+    # Searching backwards, a candidate is the last character of the run of marker[0] that
+    # opens the marker (for ``` the third `): an occurrence at i has it at i + key.
+    key = len(marker) - len(marker.lstrip(marker[0])) - 1
+    rest = len(marker) - key  # from that character to the marker's end
+    for _ in range(_CANDIDATES):
+        found = text.rfind(marker[0], start + key, max(end - rest + 1, 0))
+        if found == -1:
+            return -1
+        if text.startswith(marker, found - key):
+            return found - key
+        end = found + rest - 1  # an occurrence left has its key character before found
+    return text.rfind(marker, start, end)
 
 
 def _check_output(model_output: object) -> None:
