@@ -10,8 +10,10 @@ from .prompts import (
     SYSTEM_MESSAGE_DEEPSEEK,
     format_lcb_prompt,
 )
+from .streaming import PrefixExtractor
 
 __all__ = [
+    "PrefixExtractor",
     "STYLES",
     "SYSTEM_MESSAGE",
     "SYSTEM_MESSAGE_CODEQWEN",
