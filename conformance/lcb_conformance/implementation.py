@@ -1,17 +1,41 @@
-"""The implementation under test: any importable module with (some of) lcb_prompts' API.
+"""The implementation under test, and the adapter protocol it follows.
 
-Chosen with ``--impl MODULE``. A function the module does not define is reported as not
-provided (its tests skip with that reason), never as a failure.
+Chosen with ``--impl MODULE`` or ``--impl MODULE:ATTR``. MODULE is imported; ATTR (dotted
+for nested attributes) names the object that holds the functions: a module, a class
+instance, a class with static methods, a ``types.SimpleNamespace``. Without ATTR the module
+itself is that object. The object provides any of:
+
+    format_lcb_prompt(row, tokenizer=None, chat_template=False, style="generic",
+                      enable_thinking=None) -> str
+    extract_code(model_output, style="generic") -> str
+    extract_code_prefix(model_output, style="generic") -> str
+    decode_context(context) -> str
+    STYLES      optional: the styles it implements, e.g. ("generic",)
+
+(the signatures of the reference ``lcb_prompts``). A function it does not provide, or a case
+for a style missing from its STYLES, is reported as not provided (the test skips saying so),
+never as a failure. A style the suite does not know is passed through untouched, so bad-input
+tests still see the implementation's own error.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
+
+from .cases import EXTRACTION_LMSTYLES
 
 API = ("format_lcb_prompt", "extract_code", "extract_code_prefix", "decode_context")
 REFERENCE = "lcb_prompts"
+# The styles the suite has cases for (format_lcb_prompt, extract_code, extract_code_prefix).
+KNOWN_STYLES = tuple(EXTRACTION_LMSTYLES)
+# Where each styled function takes ``style`` positionally, and its default.
+STYLE_ARGUMENT = {"format_lcb_prompt": 3, "extract_code": 1, "extract_code_prefix": 1}
+DEFAULT_STYLE = "generic"
+# Every not-provided message contains this phrase (the CLI's report counts them by it).
+NOT_PROVIDED = "does not provide"
 
 
 class NotProvided(LookupError):
@@ -20,26 +44,93 @@ class NotProvided(LookupError):
 
 @dataclass(frozen=True)
 class Implementation:
-    name: str
-    module: ModuleType
+    name: str  # as given to --impl: "module" or "module:attr"
+    module: object  # the adapter object holding the functions (a module unless :attr)
+    styles: tuple[str, ...] | None = None  # its declared STYLES; None: every style
 
-    def provides(self, function: str) -> bool:
-        return callable(getattr(self.module, function, None))
+    def provides(self, function: str, style: str | None = None) -> bool:
+        if not callable(getattr(self.module, function, None)):
+            return False
+        return style is None or function not in STYLE_ARGUMENT or self._declares(style)
+
+    def not_provided_styles(self) -> tuple[str, ...]:
+        """Known styles its STYLES leaves out (their cases are reported as not provided)."""
+        return tuple(style for style in KNOWN_STYLES if not self._declares(style))
+
+    def unknown_declared_styles(self) -> tuple[str, ...]:
+        """Styles in its STYLES the suite has no cases for (a typo, or its own extension)."""
+        return tuple(style for style in self.styles or () if style not in KNOWN_STYLES)
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "provides": [function for function in API if self.provides(function)],
+            "not_provided": [function for function in API if not self.provides(function)],
+            "styles": list(self.styles) if self.styles is not None else None,
+            "styles_not_provided": list(self.not_provided_styles()),
+            "styles_unknown_to_the_suite": list(self.unknown_declared_styles()),
+        }
+
+    def _declares(self, style: object) -> bool:
+        return self.styles is None or style not in KNOWN_STYLES or style in self.styles
 
     def __getattr__(self, function: str):
         if function not in API:
             raise AttributeError(function)
         found = getattr(self.module, function, None)
         if not callable(found):
-            raise NotProvided(f"{self.name} does not provide {function}")
-        return found
+            raise NotProvided(f"{self.name} {NOT_PROVIDED} {function}")
+        if function not in STYLE_ARGUMENT or not self.not_provided_styles():
+            return found
+        return self._style_checked(function, found)
+
+    def _style_checked(self, function: str, found: Callable) -> Callable:
+        """found, raising NotProvided when called for a known style outside STYLES."""
+        position = STYLE_ARGUMENT[function]
+
+        @functools.wraps(found)
+        def checked(*args, **kwargs):
+            if "style" in kwargs:
+                style = kwargs["style"]
+            else:
+                style = args[position] if len(args) > position else DEFAULT_STYLE
+            if not self._declares(style):
+                raise NotProvided(
+                    f"{self.name} {NOT_PROVIDED} {function} for style {style!r} "
+                    f"(its STYLES: {', '.join(self.styles or ())})"
+                )
+            return found(*args, **kwargs)
+
+        return checked
+
+
+def _styles_of(name: str, adapter: object) -> tuple[str, ...] | None:
+    declared = getattr(adapter, "STYLES", None)
+    if declared is None:
+        return None
+    if isinstance(declared, str) or not all(isinstance(style, str) for style in declared):
+        raise ImportError(
+            f"--impl {name}: STYLES must be a tuple or list of style names, e.g. "
+            f'("generic",); got {declared!r}'
+        )
+    return tuple(declared)
 
 
 def load(name: str = REFERENCE) -> Implementation:
+    """The implementation named ``module`` or ``module:attr``."""
+    module_name, _, attribute = name.partition(":")
     try:
-        module = importlib.import_module(name)
+        adapter = importlib.import_module(module_name)
     except ImportError as error:
-        raise ImportError(f"--impl {name}: cannot import it ({error})") from error
-    if not any(callable(getattr(module, function, None)) for function in API):
+        raise ImportError(f"--impl {name}: cannot import {module_name} ({error})") from error
+    if attribute:
+        for part in attribute.split("."):
+            try:
+                adapter = getattr(adapter, part)
+            except AttributeError:
+                raise ImportError(
+                    f"--impl {name}: {module_name} has no attribute {attribute!r}"
+                ) from None
+    if not any(callable(getattr(adapter, function, None)) for function in API):
         raise ImportError(f"--impl {name}: provides none of {', '.join(API)}")
-    return Implementation(name, module)
+    return Implementation(name, adapter, _styles_of(name, adapter))

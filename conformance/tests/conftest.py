@@ -1,6 +1,7 @@
 """Suite options and shared fixtures.
 
---impl MODULE       the implementation under test (default: the reference lcb_prompts)
+--impl MODULE[:ATTR] the implementation under test (default: the reference lcb_prompts);
+                    ATTR names the adapter object holding the functions
 --upstream SOURCE   'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path
 --tokenizers DIR    tokenizer snapshots to serve offline (default: fixtures/tokenizers)
 """
@@ -24,8 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--impl",
         default=implementation.REFERENCE,
-        metavar="MODULE",
-        help="module under test (default: %(default)s)",
+        metavar="MODULE[:ATTR]",
+        help="module under test, or MODULE:ATTR for an adapter object in it that holds "
+        "the functions (and optionally STYLES) (default: %(default)s)",
     )
     group.addoption(
         "--upstream",
@@ -69,13 +71,24 @@ def impl(pytestconfig: pytest.Config) -> implementation.Implementation:
 
 @pytest.fixture(scope="session")
 def impl_function(impl):
-    """impl_function(name): the function under test, or a skip saying it is not provided."""
+    """impl_function(name): the function under test, or a skip saying it is not provided
+    (the function, or, called for a style outside the adapter's STYLES, that style)."""
 
     def get(name: str):
         try:
-            return getattr(impl, name)
+            function = getattr(impl, name)
         except implementation.NotProvided as missing:
             pytest.skip(str(missing))
+        if not impl.not_provided_styles():
+            return function
+
+        def call(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except implementation.NotProvided as missing:
+                pytest.skip(str(missing))
+
+        return call
 
     return get
 

@@ -1,0 +1,105 @@
+"""The adapter protocol (lcb_conformance.implementation): --impl MODULE or MODULE:ATTR, some
+of the four functions, optionally STYLES; what is missing is "not provided", never failed."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+import lcb_prompts
+from lcb_conformance import implementation
+from lcb_conformance.implementation import NOT_PROVIDED, NotProvided
+
+ROW = {"question_content": "Add two numbers.", "starter_code": ""}
+
+
+@pytest.fixture
+def adapter_module(monkeypatch):
+    """A module `my_adapter` holding adapters of each kind the protocol allows."""
+    module = types.ModuleType("my_adapter")
+
+    class Harness:  # a class instance holding the functions as methods
+        STYLES = ("generic",)
+
+        def format_lcb_prompt(self, row, tokenizer=None, chat_template=False, style="generic"):
+            return lcb_prompts.format_lcb_prompt(row, tokenizer, chat_template, style)
+
+        def extract_code(self, model_output, style="generic"):
+            return lcb_prompts.extract_code(model_output, style)
+
+    module.harness = Harness()
+    module.ns = types.SimpleNamespace(
+        inner=types.SimpleNamespace(decode_context=lcb_prompts.decode_context)
+    )
+    module.bad_styles = types.SimpleNamespace(
+        extract_code=lcb_prompts.extract_code, STYLES="generic"
+    )
+    module.nothing = types.SimpleNamespace(helper=len)
+    module.extract_code = lcb_prompts.extract_code  # the module itself provides one function
+    monkeypatch.setitem(sys.modules, "my_adapter", module)
+    return module
+
+
+def test_a_module_is_its_own_adapter(adapter_module):
+    impl = implementation.load("my_adapter")
+    assert impl.provides("extract_code") and not impl.provides("format_lcb_prompt")
+    assert impl.styles is None
+    with pytest.raises(NotProvided, match=f"my_adapter {NOT_PROVIDED} format_lcb_prompt"):
+        impl.format_lcb_prompt  # noqa: B018
+
+
+def test_module_colon_attr_names_a_class_instance(adapter_module):
+    impl = implementation.load("my_adapter:harness")
+    assert impl.styles == ("generic",)
+    assert impl.format_lcb_prompt(ROW) == lcb_prompts.format_lcb_prompt(ROW)
+    assert impl.describe()["provides"] == ["format_lcb_prompt", "extract_code"]
+    assert impl.describe()["styles_not_provided"] == ["codeqwen", "deepseek", "genericbase"]
+
+
+def test_a_dotted_attr_names_a_nested_namespace(adapter_module):
+    impl = implementation.load("my_adapter:ns.inner")
+    assert impl.decode_context([104, 105]) == "hi"
+
+
+def test_a_style_outside_styles_is_not_provided(adapter_module):
+    impl = implementation.load("my_adapter:harness")
+    extract_code = impl.extract_code
+    assert extract_code("```\nx\n```", style="generic") == "x"
+    assert extract_code("```\nx\n```") == "x"  # the default style is generic
+    for call in (
+        lambda: extract_code("x", style="codeqwen"),
+        lambda: extract_code("x", "deepseek"),
+        lambda: impl.format_lcb_prompt(ROW, None, False, "genericbase"),
+    ):
+        with pytest.raises(NotProvided, match=f"{NOT_PROVIDED} .* for style '"):
+            call()
+    assert not impl.provides("extract_code", style="codeqwen")
+    assert impl.provides("extract_code", style="generic")
+
+
+def test_an_unknown_style_reaches_the_implementation(adapter_module):
+    """So the bad-input tests still see the implementation's own ValueError."""
+    with pytest.raises(ValueError, match="style"):
+        implementation.load("my_adapter:harness").extract_code("x", style="no-such-style")
+
+
+def test_reference_declares_every_style_and_is_not_wrapped():
+    impl = implementation.load()
+    assert impl.not_provided_styles() == ()
+    assert impl.extract_code is lcb_prompts.extract_code
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("my_adapter:missing", "has no attribute 'missing'"),
+        ("my_adapter:nothing", "provides none of"),
+        ("my_adapter:bad_styles", "STYLES must be a tuple or list"),
+        ("no_such_module_anywhere:x", "cannot import no_such_module_anywhere"),
+    ],
+)
+def test_a_bad_impl_name_is_a_clear_error(adapter_module, name, message):
+    with pytest.raises(ImportError, match=message):
+        implementation.load(name)
