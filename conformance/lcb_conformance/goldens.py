@@ -35,6 +35,10 @@ CHAT_PROMPT = "chat-prompt"
 TOKEN_AUDIT = "token-audit"
 # the comparability matrix (matrix.py), one file per transformers line
 COMPARABILITY = "comparability"
+# every model of upstream's lm_styles.LanguageModelList resolved to an lcb_prompts style
+# (resolver.py); one file, resolver/models
+RESOLVER = "resolver"
+RESOLVER_CASE = "models"
 REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
 REFERENCE_DECODE = "reference-impl/decode_context"
 UPSTREAM_FAMILIES = (
@@ -44,6 +48,7 @@ UPSTREAM_FAMILIES = (
     CHAT_PROMPT,
     TOKEN_AUDIT,
     COMPARABILITY,
+    RESOLVER,
 )
 
 
@@ -117,6 +122,7 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
                 keys.append(GoldenKey(EXTRACT_AFTER_THINK, style, output.id))
             keys.append(GoldenKey(REFERENCE_PREFIX, style, output.id))
     keys += [GoldenKey(REFERENCE_DECODE, "", context_id) for context_id in cases.contexts()]
+    keys.append(GoldenKey(RESOLVER, "", RESOLVER_CASE))
     keys += [
         GoldenKey(CHAT_PROMPT, rendering.name, question_id)
         for rendering in cases.CHAT_RENDERINGS

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import audit, cases, goldens, matrix
+from . import audit, cases, goldens, matrix, resolver
 from .goldens import GoldenKey
 from .upstream import Upstream
 
@@ -43,6 +43,8 @@ class Producer:
         if key.family == goldens.COMPARABILITY:
             self._check_line(key.case)
             return matrix.build(self, key.case)
+        if key.family == goldens.RESOLVER:
+            return resolver.table(self.upstream)
         if key.family == goldens.REFERENCE_DECODE:
             return lcb_prompts.decode_context(cases.contexts()[key.case])
         output = cases.outputs()[key.case].output

@@ -62,6 +62,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             "chat template (apply_chat_template, add_generation_prompt=True)",
             goldens.TOKEN_AUDIT: "audit.py over upstream-built prompts, per transformers line",
             goldens.COMPARABILITY: "matrix.py over the upstream families, per transformers line",
+            goldens.RESOLVER: "resolver.py over upstream lm_styles.LanguageModelList",
             goldens.REFERENCE_PREFIX: "reference implementation lcb_prompts (no upstream twin)",
             goldens.REFERENCE_DECODE: "reference implementation lcb_prompts (no upstream twin)",
         },

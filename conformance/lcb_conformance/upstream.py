@@ -108,6 +108,20 @@ class Upstream:
         except KeyError:
             raise UpstreamMissing(f"{self.describe_source()} has no LMStyle.{name}") from None
 
+    def lm_styles(self) -> ModuleType:
+        """lcb_runner's lm_styles module (LMStyle, LanguageModelList), imported on its own:
+        it needs none of the prompt or benchmark modules' dependencies."""
+        try:
+            module = self._import("lm_styles")
+        except ImportError as error:
+            raise UpstreamSourceError(
+                f"cannot import lm_styles from {self.describe_source()}: {error}"
+            ) from error
+        for name in ("LMStyle", "LanguageModelList"):
+            if not hasattr(module, name):
+                raise UpstreamMissing(f"{self.describe_source()} has no lm_styles.{name}")
+        return module
+
     def problem(self, row: Mapping[str, object]):
         """The row as upstream's CodeGenerationProblem (which validates it)."""
         return self._function("problems", "CodeGenerationProblem")(**row)
