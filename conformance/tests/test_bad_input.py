@@ -134,6 +134,7 @@ def test_empty_context_is_empty_text(impl_function, context):
         (b"\xc3\x28", "("),  # a broken 2-byte sequence: the lead byte dropped, the rest kept
         (b"\xed\xa0\x80", ""),  # an encoded surrogate is invalid UTF-8: dropped
         (b"\xef\xbb\xbfok", "\ufeffok"),  # a byte-order mark is text: kept
+        ([0, 0x41, 255], "\x00A"),  # 0 and 255 are byte ids (255 is never UTF-8: dropped)
     ],
     ids=[
         "split-3-byte",
@@ -148,6 +149,7 @@ def test_empty_context_is_empty_text(impl_function, context):
         "broken-lead-byte",
         "encoded-surrogate",
         "bom",
+        "byte-id-bounds",
     ],
 )
 def test_decode_context_bytes(impl_function, context, text):

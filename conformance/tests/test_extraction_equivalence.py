@@ -68,13 +68,21 @@ def test_extract_code_prefix_is_the_line_splitting_rule(impl_function, output, s
     assert extract_code_prefix(output, style=style) == prefix_rule(output, style)
 
 
+line = st.sampled_from(["", "x", "```", "a```b", "``` ```", "``````", "`````", "``", "</think>"])
+fence_dense_line = st.sampled_from(["x", "```", "a```b", "``` ```", "``````", "`````"])
+
+
 @settings(max_examples=2 * BUDGET, deadline=None)
 @given(
-    lines=st.lists(st.sampled_from(["", "x", "```", "a```b", "``` ```", "``", "</think>"])),
+    lines=st.one_of(st.lists(line), st.lists(fence_dense_line, min_size=40, max_size=120)),
     style=styles,
 )
+@example(lines=["```"] * 17 + ["x"], style="generic")  # prefix "x"
+@example(lines=["```"] * 16 + ["``` ```", "x"], style="generic")  # prefix "x"
+@example(lines=["x", "``` ```"] * 20 + ["```", "x"], style="generic")  # prefix "x"
 def test_fence_line_counting_on_whole_lines(impl_function, lines, style):
-    """Several ``` on a line make one fence line: parity is per line, not per fence."""
+    """Several ``` on a line make one fence line: parity is per line, not per fence. Also
+    with dozens of fence lines, past any "first few" fast path."""
     output = "\n".join(lines)
     assert impl_function("extract_code")(output, style=style) == extract_code_rule(output, style)
     prefix = impl_function("extract_code_prefix")(output, style=style)

@@ -11,6 +11,8 @@ for through a single character (_find, _rfind), which str.find / str.rfind locat
 
 from __future__ import annotations
 
+import re
+
 from .prompts import _check_style
 
 FENCE = "```"
@@ -63,8 +65,8 @@ def extract_code_prefix(model_output: str, style: str = "generic") -> str:
         return ""
     if style == "genericbase":
         return text[start:].strip()
-    odd, code_start = _fence_line_parity(text, start)
-    return text[code_start:] if odd and code_start != -1 else ""
+    code_start = _open_block_code(text, start)
+    return "" if code_start == -1 else text[code_start:]
 
 
 def _answer_start(model_output: str) -> int:
@@ -73,23 +75,40 @@ def _answer_start(model_output: str) -> int:
     return 0 if cut == -1 else cut + len(THINK_CLOSE)
 
 
-def _fence_line_parity(text: str, start: int) -> tuple[bool, int]:
-    """Whether text[start:] has an odd number of fence lines, and the index just past the
-    "\\n" that ends the last fence line (-1 if there is none or it has no "\\n").
+def _open_block_code(text: str, start: int) -> int:
+    """Where the code of the open block starts in text[start:]: just past the "\\n" that
+    ends the last fence line, if the number of fence lines is odd; -1 if it is even or that
+    line has no "\\n" yet.
 
     A line with several ``` is one fence line, so after each ``` the scan resumes on the
-    next line; the loop runs once per fence line, the scanning is str.find's."""
-    odd = False
-    code_start = -1
-    fence = _find(text, FENCE, start)
-    while fence != -1:
-        odd = not odd
+    next line. The first _FEW fence lines are visited one by one (str.find at memchr speed);
+    past them, the rest are counted in C, however many there are."""
+    fence_lines = 0
+    line = start  # the start of the line the scan has reached
+    for _ in range(_FEW):
+        fence = _find(text, FENCE, line)
+        if fence == -1:
+            return line if fence_lines % 2 == 1 else -1
+        fence_lines += 1
         end = text.find("\n", fence + len(FENCE))
         if end == -1:
-            return odd, -1
-        code_start = end + 1
-        fence = _find(text, FENCE, code_start)
-    return odd, code_start
+            return -1
+        line = end + 1
+    # No line holds two non-overlapping ``` (the usual case): then the rest of the fence
+    # lines are the rest of the ```. Otherwise count the lines themselves.
+    if _TWO_FENCES_ON_A_LINE.search(text, line) is None:
+        fence_lines += text.count(FENCE, line)
+    else:
+        fence_lines += len(_FENCE_LINE.findall(text, line))
+    if fence_lines % 2 == 0:
+        return -1
+    end = text.find("\n", _rfind(text, FENCE, start) + len(FENCE))
+    return -1 if end == -1 else end + 1
+
+
+_FEW = 16
+_FENCE_LINE = re.compile(r"```[^\n]*")
+_TWO_FENCES_ON_A_LINE = re.compile(r"```[^\n]*```")
 
 
 # A marker is looked for through its first character, which str.find / str.rfind locate with
