@@ -1,0 +1,278 @@
+"""lcb-conformance: run the conformance suite for an implementation and say, per style and
+tokenizer family, whether its prompts and extractions are byte-identical to lcb_runner's.
+
+    lcb-conformance [--impl MODULE[:ATTR]] [--upstream installed|PATH] [--tokenizers DIR]
+                    [--json FILE] [--html FILE] [--color auto|always|never]
+                    [--show-pytest] [-- PYTEST ARGS...]
+    lcb-conformance resolve MODEL_ID | --all      (see lcb_conformance.resolver)
+
+Runs ``pytest -m "not upstream and not selftest" conformance/tests --impl ...`` in this
+process, collects every test's outcome, and prints the verdict matrix: cases, passed,
+failed and not provided per style x tokenizer family, with each failing cell's first case
+and its diff. Exit code 0 when nothing failed (cases the implementation does not provide
+are not failures), 1 when a case failed, 2 when the implementation cannot be loaded, and
+pytest's own code (3-5) when the suite could not run. The JSON and HTML reports are written
+by :mod:`lcb_conformance.report`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+from pathlib import Path
+
+from . import cases, hf_cache, implementation, verdict
+from .upstream import INSTALLED
+
+TESTS_DIR = cases.REPO_ROOT / "conformance" / "tests"
+MARKERS = "not upstream and not selftest"
+SHOWN_FAILURES = 3  # first failing case of this many cells printed
+SHOWN_REPORT_LINES = 16
+
+
+class Collector:
+    """A pytest plugin that keeps each test's outcome, its failure report or skip reason,
+    and, for a failed comparison, the value the implementation returned."""
+
+    def __init__(self, progress=None):
+        self.outcomes: dict[str, tuple[str, str]] = {}
+        self.actual: dict[str, object] = {}
+        self.collection_errors: list[tuple[str, str]] = []
+        self._current: str | None = None
+        self._progress = progress  # a terminal stream for a one-line progress counter
+        self._total = 0
+
+    def pytest_runtest_logstart(self, nodeid, location) -> None:
+        self._current = nodeid
+
+    def pytest_assertrepr_compare(self, config, op, left, right):
+        # Called for a failing `assert actual == golden(key)`: left is what the
+        # implementation produced (the last call wins, e.g. Hypothesis' shrunk example).
+        if self._current is not None and op in ("==", "!="):
+            self.actual[self._current] = left
+        return None
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if report.passed:
+            if report.when == "call":
+                self.outcomes.setdefault(report.nodeid, (verdict.PASSED, ""))
+            return
+        if report.skipped:
+            if hasattr(report, "wasxfail"):  # an expected failure, as expected
+                outcome = (verdict.PASSED, "")
+            else:
+                reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+                reason = reason.removeprefix("Skipped: ")
+                outcome = (verdict.skip_outcome(reason), reason)
+        else:
+            previous = self.outcomes.get(report.nodeid, (None, ""))[1]
+            text = f"{previous}\n{report.longreprtext}" if previous else report.longreprtext
+            outcome = (verdict.FAILED, text)
+        self.outcomes[report.nodeid] = outcome
+
+    def pytest_collection_finish(self, session) -> None:
+        self._total = len(session.items)
+
+    def pytest_runtest_logfinish(self, nodeid, location) -> None:
+        self._current = None
+        if self._progress is not None:
+            failed = sum(1 for outcome, _ in self.outcomes.values() if outcome == verdict.FAILED)
+            self._progress.write(
+                f"\rrunning the suite: {len(self.outcomes)}/{self._total} cases, {failed} failed"
+            )
+            self._progress.flush()
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.collection_errors.append((report.nodeid, report.longreprtext))
+
+    def results(self) -> list[verdict.CaseResult]:
+        return [
+            verdict.CaseResult(
+                nodeid,
+                outcome,
+                message,
+                self.actual.get(nodeid, verdict.NO_ACTUAL)
+                if outcome == verdict.FAILED
+                else verdict.NO_ACTUAL,
+            )
+            for nodeid, (outcome, message) in self.outcomes.items()
+        ]
+
+
+def pytest_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
+    return [
+        str(TESTS_DIR),
+        f"--rootdir={cases.REPO_ROOT}",
+        "-c",
+        str(cases.REPO_ROOT / "pyproject.toml"),
+        "-m",
+        MARKERS,
+        f"--impl={args.impl}",
+        f"--upstream={args.upstream}",
+        f"--tokenizers={args.tokenizers}",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "--tb=short",
+        *extra,
+    ]
+
+
+def run_suite(
+    args: argparse.Namespace, extra: list[str], impl: implementation.Implementation
+) -> verdict.Run:
+    import pytest
+
+    pytest_args = pytest_arguments(args, extra)
+    progress = None if args.show_pytest or not sys.stderr.isatty() else sys.stderr
+    collector = Collector(progress)
+    output = io.StringIO()
+    with contextlib.ExitStack() as stack:
+        if not args.show_pytest:
+            stack.enter_context(contextlib.redirect_stdout(output))
+        # a copy: pytest.main inserts the ini addopts into the list it is given
+        exit_code = int(pytest.main(list(pytest_args), plugins=[collector]))
+    if progress is not None:
+        progress.write("\n")
+    return verdict.Run(
+        impl=impl.describe(),
+        results=collector.results(),
+        pytest_exit_code=exit_code,
+        pytest_args=pytest_args,
+        pytest_output=output.getvalue(),
+        collection_errors=collector.collection_errors,
+        upstream=args.upstream,
+        tokenizers=str(args.tokenizers),
+    )
+
+
+def use_color(choice: str, stream=sys.stdout) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def print_verdict(run: verdict.Run, color: bool) -> None:
+    summaries = run.summaries()
+    print(verdict.render_table(summaries, color=color))
+    failing = [s for s in summaries if s.first_failure is not None]
+    for summary in failing[:SHOWN_FAILURES]:
+        print()
+        lines = summary.first_failure.mismatch_report().splitlines()
+        shown = lines[:SHOWN_REPORT_LINES]
+        if len(lines) > SHOWN_REPORT_LINES:
+            shown.append(f"… ({len(lines) - SHOWN_REPORT_LINES} more lines in the reports)")
+        title = f"first failure in {summary.cell.style} / {summary.cell.tokenizer}:"
+        print(f"\x1b[31;1m{title}\x1b[0m" if color else title)
+        print("\n".join(shown))
+    if len(failing) > SHOWN_FAILURES:
+        print(f"\n… and {len(failing) - SHOWN_FAILURES} more failing cells (see --json/--html)")
+    for nodeid, text in run.collection_errors:
+        print(f"\ncollection error in {nodeid}:\n{text}")
+    print()
+    message = run.headline()
+    colour = "32" if run.exit_code() == 0 else "31;1"
+    print(f"\x1b[{colour}m{message}\x1b[0m" if color else message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance",
+        description="Run the LiveCodeBench conformance suite for an implementation and print "
+        "its verdict per style and tokenizer family. `lcb-conformance resolve MODEL_ID` says "
+        "which style and tokenizer give a model lcb_runner's prompt.",
+        epilog="Arguments after -- go to pytest, e.g. -- -k generic.",
+    )
+    parser.add_argument(
+        "--impl",
+        default=implementation.REFERENCE,
+        metavar="MODULE[:ATTR]",
+        help="the implementation under test: a module, or MODULE:ATTR naming the adapter "
+        "object in it that holds the functions (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--upstream",
+        default=INSTALLED,
+        metavar="installed|PATH",
+        help="passed to the suite and recorded in the reports; the verdict compares with "
+        "the checked-in goldens (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--tokenizers",
+        type=Path,
+        default=hf_cache.SNAPSHOTS_DIR,
+        metavar="DIR",
+        help="tokenizer snapshots to serve offline (default: fixtures/tokenizers)",
+    )
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument(
+        "--show-pytest",
+        action="store_true",
+        help="show pytest's own output instead of a progress line",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["resolve"]:
+        from . import resolver
+
+        return resolver.main(argv[1:])
+    extra: list[str] = []
+    if "--" in argv:
+        at = argv.index("--")
+        argv, extra = argv[:at], argv[at + 1 :]
+    args = build_parser().parse_args(argv)
+    if not TESTS_DIR.is_dir():
+        print(f"lcb-conformance: no test suite at {TESTS_DIR} (install this repository)")
+        return 2
+
+    # Before anything (the implementation included) imports transformers or huggingface_hub.
+    hf_cache.activate_offline_cache(snapshots_dir=args.tokenizers)
+    try:
+        impl = implementation.load(args.impl)
+    except ImportError as error:
+        print(f"lcb-conformance: {error}", file=sys.stderr)
+        return 2
+    described = impl.describe()
+    print(
+        f"lcb-conformance: {impl.name} provides {', '.join(described['provides'])}"
+        + (f"; not {', '.join(described['not_provided'])}" if described["not_provided"] else "")
+        + (
+            f"; styles {', '.join(impl.styles)}"
+            if impl.styles is not None and impl.not_provided_styles()
+            else ""
+        )
+    )
+    if impl.unknown_declared_styles():
+        print(
+            f"lcb-conformance: warning: STYLES names {', '.join(impl.unknown_declared_styles())}, "
+            f"which the suite has no cases for (known: {', '.join(implementation.KNOWN_STYLES)})"
+        )
+
+    run = run_suite(args, extra, impl)
+    if run.pytest_exit_code not in (0, 1):
+        print(run.pytest_output, end="")
+    print_verdict(run, use_color(args.color))
+
+    from . import report
+
+    if args.json:
+        report.write_json(run, args.json)
+        print(f"JSON report: {args.json}")
+    if args.html:
+        report.write_html(run, args.html)
+        print(f"HTML report: {args.html}")
+    return run.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,349 @@
+"""The lcb-conformance command and its reports: the reference passes the whole suite (exit 0);
+a one-character mutant fails with red cells and diffs in the JSON and HTML reports; a correct
+adapter declaring a style subset passes with the rest "not provided"; the HTML page renders
+in headless Chromium with the verdict matrix in it.
+
+Each run is a subprocess (the suite in its own process, as a user runs it); they take seconds
+to a minute, so these are gate self-tests (tox -e upstream), not the fast conformance env.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from lcb_conformance import cases, verdict
+
+pytestmark = pytest.mark.selftest
+
+# the mutant's golden cases: prompts, extraction, prefix and decode_context (a few seconds)
+GOLDEN_SUBSET = "test_prompt or test_extract_code or test_decode_context"
+
+
+def run_cli(*args: str, pythonpath: Path | None = None, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(pythonpath), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.cli", *args],
+        cwd=cwd,  # not the repository: the command finds its suite itself
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+@pytest.fixture(scope="module")
+def adapters(tmp_path_factory) -> Path:
+    """A folder of implementations: mutant_prompts (lcb_prompts with one more space in the
+    system message) and adapters over it and over lcb_prompts declaring STYLES."""
+    import lcb_prompts
+
+    folder = tmp_path_factory.mktemp("adapters")
+    mutant = folder / "mutant_prompts"
+    shutil.copytree(
+        Path(lcb_prompts.__file__).parent, mutant, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    prompts = mutant / "prompts.py"
+    text = prompts.read_text("utf-8")
+    old = '"You are an expert Python programmer. "'
+    assert text.count(old) == 1
+    prompts.write_text(text.replace(old, '"You are an expert Python programmer.  "'), "utf-8")
+    (folder / "subset_adapters.py").write_text(
+        "import types\n"
+        "import lcb_prompts\n"
+        "import mutant_prompts\n"
+        "# the mutant, for generic and codeqwen only, without extract_code_prefix/decode_context\n"
+        "broken = types.SimpleNamespace(\n"
+        "    format_lcb_prompt=mutant_prompts.format_lcb_prompt,\n"
+        "    extract_code=mutant_prompts.extract_code,\n"
+        "    STYLES=('generic', 'codeqwen'),\n"
+        ")\n"
+        "class Harness:\n"
+        "    STYLES = ('generic',)\n"
+        "    format_lcb_prompt = staticmethod(lcb_prompts.format_lcb_prompt)\n"
+        "    extract_code = staticmethod(lcb_prompts.extract_code)\n"
+        "correct = Harness()\n",
+        "utf-8",
+    )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def broken_run(adapters, tmp_path_factory):
+    out = tmp_path_factory.mktemp("broken-report")
+    result = run_cli(
+        "--impl",
+        "subset_adapters:broken",
+        "--json",
+        str(out / "report.json"),
+        "--html",
+        str(out / "report.html"),
+        "--color",
+        "always",
+        "--",
+        "-k",
+        GOLDEN_SUBSET,
+        pythonpath=adapters,
+        cwd=out,
+    )
+    return result, json.loads((out / "report.json").read_text("utf-8")), out / "report.html"
+
+
+def cell(report: dict, style: str, tokenizer: str) -> dict:
+    return next(c for c in report["cells"] if (c["style"], c["tokenizer"]) == (style, tokenizer))
+
+
+def test_the_console_script_is_declared():
+    scripts = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="console_scripts")}
+    assert scripts.get("lcb-conformance") == "lcb_conformance.cli:main"
+
+
+def test_the_reference_passes_the_whole_suite(tmp_path):
+    result = run_cli("--impl", "lcb_prompts", "--json", "r.json", "--html", "r.html", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "lcb_prompts: identical to lcb_runner on every case it provides" in result.stdout
+    assert "\x1b[" not in result.stdout  # not a terminal: no colour
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["verdict"] == "pass" and report["exit_code"] == 0
+    assert report["failures"] == []
+    assert report["totals"]["failed"] == 0 and report["totals"]["passed"] > 1000
+    assert {c["status"] for c in report["cells"]} == {"pass"}
+    assert cell(report, "generic", cases.LLAMA3_TOKENIZER)["checks"] == [
+        "chat-prompt",
+        "prompt",
+        "token-audit",
+    ]
+    assert report["goldens"]["upstream"]["distribution"] == "nvidia-livecodebench"
+    assert report["comparability_matrix"]["text"].startswith("Comparability with lcb_runner")
+    assert 'id="verdict-matrix"' in (tmp_path / "r.html").read_text("utf-8")
+
+
+def test_a_broken_implementation_fails_with_red_cells_and_diffs(broken_run):
+    result, report, html_file = broken_run
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "NOT identical to lcb_runner" in result.stdout
+    assert "\x1b[31;1mgeneric" in result.stdout  # --color always: the failing rows are red
+    assert "first difference at offset" in result.stdout
+    assert report["verdict"] == "fail"
+
+    # exactly the generic prompts fail: untemplated and Llama-3-templated
+    failed = {failure["golden_key"] for failure in report["failures"]}
+    expected = {
+        f"prompt/{variant}/{question_id}"
+        for variant in ("generic", "generic-llama3")
+        for question_id in cases.problems()
+    }
+    assert failed == expected
+    assert cell(report, "generic", verdict.NO_TEMPLATE)["status"] == "fail"
+    assert cell(report, "generic", cases.LLAMA3_TOKENIZER)["failed"] == len(cases.problems())
+    assert cell(report, "codeqwen", verdict.NO_TOKENIZER)["status"] == "pass"
+    # not provided, not failed: other styles, extract_code_prefix, decode_context
+    for style in ("deepseek", "genericbase", verdict.DECODE):
+        assert cell(report, style, verdict.NO_TOKENIZER)["status"] == "not provided"
+    generic = cell(report, "generic", verdict.NO_TOKENIZER)  # extract passes, prefix n/p
+    assert generic["failed"] == 0 and generic["passed"] and generic["not_provided"]
+
+    failure = next(f for f in report["failures"] if f["golden_key"].startswith("prompt/generic/"))
+    assert failure["golden_file"] == f"conformance/goldens/{failure['golden_key']}.txt"
+    assert "programmer. You" in failure["golden"]
+    assert "programmer.  You" in failure["actual"]
+    assert failure["first_difference"] == failure["golden"].index(" You") + 1
+    assert "first difference at offset" in failure["report"]
+    assert any(line.startswith("+") and "programmer.  You" in line for line in failure["diff"])
+
+    page = html_file.read_text("utf-8")
+    assert page.count('class="failure"') == len(expected)
+    assert page.count('<table class="diff"') == min(len(expected), 100)
+    assert "programmer.&nbsp;&nbsp;You" in page or "programmer.  You" in page
+    assert "http://" not in page.replace("http://www.w3.org", "") and "<script" not in page
+
+
+def test_a_correct_adapter_declaring_a_style_subset_passes(adapters, tmp_path):
+    result = run_cli(
+        "--impl",
+        "subset_adapters:correct",
+        "--json",
+        "r.json",
+        "--",
+        "-k",
+        GOLDEN_SUBSET,
+        pythonpath=adapters,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["totals"]["failed"] == 0
+    assert report["totals"]["not_provided"] > report["totals"]["passed"] > 0
+    assert report["impl"]["styles_not_provided"] == ["codeqwen", "deepseek", "genericbase"]
+    assert cell(report, "codeqwen", verdict.NO_TOKENIZER)["status"] == "not provided"
+    assert "cases not provided" in result.stdout
+
+
+def test_an_implementation_that_cannot_be_imported_exits_2(tmp_path):
+    result = run_cli("--impl", "no_such_module_anywhere", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "cannot import no_such_module_anywhere" in result.stderr
+
+
+# --- the HTML page in a real browser ---------------------------------------------------------
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome", "headless_shell")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+PASS_GREEN = (45, 164, 78)  # report.CSS: td.pass
+PARTIAL_GREEN = (143, 209, 158)  # td.pass.partial: identical where provided
+FAIL_RED = (207, 34, 46)  # report.CSS: td.fail
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    explicit = os.environ.get("LCB_CHROMIUM")
+    found = explicit or next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
+    if not found:
+        pytest.skip(
+            "Chromium is not installed: .ci/run installs it (apt-get install chromium); "
+            "or set LCB_CHROMIUM to a Chromium/Chrome binary"
+        )
+    return found
+
+
+def browse(chromium: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [chromium, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def decode_png(data: bytes) -> tuple[int, int, list[bytes], int]:
+    """(width, height, rows of raw pixels, bytes per pixel) of an 8-bit RGB/RGBA PNG."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    position, idat, header = 8, [], None
+    while position < len(data):
+        length = int.from_bytes(data[position : position + 4], "big")
+        kind = data[position + 4 : position + 8]
+        body = data[position + 8 : position + 8 + length]
+        position += 12 + length
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+    width, height, depth, color, _, _, interlace = header
+    assert depth == 8 and color in (2, 6) and not interlace, f"unexpected PNG format {header}"
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * bpp
+    rows, previous = [], bytes(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
+        if kind == 2:  # Up, the common case: no per-byte loop
+            line = bytearray((a + b) & 255 for a, b in zip(line, previous, strict=True))
+        for i in range(stride) if kind in (1, 3, 4) else ():
+            left = line[i - bpp] if i >= bpp else 0
+            up = previous[i]
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 3:
+                line[i] = (line[i] + ((left + up) >> 1)) & 255
+            else:  # Paeth
+                corner = previous[i - bpp] if i >= bpp else 0
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                predictor = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[i] = (line[i] + predictor) & 255
+        rows.append(bytes(line))
+        previous = line
+    return width, height, rows, bpp
+
+
+class MatrixParser(HTMLParser):
+    """The classes of every cell of <table id="verdict-matrix">, per body row."""
+
+    def __init__(self):
+        super().__init__()
+        self.in_matrix = self.in_body = False
+        self.rows: list[list[str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table" and attrs.get("id") == "verdict-matrix":
+            self.in_matrix = True
+        elif self.in_matrix and tag == "tbody":
+            self.in_body = True
+        elif self.in_body and tag == "tr":
+            self.rows.append([])
+        elif self.in_body and tag == "td":
+            self.rows[-1].append(attrs.get("class", ""))
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.in_matrix = self.in_body = False
+
+
+def test_the_html_report_renders_in_chromium_with_the_matrix(chromium, broken_run, tmp_path):
+    _, report, html_file = broken_run
+    screenshot = tmp_path / "report.png"
+    shot = browse(
+        chromium,
+        tmp_path,
+        f"--screenshot={screenshot}",
+        "--window-size=1400,1000",
+        html_file.as_uri(),
+    )
+    assert screenshot.is_file(), f"no screenshot: {shot.stderr[-2000:]}"
+    data = screenshot.read_bytes()
+    assert len(data) > 20_000, f"a suspiciously small screenshot ({len(data)} bytes)"
+    width, height, rows, bpp = decode_png(data)
+    assert (width, height) == (1400, 1000)
+    colours: dict[tuple, int] = {}
+    for row in rows:
+        for i in range(0, len(row), bpp):
+            pixel = tuple(row[i : i + 3])
+            colours[pixel] = colours.get(pixel, 0) + 1
+    white = colours.get((255, 255, 255), 0)
+    assert white < 0.95 * width * height, "the page rendered (almost) blank"
+    # the matrix is on screen, coloured: green (identical) and red (failed) cells
+    green = colours.get(PASS_GREEN, 0) + colours.get(PARTIAL_GREEN, 0)
+    assert green > 2000 and colours.get(FAIL_RED, 0) > 2000, sorted(
+        colours.items(), key=lambda item: -item[1]
+    )[:8]
+
+    dom = browse(chromium, tmp_path, "--dump-dom", html_file.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    parser = MatrixParser()
+    parser.feed(dom.stdout)
+    styles = [style for style in verdict.STYLE_ORDER if style != verdict.OTHER]
+    assert len(parser.rows) == len(styles)
+    assert all(len(row) == len(verdict.tokenizer_columns()) for row in parser.rows)
+    failing_cells = sum(
+        1 for c in report["cells"] if c["status"] == "fail" and c["style"] != verdict.OTHER
+    )
+    assert sum("fail" in classes.split() for row in parser.rows for classes in row) == (
+        failing_cells
+    )
+    assert any("not-provided" in classes for row in parser.rows for classes in row)
