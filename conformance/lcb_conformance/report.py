@@ -176,8 +176,7 @@ td.cell a { color: inherit; }
 .failure { border-left: 4px solid #cf222e; padding-left: 12px; margin: 18px 0; }
 table.diff { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px;
              border: 1px solid #d0d7de; }
-table.diff td, table.diff th { border: none; padding: 0 4px; white-space: pre-wrap;
-                               word-break: break-all; }
+table.diff td, table.diff th { border: none; padding: 0 4px; white-space: pre; }
 table.diff thead th { background: #eaeef2; }
 .diff_header { background: #f6f8fa; color: #57606a; text-align: right; }
 td.diff_next { background: #f6f8fa; }
@@ -299,7 +298,7 @@ def side_by_side(result: CaseResult) -> str:
     golden, actual = result.golden, result.actual_text
     if golden is None or actual is None:
         return ""
-    table = difflib.HtmlDiff(tabsize=4, wrapcolumn=90).make_table(
+    table = difflib.HtmlDiff(tabsize=4, wrapcolumn=80).make_table(
         visible_lines(golden),
         visible_lines(actual),
         "golden (lcb_runner)",
@@ -307,8 +306,8 @@ def side_by_side(result: CaseResult) -> str:
         context=True,
         numlines=2,
     )
-    # HtmlDiff pads with non-breaking spaces and sets nowrap; the CSS wraps instead.
-    return table.replace(' nowrap="nowrap"', "")
+    # HtmlDiff wraps long lines itself (at wrapcolumn, marking continuations with ">")
+    return table
 
 
 def failure_section(index: int, result: CaseResult, with_diff: bool) -> str:
