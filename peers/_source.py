@@ -1,0 +1,141 @@
+"""Run a peer's own installed code when importing it is impractical.
+
+Some peers' LCB functions sit in modules whose imports pull in torch or a whole framework
+(lighteval's lcb/main.py, OpenCompass's dataset package). Rather than re-typing their prompt
+text, these helpers read the peer's *installed* source file (found through the
+distribution's file list, without importing the package) and compile the one function,
+class attribute or module-level string we need from it, with the file's own name in
+tracebacks. The code that runs is the peer's, byte for byte; only its neighbours are skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.metadata
+import importlib.util
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+# compile() flag: annotations are kept as strings, never evaluated
+FUTURE_ANNOTATIONS = importlib.import_module("__future__").annotations.compiler_flag
+
+
+class PeerSourceError(LookupError):
+    """The installed peer does not have the file or definition the adapter reads."""
+
+
+def installed_file(distribution: str, relative: str) -> Path:
+    """The path of ``relative`` (e.g. "lighteval/tasks/tasks/lcb/main.py") in an installed
+    distribution, without importing it."""
+    try:
+        located = Path(str(importlib.metadata.distribution(distribution).locate_file(relative)))
+    except importlib.metadata.PackageNotFoundError:
+        raise PeerSourceError(f"{distribution} is not installed") from None
+    if not located.is_file():
+        raise PeerSourceError(f"{distribution} has no {relative}")
+    return located
+
+
+def version(distribution: str) -> str:
+    return importlib.metadata.version(distribution)
+
+
+def load_module_file(name: str, path: Path) -> ModuleType:
+    """Execute one source file as a stand-alone module (for files that import only the
+    standard library), bypassing its package's __init__."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text("utf-8"), filename=str(path))
+
+
+def _find(body: list[ast.stmt], name: str) -> ast.stmt:
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
+            return node
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == name for target in node.targets
+        ):
+            return node
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == name
+        ):
+            return node
+    raise LookupError(name)
+
+
+def _definition(path: Path, qualname: str) -> ast.stmt:
+    """The definition named by a dotted path through classes and functions, e.g.
+    "LCBCodeGenerationDataset.load.transform"."""
+    body: list[ast.stmt] = _tree(path).body
+    node: ast.stmt | None = None
+    for part in qualname.split("."):
+        try:
+            node = _find(body, part)
+        except LookupError:
+            raise PeerSourceError(f"{path} defines no {qualname}") from None
+        body = getattr(node, "body", [])
+    return node
+
+
+def load_function(path: Path, qualname: str, namespace: dict | None = None):
+    """Compile the function ``qualname`` from the peer's file and return it. ``namespace``
+    holds the globals it uses (its module's imports). Annotations are not evaluated
+    (``from __future__ import annotations``), so type-only imports need not be supplied."""
+    node = _definition(path, qualname)
+    if not isinstance(node, ast.FunctionDef):
+        raise PeerSourceError(f"{path}: {qualname} is not a function")
+    module = ast.Module(body=[node], type_ignores=[])
+    code = compile(module, str(path), "exec", flags=FUTURE_ANNOTATIONS)
+    scope = {"__name__": f"peer:{path.stem}", **(namespace or {})}
+    exec(code, scope)
+    return scope[node.name]
+
+
+def argument_default(path: Path, qualname: str, argument: str):
+    """The literal default of one parameter of the function ``qualname``."""
+    node = _definition(path, qualname)
+    if not isinstance(node, ast.FunctionDef):
+        raise PeerSourceError(f"{path}: {qualname} is not a function")
+    arguments = node.args
+    positional = arguments.posonlyargs + arguments.args
+    tail = positional[len(positional) - len(arguments.defaults) :]
+    pairs = list(zip(tail, arguments.defaults, strict=True))
+    pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
+    for parameter, default in pairs:
+        if parameter.arg == argument:
+            return ast.literal_eval(default)
+    raise PeerSourceError(f"{path}: {qualname} has no parameter {argument} with a default")
+
+
+def relative_import(path: Path) -> str:
+    """The module a config file pulls its datasets from with ``from .name import ...``
+    (OpenCompass's read_base() indirection), as a sibling file name."""
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            return node.module + ".py"
+    raise PeerSourceError(f"{path} has no relative import")
+
+
+def constant_value(path: Path, qualname: str):
+    """The value of an assignment (module level or class attribute) whose right-hand side
+    is made of literals only, e.g. ``prompt_template = '...' + '...'`` in a config file.
+    Evaluated with no names and no builtins available."""
+    node = _definition(path, qualname)
+    value = getattr(node, "value", None)
+    if value is None:
+        raise PeerSourceError(f"{path}: {qualname} is not an assignment with a value")
+    for child in ast.walk(value):
+        if isinstance(child, ast.Name | ast.Call | ast.Attribute | ast.Subscript):
+            raise PeerSourceError(f"{path}: {qualname} is not made of literals only")
+    expression = ast.Expression(body=value)
+    return eval(compile(expression, str(path), "eval"), {"__builtins__": {}}, {})

@@ -1,0 +1,99 @@
+"""OpenCompass's LiveCodeBench code generation (opencompass/datasets/livecodebench/ and
+configs/datasets/livecodebench/livecodebench_gen.py).
+
+OpenCompass's packages import torch, mmengine and every dataset, so nothing is imported:
+each piece is the peer's installed code, loaded by peers._source:
+
+- the default config: livecodebench_gen.py reads its datasets from the file it imports
+  (livecodebench_gen_a4f90b.py); its ``prompt_template`` string is one HUMAN round, and no
+  system message is sent (the config defines SYSTEM_MESSAGE_GENERIC but never uses it);
+- ``LCBCodeGenerationDataset.load.transform`` (the row -> ``format_prompt`` mapping) with
+  the package's own prompts.py constants;
+- ``utils.prompt.safe_format``, which PromptList.format uses to fill the template;
+- extraction: LCBCodeGenerationEvaluator's default ``extractor_version`` picks
+  extract_utils.extract_code_generation ("v1") or extract_code_generation_v2 ("v2").
+
+The HUMAN round reaches an OpenAI-compatible server as a user message (OpenAI API model,
+``_preprocess_messages``: HUMAN -> user). OpenCompass's prompts.py is lcb_runner's, so it is
+held to lcb_runner's generic style.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import zlib
+from functools import cache
+
+from peers import _source
+from peers._render import STYLE, check_style, render
+
+PEER = "OpenCompass"
+DISTRIBUTION = "opencompass"
+STYLES = (STYLE,)
+FOLLOWS = (
+    "generic: livecodebench_gen's one HUMAN round (as a user message) in place of "
+    "OpenAIChat's messages; the evaluator's default extractor in place of "
+    "extract_code(..., LLaMa3)"
+)
+CONFIG = "configs/datasets/livecodebench/livecodebench_gen.py"
+
+
+def _file(relative: str):
+    return _source.installed_file(DISTRIBUTION, f"opencompass/{relative}")
+
+
+@cache
+def _pieces():
+    package = "datasets/livecodebench"
+    prompts = _source.load_module_file(
+        "peer_opencompass_lcb_prompts", _file(f"{package}/prompts.py")
+    )
+    transform = _source.load_function(
+        _file(f"{package}/livecodebench.py"),
+        "LCBCodeGenerationDataset.load.transform",
+        {
+            "CodeGenerationPromptConstants": prompts.CodeGenerationPromptConstants,
+            "json": json,
+            "pickle": pickle,
+            "zlib": zlib,
+            "base64": base64,
+        },
+    )
+    config = _file(CONFIG)
+    config = config.with_name(_source.relative_import(config))
+    template = _source.constant_value(config, "prompt_template")
+    safe_format = _source.load_function(_file("utils/prompt.py"), "safe_format")
+    extract_utils = _source.load_module_file(
+        "peer_opencompass_lcb_extract_utils", _file(f"{package}/extract_utils.py")
+    )
+    version = _source.argument_default(
+        _file(f"{package}/evaluator.py"),
+        "LCBCodeGenerationEvaluator.__init__",
+        "extractor_version",
+    )
+    extractor = {
+        "v1": extract_utils.extract_code_generation,
+        "v2": extract_utils.extract_code_generation_v2,
+    }[version]
+    return transform, template, safe_format, extractor
+
+
+def messages(row) -> list[dict[str, str]]:
+    transform, template, safe_format, _ = _pieces()
+    item = transform(dict(row))  # it adds fields to the record: a copy
+    prompt = safe_format(
+        template, question_content=item["question_content"], format_prompt=item["format_prompt"]
+    )
+    return [{"role": "user", "content": prompt}]
+
+
+def format_lcb_prompt(row, tokenizer=None, chat_template=False, style=STYLE, enable_thinking=None):
+    check_style(style, STYLES)
+    return render(messages(row), tokenizer, chat_template, enable_thinking)
+
+
+def extract_code(model_output, style=STYLE):
+    check_style(style, STYLES)
+    return _pieces()[3](model_output)
