@@ -1,0 +1,484 @@
+"""The peers report: every peer adapter (peers/) run through the conformance suite, on one page.
+
+    python -m lcb_conformance.peers_report run peers.MODULE [--out-dir build/peers]
+    python -m lcb_conformance.peers_report render [--out-dir build/peers] [--output docs/peers.md]
+
+``run`` (in the peer's own tox env, where the peer is installed) runs the suite through the
+lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
+the installed peer's version. ``render`` reads every stored run and writes the page: per peer
+and cell of the verdict matrix (style x tokenizer family) the cases, passed, failed and the
+first failing case with its showdiff report, and each prediction of the peers survey checked
+against what the run found. ``tox -m peers`` does both for every peer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.metadata
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import cases, deviations, goldens, showdiff
+
+OUT_DIR = cases.REPO_ROOT / "build" / "peers"
+OUTPUT = cases.REPO_ROOT / "docs" / "peers.md"
+REGEN_COMMAND = "tox -m peers"
+PEERS = ("nvidia_generic_oai", "evalscope_lcb", "lighteval_lcb", "opencompass_lcb")
+SHOWN_LINES = 5  # of a showdiff report: label, offsets, golden, actual, caret
+
+SYSTEM_MESSAGE = (
+    "You are an expert Python programmer. You will be given a question (problem specification) "
+    "and will generate a correct Python program that matches the specification and passes all "
+    "tests."
+)
+OLD_SYSTEM_SENTENCE = " You will NOT return anything except for the program."
+ENSURE_SENTENCE = "Ensure that when the python program runs"
+LAST_BLOCK_CASE = "extract/generic/two_blocks_last_wins"
+
+
+# --- run (inside a peer's env) -----------------------------------------------------------------
+
+
+def describe(module_name: str) -> dict:
+    module = importlib.import_module(module_name)
+    distribution = getattr(module, "DISTRIBUTION", None)
+    try:
+        version = importlib.metadata.version(distribution) if distribution else None
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    return {
+        "module": module_name,
+        "peer": getattr(module, "PEER", module_name),
+        "distribution": distribution,
+        "version": version,
+        "styles": list(getattr(module, "STYLES", ()) or ()),
+        "follows": getattr(module, "FOLLOWS", ""),
+    }
+
+
+def run(module_name: str, out_dir: Path) -> int:
+    from . import cli
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{module_name.rsplit('.', 1)[-1]}.json"
+    code = cli.main(["--impl", module_name, "--json", str(path), "--color", "never"])
+    if path.is_file():
+        report = json.loads(path.read_text("utf-8"))
+        report["peer"] = describe(module_name)
+        path.write_text(json.dumps(report, ensure_ascii=False) + "\n", "utf-8")
+    return code
+
+
+# --- predictions (copied from the peers survey, checked against a run) --------------------------
+
+
+@dataclass(frozen=True)
+class Prediction:
+    short: str  # for the summary table, when observed
+    claim: str  # as the survey states it
+    check: Callable[[dict], tuple[bool, str]]  # run report -> (observed?, evidence)
+
+
+def _failures(report: dict, prefix: str) -> list[dict]:
+    return [f for f in report["failures"] if (f.get("golden_key") or "").startswith(prefix)]
+
+
+def _failed(report: dict, case: str) -> dict | None:
+    """The failure of the test whose id names this golden."""
+    return next((f for f in report["failures"] if f"[{case}]" in f["nodeid"]), None)
+
+
+def _share(report: dict, prefix: str, holds: Callable[[dict], bool], what: str):
+    found = [f for f in _failures(report, prefix) if f.get("actual") is not None]
+    hits = sum(1 for f in found if holds(f))
+    return bool(found) and hits == len(found), f"{hits}/{len(found)} failing {prefix}* {what}"
+
+
+def no_system_message(report):
+    return _share(
+        report,
+        "prompt/generic/",
+        lambda f: SYSTEM_MESSAGE not in f["actual"],
+        "cases have no lcb_runner system message",
+    )
+
+
+def rstripped_user_message(report):
+    # the golden is system + "\n\n" + user; the system message has no blank line
+    return _share(
+        report,
+        "prompt/generic/",
+        lambda f: f["actual"] == f["golden"].split("\n\n", 1)[1].rstrip(),
+        "cases are exactly lcb_runner's user message, .rstrip()-ed",
+    )
+
+
+def old_system_sentence(report):
+    return _share(
+        report,
+        "prompt/generic/",
+        lambda f: OLD_SYSTEM_SENTENCE in f["actual"],
+        f"cases carry {OLD_SYSTEM_SENTENCE.strip()!r}",
+    )
+
+
+def sends_system_message(report):
+    return _share(
+        report,
+        "prompt/generic/",
+        lambda f: f["actual"].startswith(SYSTEM_MESSAGE),
+        "cases start with the generic system message",
+    )
+
+
+def _stdin_cases(report, has: bool):
+    """Failing prompt/generic stdin cases (upstream's prompt has the sentence) whose prompt
+    has (or lacks) it."""
+    stdin = [f for f in _failures(report, "prompt/generic/") if ENSURE_SENTENCE in f["golden"]]
+    hits = sum(1 for f in stdin if (ENSURE_SENTENCE in (f.get("actual") or "")) == has)
+    return bool(stdin) and hits == len(stdin), (
+        f"{hits}/{len(stdin)} failing stdin prompt/generic/* cases "
+        f"{'carry' if has else 'lack'} {ENSURE_SENTENCE!r}…"
+    )
+
+
+def no_ensure_sentence(report):
+    return _stdin_cases(report, has=False)
+
+
+def has_ensure_sentence(report):
+    return _stdin_cases(report, has=True)
+
+
+def space_before_answer(report):
+    return _share(
+        report,
+        "prompt/generic/",
+        lambda f: "\n\n ### Answer:" in f["actual"],
+        "cases have ' ### Answer:' after the blank line",
+    )
+
+
+def chat_without_system(report):
+    return _share(
+        report,
+        "chat-prompt/",
+        lambda f: SYSTEM_MESSAGE not in f["actual"],
+        "chat-rendered cases have no system message",
+    )
+
+
+def first_block(report):
+    failure = _failed(report, LAST_BLOCK_CASE)
+    if failure is None:
+        return False, f"{LAST_BLOCK_CASE} passes (the last block is taken)"
+    return True, f"{LAST_BLOCK_CASE} fails: returns {failure['actual']!r:.60}"
+
+
+def last_block(report):
+    observed, evidence = first_block(report)
+    return not observed, evidence
+
+
+def strips_think(report):
+    """The generic </think> cases of deviations.toml expect the answer after the reasoning;
+    an extractor that does not cut the reasoning passes none of them."""
+    listed = sorted(case for case, style in deviations.think_deviations() if style == "generic")
+    failed = [c for c in listed if _failed(report, f"extract/generic/{c}")]
+    passed = len(listed) - len(failed)
+    return passed > 0, (
+        f"passes {passed} of the {len(listed)} generic </think> cases (an extractor that keeps "
+        f"the reasoning passes none); fails {', '.join(failed) or 'none'}"
+    )
+
+
+PREDICTIONS: dict[str, list[Prediction]] = {
+    "nvidia_generic_oai": [
+        Prediction(
+            "one user message, .rstrip()-ed",
+            "GenericOAIServer sends one user message (generic template .rstrip()), no "
+            "system message",
+            rstripped_user_message,
+        ),
+        Prediction("no system message", "(so) no system message", no_system_message),
+        Prediction(
+            "first python block",
+            "GenericOAIServer extraction: regex takes the FIRST ```python block, "
+            "stripped; no match returns the whole output stripped",
+            first_block,
+        ),
+    ],
+    "evalscope_lcb": [
+        Prediction(
+            "old system message",
+            "pre-Dec-2024 constants (the system message still says 'You will NOT "
+            "return anything except for the program.')",
+            old_system_sentence,
+        ),
+        Prediction(
+            "no 'Ensure that' sentence",
+            "pre-Dec-2024 constants (no 'Ensure that when the python program runs…' "
+            "in the stdin format text)",
+            no_ensure_sentence,
+        ),
+        Prediction("' ### Answer:'", 'a leading space before "### Answer:"', space_before_answer),
+        Prediction("", "system message only since PR #1549 (issue #1541)", sends_system_message),
+        Prediction("", "extraction: last block since PR #1170 (first block before)", last_block),
+    ],
+    "lighteval_lcb": [
+        Prediction(
+            "no system message, QwQ-style body",
+            "DeepSeekR1/QwQ-style body, no system message, wrapped by the model's chat template",
+            chat_without_system,
+        ),
+        Prediction(
+            "",
+            'before PR #645 (Apr 2025) missing a newline and the "Ensure that" '
+            "sentence (0.13.0 is after it: the sentence is expected)",
+            has_ensure_sentence,
+        ),
+        Prediction("", "extraction: last block", last_block),
+        Prediction(
+            "strips <think>…</think>",
+            "pipeline strips <think>...</think> first by default",
+            strips_think,
+        ),
+    ],
+    "opencompass_lcb": [
+        Prediction(
+            "old constants", "old constants (no 'Ensure that…' sentence)", no_ensure_sentence
+        ),
+        Prediction(
+            "no system message",
+            "defines the generic system message but never sends it; one HUMAN round",
+            no_system_message,
+        ),
+        Prediction("first block", "default extractor v1 = FIRST block; v2 = last", first_block),
+    ],
+}
+
+
+def observed_differences(report: dict) -> list[str]:
+    name = report["peer"]["module"].rsplit(".", 1)[-1]
+    return [p.short for p in PREDICTIONS.get(name, []) if p.short and p.check(report)[0]]
+
+
+# --- render ------------------------------------------------------------------------------------
+
+
+def _short(failure: dict) -> str:
+    if failure.get("actual") is None or failure.get("golden") is None:
+        lines = (failure.get("report") or "").strip().split("\n")
+        return "\n".join(lines[-SHOWN_LINES:])
+    report = showdiff.report(failure["actual"], failure["golden"], label=failure["case"])
+    return "\n".join(report.split("\n")[:SHOWN_LINES])
+
+
+def _deviation_note(report: dict) -> str:
+    """Failing extract-after-think cases where the peer returns exactly lcb_runner's own
+    extraction: they fail only because the suite holds extract_code to lcb_prompts'
+    documented </think> deviation (deviations.toml)."""
+    think = _failures(report, "extract-after-think/")
+    same = [
+        f
+        for f in think
+        if f.get("actual") is not None
+        and f["actual"]
+        == goldens.read(goldens.GoldenKey(goldens.EXTRACT, *f["case"].split("/")[1:]))
+    ]
+    if not think:
+        return ""
+    return (
+        f"{len(think)} failing extraction cases are `extract-after-think` cases (lcb_prompts' "
+        f"documented `</think>` deviation, deviations.toml); in {len(same)} of them the peer "
+        "returns exactly lcb_runner's own extraction."
+    )
+
+
+def _cell_rows(report: dict) -> tuple[list[str], list[str], list[dict]]:
+    rows, not_provided, other = [], [], []
+    for cell in report["cells"]:
+        if cell["style"] == "other checks":
+            other.append(cell)
+        elif cell["status"] == "not provided":
+            not_provided.append(f"{cell['style']}/{cell['tokenizer']}")
+        else:
+            rows.append(
+                f"| {cell['style']} | {cell['tokenizer']} | {', '.join(cell['checks'])} | "
+                f"{cell['cases'] - cell['not_provided']} | {cell['passed']} | {cell['failed']} | "
+                f"{'`' + cell['first_failure'] + '`' if cell['first_failure'] else '-'} |"
+            )
+    return rows, not_provided, other
+
+
+def render_peer(report: dict) -> list[str]:
+    peer = report["peer"]
+    name = peer["module"].rsplit(".", 1)[-1]
+    totals = report["totals"]
+    lines = [
+        f"## {peer['peer']} {peer['version'] or '(not installed)'} — `{peer['module']}`",
+        "",
+        f"Adapter: {peer['follows']}.",
+        "",
+        f"**{report['headline']}**",
+        "",
+        "| style | tokenizer | checks | cases run | passed | failed | first failing case |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows, not_provided, other = _cell_rows(report)
+    lines += rows
+    lines.append("")
+    if not_provided:
+        styles = report["impl"].get("styles_not_provided") or []
+        lines.append(
+            f"Not provided ({totals['not_provided']} cases, reported as skips): the styles "
+            f"{', '.join(styles) or '-'} and the functions "
+            f"{', '.join(report['impl']['not_provided']) or '-'}."
+        )
+        lines.append("")
+    if other:
+        failed = [f"{c['tokenizer']} ({c['failed']})" for c in other if c["failed"]]
+        lines.append(
+            f"Other checks (the suite's own tests and lcb_prompts' API contract, e.g. bad input; "
+            f"not lcb_runner identity, not counted above): {sum(c['passed'] for c in other)} "
+            f"passed, {sum(c['failed'] for c in other)} failed"
+            + (f" in {', '.join(failed)}." if failed else ".")
+        )
+        lines.append("")
+    note = _deviation_note(report)
+    if note:
+        lines += [note, ""]
+    raised = [f for f in report["failures"] if f.get("golden_key") and f.get("actual") is None]
+    if raised:
+        last = (raised[0].get("report") or "").strip().split("\n")[-1]
+        lines += [
+            f"**{len(raised)} golden cases raised instead of returning a string** (the adapter "
+            f"or the installed peer is broken, not compared): first `{raised[0]['case']}`: "
+            f"`{last}`",
+            "",
+        ]
+    firsts = _first_per_cell(report)
+    if firsts:
+        lines += ["First failing case of each failing cell:", "", "```"]
+        for failure in firsts:
+            lines += [_short(failure), ""]
+        lines[-1] = "```"
+        lines.append("")
+    predictions = PREDICTIONS.get(name, [])
+    if predictions:
+        lines += [
+            "Predicted by the peers survey vs observed:",
+            "",
+            "| predicted | observed | evidence |",
+            "|---|---|---|",
+        ]
+        for prediction in predictions:
+            observed, evidence = prediction.check(report)
+            lines.append(
+                f"| {_cell(prediction.claim)} | {'yes' if observed else '**no**'} | "
+                f"{_cell(evidence)} |"
+            )
+        lines.append("")
+    return lines
+
+
+def _cell(text: str) -> str:
+    """Text for a markdown table cell: no column breaks, backticks shown as such."""
+    return text.replace("|", "&#124;").replace("`", "\\`")
+
+
+def _first_per_cell(report: dict) -> list[dict]:
+    wanted = {
+        cell["first_failure"]
+        for cell in report["cells"]
+        if cell["first_failure"] and cell["style"] != "other checks"
+    }
+    seen, firsts = set(), []
+    for failure in report["failures"]:
+        if failure["case"] in wanted and failure["case"] not in seen:
+            seen.add(failure["case"])
+            firsts.append(failure)
+    return firsts
+
+
+def render(reports: list[dict]) -> str:
+    lines = [
+        "# Peers: other LiveCodeBench harnesses under the conformance suite",
+        "",
+        f"Generated by `{REGEN_COMMAND}` (each peer installed from PyPI in its own tox env, its "
+        "adapter in `peers/` calling the peer's own code, the suite run by `lcb-conformance "
+        "--impl peers.<module> --json`, then `python -m lcb_conformance.peers_report render`). "
+        "Do not edit by hand.",
+        "",
+        'A cell is a style x tokenizer family of the verdict matrix; "cases run" excludes '
+        "cases the adapter does not provide. Every peer is held to lcb_runner's **generic** "
+        "style (the one each claims to follow); its other styles are not provided. The "
+        "predictions are copied from the project's peers survey (facts gathered from the peers' "
+        "public code and trackers) and checked against each run.",
+        "",
+        "| peer | version | adapter | golden cases run | passed | failed | not provided | "
+        "verdict | predicted differences observed |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for report in reports:
+        peer, totals = report["peer"], report["totals"]
+        golden = [c for c in report["cells"] if c["style"] != "other checks"]
+        run_cases = sum(c["cases"] - c["not_provided"] for c in golden)
+        lines.append(
+            f"| {peer['peer']} | {peer['version']} | `{peer['module']}` | {run_cases} | "
+            f"{sum(c['passed'] for c in golden)} | {sum(c['failed'] for c in golden)} | "
+            f"{totals['not_provided']} | "
+            f"{'identical' if not sum(c['failed'] for c in golden) else 'NOT identical'} | "
+            f"{'; '.join(observed_differences(report)) or '-'} |"
+        )
+    missing = [
+        name
+        for name in PEERS
+        if name not in {r["peer"]["module"].rsplit(".", 1)[-1] for r in reports}
+    ]
+    lines.append("")
+    if missing:
+        lines += [f"No run stored for: {', '.join(missing)}.", ""]
+    for report in reports:
+        lines += render_peer(report)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def load_reports(out_dir: Path) -> list[dict]:
+    order = {name: index for index, name in enumerate(PEERS)}
+    reports = []
+    for path in sorted(out_dir.glob("*.json")):
+        report = json.loads(path.read_text("utf-8"))
+        if "peer" in report:
+            reports.append(report)
+    return sorted(reports, key=lambda r: order.get(r["peer"]["module"].rsplit(".", 1)[-1], 99))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lcb_conformance.peers_report")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run_parser = commands.add_parser("run", help="run the suite for one peer adapter")
+    run_parser.add_argument("module", help="e.g. peers.evalscope_lcb")
+    run_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
+    render_parser = commands.add_parser("render", help="write the page from the stored runs")
+    render_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
+    render_parser.add_argument("--output", type=Path, default=OUTPUT)
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return run(args.module, args.out_dir)
+    reports = load_reports(args.out_dir)
+    if not reports:
+        print(f"no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`", file=sys.stderr)
+        return 1
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(render(reports), "utf-8")
+    print(f"wrote {args.output} ({len(reports)} peers)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""The peer adapters' machinery (peers/) and the peers report (lcb_conformance.peers_report).
+
+The adapters of evalscope, lighteval and OpenCompass need their peer installed: their tox envs
+(peer-*) run them. Here: the source loader they rely on, the one adapter whose peer is the
+upstream package itself, and the report rendered from a run."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lcb_conformance import cases, implementation, peers_report
+
+
+@pytest.fixture
+def peers(monkeypatch):
+    """The peers package (a top-level folder of the repository, not installed)."""
+    monkeypatch.syspath_prepend(str(cases.REPO_ROOT))
+    import peers
+
+    return peers
+
+
+PEER_FILE = """
+from .sibling_config import datasets  # noqa
+
+template = "### Question:\\n{q}\\n\\n" + "### Answer:\\n\\n"
+computed = str(1)
+
+
+class Loader:
+    default: str | None = None
+
+    @staticmethod
+    def load(path, version="v1", *, mode="chat"):
+        def transform(item: UndefinedType) -> dict:
+            item["format"] = PREFIX + item["q"]
+            return item
+
+        return transform
+"""
+
+
+def test_source_loader_runs_the_files_own_definitions(peers, tmp_path):
+    from peers import _source
+
+    path = tmp_path / "peer_module.py"
+    path.write_text(textwrap.dedent(PEER_FILE), "utf-8")
+    transform = _source.load_function(path, "Loader.load.transform", {"PREFIX": ">"})
+    assert transform({"q": "x"}) == {"q": "x", "format": ">x"}  # annotations not evaluated
+    assert transform.__code__.co_filename == str(path)  # tracebacks name the peer's file
+    assert _source.constant_value(path, "template") == "### Question:\n{q}\n\n### Answer:\n\n"
+    assert _source.constant_value(path, "Loader.default") is None
+    assert _source.argument_default(path, "Loader.load", "version") == "v1"
+    assert _source.argument_default(path, "Loader.load", "mode") == "chat"
+    assert _source.relative_import(path) == "sibling_config.py"
+    with pytest.raises(_source.PeerSourceError, match="literals only"):
+        _source.constant_value(path, "computed")
+    with pytest.raises(_source.PeerSourceError, match="defines no Loader.missing"):
+        _source.load_function(path, "Loader.missing")
+    with pytest.raises(_source.PeerSourceError, match="is not installed"):
+        _source.installed_file("no-such-distribution-lcb", "x.py")
+
+
+@pytest.mark.upstream
+def test_nvidia_adapter_is_upstreams_generic_oai_server(peers):
+    """peers.nvidia_generic_oai calls the installed package: one user message, the generic
+    template .rstrip()-ed; extraction takes the first ```python block."""
+    from livecodebench.lm_styles import LMStyle
+    from livecodebench.utils.extraction_utils import extract_code
+
+    adapter = implementation.load("peers.nvidia_generic_oai")
+    assert adapter.styles == ("generic",)
+    assert adapter.not_provided_styles() == ("codeqwen", "deepseek", "genericbase")
+    row = cases.problems()["atc_stamp_card_rally"]
+    from peers import nvidia_generic_oai
+
+    (message,) = nvidia_generic_oai.messages(row)
+    assert message["role"] == "user"
+    assert adapter.format_lcb_prompt(row) == message["content"]
+    assert message["content"].startswith("### Question:\n")
+    assert message["content"].endswith("### Answer: (use the provided format with backticks)")
+    output = cases.outputs()["two_blocks_last_wins"].output
+    extracted = adapter.extract_code(output)
+    assert extracted == extract_code(output, LMStyle.GenericOAIServer)
+    assert extracted == "n = int(input())\nprint(sum(range(n + 1)))"  # the first block
+
+
+def _run(actual: str, golden: str) -> dict:
+    """A stored peer run (lcb-conformance --json plus the peer description), reduced to what
+    the report reads."""
+    case = f"prompt/generic/{next(iter(cases.problems()))}"
+    return {
+        "peer": {
+            "module": "peers.opencompass_lcb",
+            "peer": "OpenCompass",
+            "version": "0.5.4",
+            "follows": "generic: one HUMAN round",
+        },
+        "headline": "peers.opencompass_lcb: NOT identical to lcb_runner",
+        "impl": {"not_provided": ["decode_context"], "styles_not_provided": ["codeqwen"]},
+        "totals": {"not_provided": 3},
+        "cells": [
+            {"style": "generic", "tokenizer": "no template", "checks": ["prompt"], "cases": 1,
+             "passed": 0, "failed": 1, "not_provided": 0, "status": "fail",
+             "first_failure": case},
+            {"style": "codeqwen", "tokenizer": "-", "checks": ["prompt"], "cases": 3,
+             "passed": 0, "failed": 0, "not_provided": 3, "status": "not provided",
+             "first_failure": None},
+            {"style": "other checks", "tokenizer": "test_bad_input.py", "checks": [],
+             "cases": 2, "passed": 1, "failed": 1, "not_provided": 0, "status": "fail",
+             "first_failure": "test_bad_row[list]"},
+        ],
+        "failures": [
+            {"case": case, "nodeid": f"t.py::test_prompt[{case}]", "golden_key": case,
+             "golden": golden, "actual": actual, "report": "…"},
+        ],
+    }  # fmt: skip
+
+
+def test_peers_report_shows_cells_first_failure_and_predictions():
+    golden = peers_report.SYSTEM_MESSAGE + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
+    actual = "### Question:\nQ\n\n### Answer: x\n\n"
+    page = peers_report.render([_run(actual, golden)])
+    assert (
+        "| OpenCompass | 0.5.4 | `peers.opencompass_lcb` | 1 | 0 | 1 | 3 | NOT identical |" in page
+    )
+    assert "No run stored for: nvidia_generic_oai, evalscope_lcb, lighteval_lcb." in page
+    assert "| generic | no template | prompt | 1 | 0 | 1 |" in page
+    assert "the styles codeqwen and the functions decode_context" in page
+    assert "1 passed, 1 failed in test_bad_input.py (1)" in page
+    # the first failing case, as showdiff shows it
+    assert "first difference at offset 0" in page
+    assert "golden: You are an expert Python programmer. You…" in page
+    # the survey's predictions, checked against the run
+    assert (
+        "| defines the generic system message but never sends it; one HUMAN round | yes | "
+        "1/1 failing prompt/generic/* cases have no lcb_runner system message |" in page
+    )
+    assert "| default extractor v1 = FIRST block; v2 = last | **no** |" in page
