@@ -1,0 +1,114 @@
+"""Benchmark of the differential run (python -m lcb_conformance.differential).
+
+    python bench/bench_differential.py [--rows 1000] [--impl MODULE] [--uncached 20]
+
+Generates ROWS LiveCodeBench rows by varying the fixture rows (each gets its own question_id,
+a changed statement, and its tests as private_test_cases encoded the way the real dataset
+encodes them: base64(zlib(pickle(json)))), writes them to a temporary JSON lines file, and
+times the whole command in a subprocess (interpreter start, imports, offline tokenizer cache,
+every row x every prompt variant against live upstream). Then, in this process, times
+upstream's LLaMa3 prompt for --uncached rows without the AutoTokenizer.from_pretrained cache,
+to show what the cache saves. Figures for the README, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import pickle
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+from lcb_conformance import cases
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def encode_tests(tests: list) -> str:
+    """private_test_cases as code_generation_lite stores them."""
+    return base64.b64encode(zlib.compress(pickle.dumps(json.dumps(tests)))).decode("ascii")
+
+
+def generate(count: int) -> list[dict]:
+    base = list(cases.problems().values())
+    rows = []
+    for index in range(count):
+        row = dict(base[index % len(base)])
+        tests = json.loads(row["public_test_cases"]) * 20
+        row["question_id"] = f"{row['question_id']}_{index}"
+        row["question_content"] += (
+            f"\n\nVariant {index}: the answer must also hold for n = {index}."
+        )
+        row["private_test_cases"] = encode_tests(tests)
+        rows.append(row)
+    return rows
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def time_uncached(rows: list[dict]) -> float:
+    from lcb_conformance import hf_cache
+
+    hf_cache.activate_offline_cache()
+    from lcb_conformance.upstream import Upstream
+
+    upstream, variant = Upstream(), cases.VARIANTS["generic-llama3"]
+    start = time.perf_counter()
+    for row in rows:
+        upstream.prompt(variant, row)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1000)
+    parser.add_argument("--impl", default="lcb_prompts")
+    parser.add_argument("--uncached", type=int, default=20, help="rows timed without the cache")
+    args = parser.parse_args()
+
+    rows = generate(args.rows)
+    with tempfile.TemporaryDirectory() as folder:
+        dataset = Path(folder) / "rows.jsonl"
+        dataset.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
+        size = dataset.stat().st_size
+        command = [sys.executable, "-m", "lcb_conformance.differential", str(dataset)]
+        command += ["--impl", args.impl]
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
+        wall = time.perf_counter() - start
+    prompts = args.rows * len(cases.PROMPT_VARIANTS)
+    print(done.stdout.split("\n\n")[0])
+    print(
+        f"\n{args.rows} rows ({size / 1e6:.1f} MB) x {len(cases.PROMPT_VARIANTS)} variants = "
+        f"{prompts} prompts vs live upstream: {wall:.1f} s wall, exit code {done.returncode}"
+    )
+    print(
+        f"machine: {os.cpu_count()} CPUs (nproc), {cpu_model()}, Python {platform.python_version()}"
+    )
+    if args.uncached:
+        seconds = time_uncached(rows[: args.uncached])
+        print(
+            f"without the from_pretrained cache, upstream's generic-llama3 prompt alone: "
+            f"{seconds / args.uncached * 1000:.0f} ms a row "
+            f"(~{seconds / args.uncached * args.rows:.0f} s for {args.rows} rows)"
+        )
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,260 @@
+"""Differential run: an implementation against LIVE upstream lcb_runner on a dataset file.
+
+    python -m lcb_conformance.differential DATASET.jsonl [--impl MODULE[:ATTR]]
+        [--styles VARIANT,...] [--upstream installed|PATH] [--show N]
+
+DATASET.jsonl holds LiveCodeBench rows (the code_generation_lite schema, lcb_conformance.cases
+.PROBLEM_FIELDS), one JSON object a line. For every row and every prompt variant
+(cases.PROMPT_VARIANTS, or those named by --styles) the implementation's
+``format_lcb_prompt`` is compared byte for byte with what upstream builds for that row right
+now; no goldens are involved. Variants whose style the implementation's STYLES leaves out are
+reported as not provided. Prints a table per variant and the first N mismatches as showdiff
+reports; exit code 0 when every prompt is identical, 1 on a mismatch or an error, 2 when the
+dataset, the implementation or a --styles name is unusable.
+
+Upstream's LLaMa3 style loads its tokenizer with AutoTokenizer.from_pretrained on every call;
+for the duration of the run that method is memoised (:func:`memoised_from_pretrained`), and
+each row's CodeGenerationProblem is built once for all its variants. Neither changes what
+upstream returns (tests/test_differential.py holds the first call with and without the cache
+to the same prompt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import cases, hf_cache, implementation, showdiff
+
+IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
+
+
+class DatasetError(ValueError):
+    """A dataset line the run cannot use; the message names file and line."""
+
+
+def read_dataset(path: Path) -> list[dict]:
+    rows = []
+    with Path(path).open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DatasetError(f"{path}:{number}: not valid JSON ({error})") from None
+            if not isinstance(row, dict):
+                raise DatasetError(f"{path}:{number}: expected a JSON object (an LCB row)")
+            for name, kind in cases.PROBLEM_FIELDS.items():
+                if name not in row:
+                    raise DatasetError(f"{path}:{number}: row lacks {name!r}")
+                if not isinstance(row[name], kind):
+                    raise DatasetError(f"{path}:{number}: {name!r} is {type(row[name]).__name__}")
+            rows.append(row)
+    if not rows:
+        raise DatasetError(f"{path}: no rows")
+    return rows
+
+
+@contextlib.contextmanager
+def memoised_from_pretrained():
+    """transformers.AutoTokenizer.from_pretrained, memoised by its (args, kwargs) until exit
+    (calls with unhashable arguments go through uncached). Yields the cache."""
+    from transformers import AutoTokenizer
+
+    own = AutoTokenizer.__dict__.get("from_pretrained")  # the classmethod, when defined there
+    load = AutoTokenizer.from_pretrained
+    cache: dict = {}
+
+    def from_pretrained(*args, **kwargs):
+        key = (args, tuple(sorted(kwargs.items())))
+        try:
+            hash(key)
+        except TypeError:
+            return load(*args, **kwargs)
+        if key not in cache:
+            cache[key] = load(*args, **kwargs)
+        return cache[key]
+
+    AutoTokenizer.from_pretrained = staticmethod(from_pretrained)
+    try:
+        yield cache
+    finally:
+        if own is not None:
+            AutoTokenizer.from_pretrained = own
+        else:
+            del AutoTokenizer.from_pretrained
+
+
+def _row_cached_upstream(source: str):
+    """Upstream whose problem(row) is built once per row (for all of that row's variants)."""
+    from .upstream import Upstream  # after activate_offline_cache(): it imports transformers
+
+    class RowCachedUpstream(Upstream):
+        _row: object = None
+        _problem: object = None
+
+        def problem(self, row):
+            if row is not self._row:
+                self._row, self._problem = row, super().problem(row)
+            return self._problem
+
+    return RowCachedUpstream(source)
+
+
+@dataclass
+class Mismatch:
+    variant: str
+    question_id: str
+    report: str
+
+
+@dataclass
+class Result:
+    counts: dict[str, Counter] = field(default_factory=dict)  # variant -> outcome counts
+    not_provided: list[str] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(c[DIFFER] or c[ERROR] for c in self.counts.values())
+
+
+def _progress(total: int):
+    """A tqdm bar on a terminal, nothing otherwise."""
+    if not sys.stdout.isatty():
+        return contextlib.nullcontext(None)
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="prompt", desc="differential")
+
+
+def compare(impl, upstream, rows: list[dict], variants) -> Result:
+    from . import audit
+
+    result = Result()
+    format_lcb_prompt = impl.format_lcb_prompt
+    active = []
+    for variant in variants:
+        if impl.provides("format_lcb_prompt", variant.style):
+            active.append(variant)
+            result.counts[variant.name] = Counter()
+        else:
+            result.not_provided.append(variant.name)
+    with memoised_from_pretrained(), _progress(len(rows) * len(active)) as bar:
+        for row in rows:
+            for variant in active:
+                label = f"{variant.name}/{row['question_id']}"
+                try:
+                    expected = upstream.prompt(variant, row)
+                except Exception as error:  # reported; the run goes on
+                    outcome, report = ERROR, f"{label}: upstream raised {error!r}"
+                else:
+                    try:
+                        actual = format_lcb_prompt(
+                            row,
+                            tokenizer=(
+                                audit.load_tokenizer(variant.tokenizer)
+                                if variant.chat_template
+                                else None
+                            ),
+                            chat_template=variant.chat_template,
+                            style=variant.style,
+                        )
+                    except Exception as error:
+                        outcome, report = ERROR, f"{label}: {impl.name} raised {error!r}"
+                    else:
+                        same = actual == expected
+                        outcome = IDENTICAL if same else DIFFER
+                        report = None if same else _report(actual, expected, label, impl.name)
+                result.counts[variant.name][outcome] += 1
+                if report is not None:
+                    result.mismatches.append(Mismatch(variant.name, row["question_id"], report))
+                if bar is not None:
+                    bar.update()
+    return result
+
+
+def _report(actual, expected: str, label: str, impl_name: str) -> str:
+    if not isinstance(actual, str):
+        return f"{label}: {impl_name} returned {type(actual).__name__}, not str: {actual!r:.200}"
+    return showdiff.report(
+        actual, expected, label=label, expected_name="upstream", actual_name=impl_name
+    )
+
+
+def render(result: Result, show: int) -> str:
+    lines = [f"{'variant':<16}{'rows':>6}{'identical':>11}{'differ':>8}{'errors':>8}"]
+    for name, counts in result.counts.items():
+        lines.append(
+            f"{name:<16}{sum(counts.values()):>6}{counts[IDENTICAL]:>11}"
+            f"{counts[DIFFER]:>8}{counts[ERROR]:>8}"
+        )
+    for name in result.not_provided:
+        lines.append(f"{name:<16}{'not provided (outside the implementation STYLES)':>40}")
+    if result.mismatches:
+        shown = result.mismatches[:show]
+        lines += ["", f"first {len(shown)} of {len(result.mismatches)} mismatches:"]
+        for mismatch in shown:
+            lines += ["", mismatch.report]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    names = [variant.name for variant in cases.PROMPT_VARIANTS]
+    parser = argparse.ArgumentParser(
+        prog="python -m lcb_conformance.differential",
+        description="Compare an implementation's prompts with live upstream lcb_runner on "
+        "every row of an LCB dataset file and every prompt variant.",
+    )
+    parser.add_argument("dataset", type=Path, help="JSON lines of LCB code_generation rows")
+    parser.add_argument("--impl", default=implementation.REFERENCE, metavar="MODULE[:ATTR]")
+    parser.add_argument(
+        "--styles",
+        default=",".join(names),
+        metavar="VARIANT,...",
+        help=f"prompt variants to compare (default: all: {','.join(names)})",
+    )
+    parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
+    parser.add_argument("--show", type=int, default=5, help="mismatch reports printed")
+    args = parser.parse_args(argv)
+
+    wanted = [name.strip() for name in args.styles.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in cases.VARIANTS]
+    if unknown or not wanted:
+        print(f"--styles: unknown {', '.join(unknown) or '(none)'}; known: {', '.join(names)}")
+        return 2
+    try:
+        rows = read_dataset(args.dataset)
+    except (OSError, DatasetError) as error:
+        print(f"differential: {error}")
+        return 2
+    # Before anything imports transformers or huggingface_hub (upstream and audit do).
+    hf_cache.activate_offline_cache()
+    try:
+        impl = implementation.load(args.impl)
+    except ImportError as error:
+        print(f"differential: {error}")
+        return 2
+    if not impl.provides("format_lcb_prompt"):
+        print(f"differential: {impl.name} does not provide format_lcb_prompt")
+        return 2
+    upstream = _row_cached_upstream(args.upstream)
+    print(
+        f"differential: {impl.name} vs {upstream.describe_source()} (live) on {args.dataset} "
+        f"({len(rows)} rows)"
+    )
+    result = compare(impl, upstream, rows, [cases.VARIANTS[name] for name in wanted])
+    print(render(result, args.show))
+    verdict = "every prompt identical" if result.ok else "MISMATCH"
+    print(f"\n{impl.name}: {verdict}")
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""python -m lcb_conformance.differential: an implementation vs live upstream on a dataset file."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+
+from lcb_conformance import cases, differential
+
+ROWS = list(cases.problems().values())
+
+
+def write_rows(path, rows) -> str:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
+    return str(path)
+
+
+@pytest.mark.upstream
+def test_tokenizer_cache_changes_nothing_upstream_returns(upstream):
+    """The memoised AutoTokenizer.from_pretrained gives upstream's LLaMa3 prompt unchanged:
+    on the first call (which loads and caches), on later calls (which reuse the tokenizer),
+    and the original method is back afterwards."""
+    from transformers import AutoTokenizer
+
+    variant = cases.VARIANTS["generic-llama3"]
+    uncached = [upstream.prompt(variant, row) for row in ROWS[:3]]
+    original = AutoTokenizer.__dict__.get("from_pretrained")
+    with differential.memoised_from_pretrained() as cache:
+        assert upstream.prompt(variant, ROWS[0]) == uncached[0]
+        assert list(cache) == [
+            ((cases.LLAMA3_TOKENIZER,), (("padding_side", "left"), ("use_fast", False)))
+        ]
+        cached = [upstream.prompt(variant, row) for row in ROWS[:3]]
+        assert len(cache) == 1
+    assert cached == uncached
+    assert AutoTokenizer.__dict__.get("from_pretrained") is original
+
+
+@pytest.mark.upstream
+def test_reference_is_identical_on_every_row_and_variant(tmp_path, capsys):
+    dataset = write_rows(tmp_path / "rows.jsonl", ROWS)
+    assert differential.main([dataset]) == 0
+    out = capsys.readouterr().out
+    for variant in cases.PROMPT_VARIANTS:
+        assert f"{variant.name:<16}{len(ROWS):>6}{len(ROWS):>11}{0:>8}{0:>8}" in out
+    assert "lcb_prompts: every prompt identical" in out
+
+
+BROKEN = """
+    from lcb_prompts import format_lcb_prompt as reference
+
+    STYLES = ("generic", "codeqwen")
+
+
+    def format_lcb_prompt(row, tokenizer=None, chat_template=False, style="generic",
+                          enable_thinking=None):
+        prompt = reference(row, tokenizer, chat_template, style, enable_thinking)
+        return prompt.replace("### Answer:", "### Answer :") if style == "generic" else prompt
+"""
+
+
+@pytest.mark.upstream
+def test_broken_implementation_gets_a_mismatch_report(tmp_path, monkeypatch, capsys):
+    (tmp_path / "broken_lcb_impl.py").write_text(textwrap.dedent(BROKEN), "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:4])
+    assert differential.main([dataset, "--impl", "broken_lcb_impl", "--show", "1"]) == 1
+    out = capsys.readouterr().out
+    assert f"{'generic-llama3':<16}{4:>6}{0:>11}{4:>8}{0:>8}" in out
+    assert f"{'codeqwen':<16}{4:>6}{4:>11}{0:>8}{0:>8}" in out
+    assert "deepseek        not provided" in out
+    assert "first 1 of 8 mismatches:" in out
+    report = out.split("mismatches:\n\n", 1)[1]
+    first = ROWS[0]["question_id"]
+    assert report.startswith(f"generic-llama3/{first}: differs from the upstream\n")
+    assert "upstream: …" in report and "broken_lcb_impl: …" in report  # visible characters
+    assert "-### Answer: (use the provided format with backticks)" in report  # line diff
+    assert out.rstrip().endswith("broken_lcb_impl: MISMATCH")
+
+
+def test_a_bad_dataset_line_is_named(tmp_path, capsys):
+    row = dict(ROWS[0])
+    del row["question_content"]
+    dataset = write_rows(tmp_path / "rows.jsonl", [ROWS[1], row])
+    assert differential.main([dataset]) == 2
+    assert f"{dataset}:2: row lacks 'question_content'" in capsys.readouterr().out
+
+
+def test_unknown_variant_is_refused(tmp_path, capsys):
+    dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:1])
+    assert differential.main([dataset, "--styles", "generic,llama3"]) == 2
+    assert "unknown llama3" in capsys.readouterr().out
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    with differential._progress(3) as bar:
+        assert bar is None  # pytest captures stdout: not a TTY
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    with differential._progress(3) as bar:
+        assert bar is not None and bar.total == 3
