@@ -59,7 +59,7 @@ def chunked(text: str, sizes: list[int]) -> list[str]:
     return chunks
 
 
-@settings(max_examples=3 * BUDGET, deadline=None)
+@settings(max_examples=2 * BUDGET, deadline=None)
 @given(
     text=texts,
     sizes=st.lists(st.integers(min_value=0, max_value=9), min_size=1, max_size=12),
@@ -74,7 +74,7 @@ def test_every_step_answers_like_extract_code_prefix(text, sizes, style):
         assert extractor.prefix == extract_code_prefix(so_far, style)
 
 
-@settings(max_examples=BUDGET * 3 // 2, deadline=None)
+@settings(max_examples=BUDGET, deadline=None)
 @given(text=texts, style=styles)
 def test_one_character_at_a_time(text, style):
     extractor = PrefixExtractor(style)

@@ -36,11 +36,9 @@ def extract_code(model_output: str, style: str = "generic") -> str:
         return ""
     # The last fence line begins after the "\n" before its last ```; every ``` before that
     # "\n" lies on an earlier line (a fence has no "\n" in it).
-    last_line = text.rfind("\n", start, last) + 1
-    if last_line == 0:  # the last fence line is the answer's first line: one fence line
-        return ""
+    last_line = text.rfind("\n", start, last) + 1  # 0: it is the answer's first line
     previous = _rfind(text, FENCE, start, last_line)
-    if previous == -1:
+    if previous == -1:  # no fence line before it
         return ""
     code_start = text.find("\n", previous) + 1  # found: text[last_line - 1] is "\n"
     return text[code_start : last_line - 1]
