@@ -1,7 +1,7 @@
 """Differential run: an implementation against LIVE upstream lcb_runner on a dataset file.
 
     python -m lcb_conformance.differential DATASET.jsonl [--impl MODULE[:ATTR]]
-        [--styles VARIANT,...] [--upstream installed|PATH] [--show N]
+        [--styles VARIANT,...] [--upstream installed|PATH] [--show N] [--full-rows]
 
 DATASET.jsonl holds LiveCodeBench rows (the code_generation_lite schema, lcb_conformance.cases
 .PROBLEM_FIELDS), one JSON object a line. For every row and every prompt variant
@@ -12,11 +12,16 @@ reported as not provided. Prints a table per variant and the first N mismatches 
 reports; exit code 0 when every prompt is identical, 1 on a mismatch or an error, 2 when the
 dataset, the implementation or a --styles name is unusable.
 
-Upstream's LLaMa3 style loads its tokenizer with AutoTokenizer.from_pretrained on every call;
-for the duration of the run that method is memoised (:func:`memoised_from_pretrained`), and
-each row's CodeGenerationProblem is built once for all its variants. Neither changes what
-upstream returns (tests/test_differential.py holds the first call with and without the cache
-to the same prompt).
+Speed, without changing what upstream returns (tests/test_differential.py proves each):
+
+- upstream's LLaMa3 style loads its tokenizer with AutoTokenizer.from_pretrained on every
+  call; for the duration of the run that method is memoised (:func:`memoised_from_pretrained`);
+- each row's CodeGenerationProblem is built once for all its variants;
+- upstream gets the row with ``private_test_cases`` = "[]": its constructor decodes the hidden
+  tests (base64, zlib, pickle, JSON: ~0.1 s for a real row of several MB) and no prompt reads
+  them. ``--full-rows`` passes the rows untouched. The implementation always gets the row as
+  read;
+- the file is streamed, one row in memory at a time (the real dataset is gigabytes).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import contextlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,8 +44,13 @@ class DatasetError(ValueError):
     """A dataset line the run cannot use; the message names file and line."""
 
 
-def read_dataset(path: Path) -> list[dict]:
-    rows = []
+# What upstream's CodeGenerationProblem gets for the hidden tests no prompt shows.
+NO_PRIVATE_TESTS = "[]"
+
+
+def iter_dataset(path: Path) -> Iterator[dict]:
+    """The rows of a JSON lines file, one at a time, each checked against the schema."""
+    count = 0
     with Path(path).open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
@@ -55,10 +66,21 @@ def read_dataset(path: Path) -> list[dict]:
                     raise DatasetError(f"{path}:{number}: row lacks {name!r}")
                 if not isinstance(row[name], kind):
                     raise DatasetError(f"{path}:{number}: {name!r} is {type(row[name]).__name__}")
-            rows.append(row)
-    if not rows:
+            count += 1
+            yield row
+    if not count:
         raise DatasetError(f"{path}: no rows")
-    return rows
+
+
+def count_rows(path: Path) -> int:
+    """Non-blank lines (for the progress bar's total), without parsing them."""
+    with Path(path).open("rb") as lines:
+        return sum(1 for line in lines if line.strip())
+
+
+def for_upstream(row: dict, full_rows: bool = False) -> dict:
+    """The row upstream builds its prompts from: without the hidden tests unless full_rows."""
+    return row if full_rows else {**row, "private_test_cases": NO_PRIVATE_TESTS}
 
 
 @contextlib.contextmanager
@@ -125,7 +147,7 @@ class Result:
         return not any(c[DIFFER] or c[ERROR] for c in self.counts.values())
 
 
-def _progress(total: int):
+def _progress(total: int | None):
     """A tqdm bar on a terminal, nothing otherwise."""
     if not sys.stdout.isatty():
         return contextlib.nullcontext(None)
@@ -134,7 +156,10 @@ def _progress(total: int):
     return tqdm(total=total, unit="prompt", desc="differential")
 
 
-def compare(impl, upstream, rows: list[dict], variants) -> Result:
+def compare(
+    impl, upstream, rows: Iterable[dict], variants, total: int | None = None, full_rows=False
+) -> Result:
+    """Every row x variant; ``total`` rows (for the progress bar) when known."""
     from . import audit
 
     result = Result()
@@ -146,12 +171,14 @@ def compare(impl, upstream, rows: list[dict], variants) -> Result:
             result.counts[variant.name] = Counter()
         else:
             result.not_provided.append(variant.name)
-    with memoised_from_pretrained(), _progress(len(rows) * len(active)) as bar:
+    prompts = None if total is None else total * len(active)
+    with memoised_from_pretrained(), _progress(prompts) as bar:
         for row in rows:
+            upstream_row = for_upstream(row, full_rows)
             for variant in active:
                 label = f"{variant.name}/{row['question_id']}"
                 try:
-                    expected = upstream.prompt(variant, row)
+                    expected = upstream.prompt(variant, upstream_row)
                 except Exception as error:  # reported; the run goes on
                     outcome, report = ERROR, f"{label}: upstream raised {error!r}"
                 else:
@@ -222,6 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
     parser.add_argument("--show", type=int, default=5, help="mismatch reports printed")
+    parser.add_argument(
+        "--full-rows",
+        action="store_true",
+        help="give upstream the rows with their private_test_cases (slower: it decodes them; "
+        "no prompt reads them)",
+    )
     args = parser.parse_args(argv)
 
     wanted = [name.strip() for name in args.styles.split(",") if name.strip()]
@@ -229,10 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown or not wanted:
         print(f"--styles: unknown {', '.join(unknown) or '(none)'}; known: {', '.join(names)}")
         return 2
-    try:
-        rows = read_dataset(args.dataset)
-    except (OSError, DatasetError) as error:
-        print(f"differential: {error}")
+    if not args.dataset.is_file():
+        print(f"differential: {args.dataset}: no such file")
         return 2
     # Before anything imports transformers or huggingface_hub (upstream and audit do).
     hf_cache.activate_offline_cache()
@@ -245,11 +276,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"differential: {impl.name} does not provide format_lcb_prompt")
         return 2
     upstream = _row_cached_upstream(args.upstream)
-    print(
-        f"differential: {impl.name} vs {upstream.describe_source()} (live) on {args.dataset} "
-        f"({len(rows)} rows)"
-    )
-    result = compare(impl, upstream, rows, [cases.VARIANTS[name] for name in wanted])
+    print(f"differential: {impl.name} vs {upstream.describe_source()} (live) on {args.dataset}")
+    total = count_rows(args.dataset) if sys.stdout.isatty() else None
+    try:
+        result = compare(
+            impl,
+            upstream,
+            iter_dataset(args.dataset),
+            [cases.VARIANTS[name] for name in wanted],
+            total,
+            args.full_rows,
+        )
+    except DatasetError as error:
+        print(f"differential: {error}")
+        return 2
     print(render(result, args.show))
     verdict = "every prompt identical" if result.ok else "MISMATCH"
     print(f"\n{impl.name}: {verdict}")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import pickle
 import sys
 import textwrap
+import zlib
 
 import pytest
 
@@ -39,10 +42,35 @@ def test_tokenizer_cache_changes_nothing_upstream_returns(upstream):
     assert AutoTokenizer.__dict__.get("from_pretrained") is original
 
 
+def encoded(tests: list) -> str:
+    """private_test_cases as the real dataset stores them: base64(zlib(pickle(json)))."""
+    return base64.b64encode(zlib.compress(pickle.dumps(json.dumps(tests)))).decode("ascii")
+
+
 @pytest.mark.upstream
-def test_reference_is_identical_on_every_row_and_variant(tmp_path, capsys):
+def test_upstream_prompts_do_not_read_the_hidden_tests(upstream):
+    """Upstream gets rows without private_test_cases (it would decode them for nothing): for
+    rows whose hidden tests are plain JSON or encoded as in the dataset, every variant's prompt
+    is the same with and without them."""
+    with_tests = [row for row in ROWS if row["private_test_cases"] != "[]"]
+    assert with_tests
+    row = dict(ROWS[0])
+    row["private_test_cases"] = encoded(json.loads(with_tests[0]["private_test_cases"]) * 3)
+    with differential.memoised_from_pretrained():
+        for full in [*with_tests, row]:
+            stripped = differential.for_upstream(full)
+            assert stripped["private_test_cases"] == "[]" and full["private_test_cases"] != "[]"
+            assert upstream.problem(full).private_test_cases  # decoded: there are tests
+            for variant in cases.PROMPT_VARIANTS:
+                assert upstream.prompt(variant, stripped) == upstream.prompt(variant, full)
+    assert differential.for_upstream(row, full_rows=True) is row
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("options", [[], ["--full-rows"]], ids=["default", "full-rows"])
+def test_reference_is_identical_on_every_row_and_variant(tmp_path, capsys, options):
     dataset = write_rows(tmp_path / "rows.jsonl", ROWS)
-    assert differential.main([dataset]) == 0
+    assert differential.main([dataset, *options]) == 0
     out = capsys.readouterr().out
     for variant in cases.PROMPT_VARIANTS:
         assert f"{variant.name:<16}{len(ROWS):>6}{len(ROWS):>11}{0:>8}{0:>8}" in out
