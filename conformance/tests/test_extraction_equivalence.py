@@ -54,14 +54,14 @@ near_misses = st.lists(st.one_of(near_miss, near_miss, near_miss, real), max_siz
 styles = st.sampled_from(STYLES)
 
 
-@settings(max_examples=2 * BUDGET, deadline=None)
+@settings(max_examples=BUDGET, deadline=None)
 @given(output=texts, style=styles)
 def test_extract_code_is_the_line_splitting_rule(impl_function, output, style):
     extract_code = impl_function("extract_code")
     assert extract_code(output, style=style) == extract_code_rule(output, style)
 
 
-@settings(max_examples=2 * BUDGET, deadline=None)
+@settings(max_examples=BUDGET, deadline=None)
 @given(output=texts, style=styles)
 def test_extract_code_prefix_is_the_line_splitting_rule(impl_function, output, style):
     extract_code_prefix = impl_function("extract_code_prefix")
@@ -89,7 +89,7 @@ def test_fence_line_counting_on_whole_lines(impl_function, lines, style):
     assert prefix == prefix_rule(output, style)
 
 
-@settings(max_examples=2 * BUDGET, deadline=None)
+@settings(max_examples=BUDGET, deadline=None)
 @given(output=near_misses, style=styles)
 @example(output="` " * 20 + "```\nx", style="generic")  # prefix "x"
 @example(output="< " * 20 + "<think>```\nx", style="generic")  # prefix ""

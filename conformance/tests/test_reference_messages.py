@@ -47,9 +47,9 @@ STYLES_TEXT = "('generic', 'codeqwen', 'deepseek', 'genericbase')"
             (ValueError, "row has no 'question_content' (lcb_runner's problem class requires it)"),
         ),
         (
-            ({"question_content": None},),
+            ({"question_content": b"q"},),
             {},
-            (TypeError, "row['question_content'] must be str; got NoneType"),
+            (TypeError, "row['question_content'] must be str; got bytes"),
         ),
         (
             ({"question_content": "q", "starter_code": 3},),
@@ -83,7 +83,7 @@ STYLES_TEXT = "('generic', 'codeqwen', 'deepseek', 'genericbase')"
     ids=[
         "not-a-mapping",
         "no-question",
-        "question-none",
+        "question-bytes",
         "starter-int",
         "unknown-style",
         "no-tokenizer",
@@ -125,9 +125,9 @@ def test_extraction_messages(reference, function):
         ([True], (TypeError, "context[0] is a bool, not a byte id")),
         ([b"", 256], (ValueError, "context[1] = 256 is not a byte id (0..255)")),
         ([-1], (ValueError, "context[0] = -1 is not a byte id (0..255)")),
-        ([b"", None], (TypeError, "context[1] must be bytes, int or str; got NoneType")),
+        ([b"", 1.5], (TypeError, "context[1] must be bytes, int or str; got float")),
     ],
-    ids=["float", "bool-token", "int-256", "int-negative", "none-token"],
+    ids=["float", "bool-token", "int-256", "int-negative", "float-token"],
 )
 def test_decode_context_messages(reference, context, expected):
     assert message(reference.decode_context, context) == expected
