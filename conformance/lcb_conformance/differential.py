@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.metadata
 import json
 import sys
 from collections import Counter
@@ -111,6 +112,18 @@ def memoised_from_pretrained():
             AutoTokenizer.from_pretrained = own
         else:
             del AutoTokenizer.from_pretrained
+
+
+def _available_upstream(source: str):
+    """(upstream, its description), imported now; LookupError saying why it cannot be."""
+    from .upstream import UpstreamSourceError
+
+    try:
+        upstream = _row_cached_upstream(source)
+        upstream.lmstyle("OpenAIChat")  # imports lcb_runner
+        return upstream, upstream.describe_source()
+    except (UpstreamSourceError, importlib.metadata.PackageNotFoundError) as error:
+        raise LookupError(str(error) or repr(error)) from None
 
 
 def _row_cached_upstream(source: str):
@@ -275,8 +288,12 @@ def main(argv: list[str] | None = None) -> int:
     if not impl.provides("format_lcb_prompt"):
         print(f"differential: {impl.name} does not provide format_lcb_prompt")
         return 2
-    upstream = _row_cached_upstream(args.upstream)
-    print(f"differential: {impl.name} vs {upstream.describe_source()} (live) on {args.dataset}")
+    try:
+        upstream, source = _available_upstream(args.upstream)
+    except LookupError as error:  # UpstreamSourceError is a RuntimeError: caught inside
+        print(f"differential: upstream lcb_runner is not available: {error}")
+        return 2
+    print(f"differential: {impl.name} vs {source} (live) on {args.dataset}")
     total = count_rows(args.dataset) if sys.stdout.isatty() else None
     try:
         result = compare(

@@ -109,12 +109,39 @@ def test_broken_implementation_gets_a_mismatch_report(tmp_path, monkeypatch, cap
     assert out.rstrip().endswith("broken_lcb_impl: MISMATCH")
 
 
-def test_a_bad_dataset_line_is_named(tmp_path, capsys):
+def test_a_bad_dataset_line_is_named(tmp_path):
     row = dict(ROWS[0])
     del row["question_content"]
     dataset = write_rows(tmp_path / "rows.jsonl", [ROWS[1], row])
+    rows = differential.iter_dataset(dataset)
+    assert next(rows) == ROWS[1]  # streamed: one row at a time
+    with pytest.raises(
+        differential.DatasetError, match=f"{dataset}:2: row lacks 'question_content'"
+    ):
+        next(rows)
+    (tmp_path / "bad.jsonl").write_text('\n["a row"]\n', "utf-8")
+    with pytest.raises(differential.DatasetError, match=r"bad.jsonl:2: expected a JSON object"):
+        list(differential.iter_dataset(tmp_path / "bad.jsonl"))
+    (tmp_path / "empty.jsonl").write_text("\n", "utf-8")
+    with pytest.raises(differential.DatasetError, match=r"empty.jsonl: no rows"):
+        list(differential.iter_dataset(tmp_path / "empty.jsonl"))
+
+
+@pytest.mark.upstream
+def test_the_run_stops_at_a_bad_line(tmp_path, capsys):
+    row = dict(ROWS[0])
+    row["starter_code"] = 3
+    dataset = write_rows(tmp_path / "rows.jsonl", [ROWS[1], row])
     assert differential.main([dataset]) == 2
-    assert f"{dataset}:2: row lacks 'question_content'" in capsys.readouterr().out
+    assert f"{dataset}:2: 'starter_code' is int" in capsys.readouterr().out
+
+
+def test_an_unusable_upstream_is_named(tmp_path, capsys):
+    dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:1])
+    assert differential.main([dataset, f"--upstream={tmp_path}"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("differential: upstream lcb_runner is not available: ")
+    assert "no lcb_runner/ package there" in out
 
 
 def test_unknown_variant_is_refused(tmp_path, capsys):
