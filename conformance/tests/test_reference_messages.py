@@ -173,3 +173,22 @@ def test_enable_thinking_is_forwarded(reference, thinking):
     ((_, kwargs),) = tokenizer.calls
     assert kwargs == {"tokenize": False, "add_generation_prompt": True, "enable_thinking": thinking}
     assert kwargs["enable_thinking"] is thinking
+
+
+# --- lcb_prompts.PrefixExtractor (reference only): what mutation testing found untested ----
+
+
+def test_prefix_extractor_message(reference):
+    assert message(reference.PrefixExtractor().feed, b"```") == (
+        TypeError,
+        "chunk must be str; got bytes",
+    )
+
+
+@pytest.mark.parametrize("style", ["generic", "genericbase"])
+def test_prefix_extractor_cuts_at_the_last_think_close_in_one_chunk(reference, style):
+    """Two </think> in one chunk: the answer starts after the last, not the first."""
+    text = "x</think>```\nab</think>cd"
+    extractor = reference.PrefixExtractor(style)
+    assert extractor.feed(text) == reference.extract_code_prefix(text, style)
+    assert extractor.feed(text) == reference.extract_code_prefix(text + text, style)
