@@ -37,6 +37,8 @@ SOURCE_LINK = REPO_ROOT / "src" / "lcb_prompts"
 SOURCE = REPO_ROOT / "impl" / "lcb_prompts"
 MUTANTS_DIR = REPO_ROOT / "mutants"
 SURVIVORS_FILE = REPO_ROOT / "conformance" / "mutation-survivors.md"
+# A mutant that makes a test fail, or loop past mutmut's time limit, is detected.
+DETECTED = ("killed", "timeout", "caught by type check")
 MUTANT_NAME = re.compile(r"`(lcb_prompts\.[^`\s]+__mutmut_\d+)`")
 
 
@@ -59,8 +61,8 @@ def mutmut(*args: str, capture: bool = False) -> subprocess.CompletedProcess:
 
 
 def statuses() -> dict[str, str]:
-    """mutant name -> status (killed, survived, timeout, ...) from `mutmut results --all`."""
-    listed = mutmut("results", "--all", capture=True)
+    """mutant name -> status (killed, survived, timeout, ...) from `mutmut results --all true`."""
+    listed = mutmut("results", "--all", "true", capture=True)
     found = {}
     for line in listed.stdout.splitlines():
         name, sep, status = line.strip().rpartition(": ")
@@ -79,13 +81,14 @@ def report(found: dict[str, str]) -> int:
     counts: dict[str, int] = {}
     for status in found.values():
         counts[status] = counts.get(status, 0) + 1
-    survivors = {name for name, status in found.items() if status != "killed"}
+    survivors = {name for name, status in found.items() if status not in DETECTED}
     documented = documented_survivors()
-    killed = counts.get("killed", 0)
+    killed = len(found) - len(survivors)
     total = len(found)
     equivalent = len(survivors & documented)
     print(
-        f"\nmutation score: {killed}/{total} killed ({100 * killed / max(total, 1):.1f}%); "
+        f"\nmutation score: {killed}/{total} killed or timed out "
+        f"({100 * killed / max(total, 1):.1f}%); "
         f"{equivalent} equivalent survivors documented in {SURVIVORS_FILE.name}; "
         f"non-equivalent killed: {killed}/{total - equivalent} "
         f"({100 * killed / max(total - equivalent, 1):.1f}%)"
