@@ -1,6 +1,9 @@
 """Inputs that mutation testing (tox -e mutation) showed no other test reaches, held to the
 plain statement of the extraction rules (lcb_conformance.extraction_rule).
 
+Past 16 fence lines the reference counts the remaining ones in C; the 17- and 18-line outputs
+reach that path.
+
 The reference extractor looks for a marker through its first character and, after 8 such
 candidates that are not the marker, hands over to str.find / str.rfind; these outputs put
 more than 8 stray backticks before, between or after real fences, so the hand-over path
@@ -26,6 +29,12 @@ OUTPUTS = {
     "strays-then-open-block": f"{STRAY}```python\nx\n```\n```\ny",
     "strays-inside-a-block": f"```python\n{STRAY}\n```\n{STRAY}",
     "strays-after-think": f"<think>a</think>{STRAY}```\nq = 1\n```",
+    # More than 16 fence lines: the rest are counted in C, which must count from where the
+    # line-by-line scan stopped, not from the start (a fence in the thinking, or two ``` on
+    # one of the first lines, would change the parity).
+    "17-fence-lines-after-a-thinking-fence": "<think>```\n</think>" + "```\nx\n" * 17,
+    "17-fence-lines-first-has-two": "``` ```\n" + "```\nx\n" * 16,
+    "18-fence-lines": "```\nx\n" * 18,
 }
 
 
