@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,17 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         )
     else:
         terminalreporter.write_line(f"{impl} renders every chat prompt as above.")
+
+
+@pytest.fixture
+def golden_copy(tmp_path, monkeypatch):
+    """A scratch copy of the goldens, and goldens.* pointed at it: for tests that
+    regenerate or tamper with goldens without touching the real ones."""
+    copy = tmp_path / "goldens"
+    shutil.copytree(goldens.GOLDENS_DIR, copy)
+    monkeypatch.setattr(goldens, "GOLDENS_DIR", copy)
+    monkeypatch.setattr(goldens, "MANIFEST_FILE", copy / goldens.MANIFEST_FILE.name)
+    monkeypatch.setattr(goldens, "PROVENANCE_FILE", copy / goldens.PROVENANCE_FILE.name)
+    goldens.recorded_manifest.cache_clear()
+    yield copy
+    goldens.recorded_manifest.cache_clear()

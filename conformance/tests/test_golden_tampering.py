@@ -17,19 +17,6 @@ import pytest
 from lcb_conformance import cases, goldens, integrity
 
 
-@pytest.fixture
-def golden_copy(tmp_path, monkeypatch):
-    """A scratch copy of the goldens, and goldens.* pointed at it."""
-    copy = tmp_path / "goldens"
-    shutil.copytree(goldens.GOLDENS_DIR, copy)
-    monkeypatch.setattr(goldens, "GOLDENS_DIR", copy)
-    monkeypatch.setattr(goldens, "MANIFEST_FILE", copy / goldens.MANIFEST_FILE.name)
-    monkeypatch.setattr(goldens, "PROVENANCE_FILE", copy / goldens.PROVENANCE_FILE.name)
-    goldens.recorded_manifest.cache_clear()
-    yield copy
-    goldens.recorded_manifest.cache_clear()
-
-
 def non_ascii_prompt() -> goldens.GoldenKey:
     """An NFC prompt golden with a character NFD decomposes (an accented letter)."""
     for key in goldens.expected_keys(goldens.PROMPT):

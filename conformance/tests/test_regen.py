@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from lcb_conformance import cases, goldens, regen
@@ -11,17 +9,6 @@ from lcb_conformance.goldens import GoldenKey
 from lcb_conformance.upstream import Upstream
 
 pytestmark = pytest.mark.upstream
-
-
-@pytest.fixture
-def golden_copy(tmp_path, monkeypatch):
-    """A scratch copy of the goldens that regen writes into instead of the real ones."""
-    copy = tmp_path / "goldens"
-    shutil.copytree(goldens.GOLDENS_DIR, copy)
-    monkeypatch.setattr(goldens, "GOLDENS_DIR", copy)
-    monkeypatch.setattr(goldens, "MANIFEST_FILE", copy / goldens.MANIFEST_FILE.name)
-    monkeypatch.setattr(goldens, "PROVENANCE_FILE", copy / goldens.PROVENANCE_FILE.name)
-    return copy
 
 
 def test_a_failing_case_keeps_its_golden_and_is_reported(golden_copy, monkeypatch, capsys):
