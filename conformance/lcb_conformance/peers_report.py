@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcb_prompts import SYSTEM_MESSAGE  # == lcb_runner's, as the prompt goldens prove
+
 from . import cases, deviations, goldens, showdiff
 
 OUT_DIR = cases.REPO_ROOT / "build" / "peers"
@@ -30,11 +32,6 @@ REGEN_COMMAND = "tox -m peers"
 PEERS = ("nvidia_generic_oai", "evalscope_lcb", "lighteval_lcb", "opencompass_lcb")
 SHOWN_LINES = 5  # of a showdiff report: label, offsets, golden, actual, caret
 
-SYSTEM_MESSAGE = (
-    "You are an expert Python programmer. You will be given a question (problem specification) "
-    "and will generate a correct Python program that matches the specification and passes all "
-    "tests."
-)
 OLD_SYSTEM_SENTENCE = " You will NOT return anything except for the program."
 ENSURE_SENTENCE = "Ensure that when the python program runs"
 LAST_BLOCK_CASE = "extract/generic/two_blocks_last_wins"
