@@ -32,21 +32,8 @@ pytestmark = pytest.mark.upstream
 BUDGET = settings.default.max_examples  # 100 in "ci", 2000 in "long"
 FUZZ = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-SPECIAL_TOKENS = [
-    "<|begin_of_text|>",
-    "<|start_header_id|>",
-    "<|end_header_id|>",
-    "<|eot_id|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<\uff5cbegin\u2581of\u2581sentence\uff5c>",
-    "<\uff5cUser\uff5c>",
-    "<\uff5cAssistant\uff5c>",
-    "<|EOT|>",
-    "<think>",
-    "</think>",
-]
+# The markers the styles and templates rely on, plus Qwen's end-of-text.
+SPECIAL_TOKENS = [*cases.STYLE_MARKERS, "<|endoftext|>"]
 JINJA = ["{{", "}}", "{{ messages }}", "{%", "%}", "{% raw %}", "{% endraw %}", "{#", "#}"]
 LINE_BREAKS = ["\n", "\n", "\r\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c"]
 SPACES = [" ", "  ", "\t", "\u00a0", "\u3000", " \n", "\n\n"]
