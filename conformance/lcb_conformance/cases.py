@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -133,21 +134,38 @@ class FixtureError(ValueError):
     """A fixture file holds a case the suite cannot use; the message names file, line, field."""
 
 
+def iter_jsonl(path: Path, error: type[ValueError] = FixtureError) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line of a JSON lines file, streamed; lines
+    split on "\n" only. A line that is not a JSON object raises ``error`` naming file and line."""
+    with Path(path).open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            line = raw.decode("utf-8")
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as problem:
+                raise error(f"{path}:{number}: not valid JSON ({problem})") from None
+            if not isinstance(entry, dict):
+                raise error(f"{path}:{number}: expected a JSON object")
+            yield number, entry
+
+
+def check_problem_row(
+    path: Path, number: int, row: dict, error: type[ValueError] = FixtureError
+) -> None:
+    """Raise ``error`` unless the row has every field of the dataset's schema, typed right."""
+    for field, kind in PROBLEM_FIELDS.items():
+        if field not in row:
+            raise error(f"{path}:{number}: row lacks {field!r}")
+        if not isinstance(row[field], kind):
+            raise error(f"{path}:{number}: {field!r} is {type(row[field]).__name__}")
+
+
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
     if not path.is_file():
         raise FixtureError(f"{path}: missing fixture file")
-    entries = []
-    for number, line in enumerate(path.read_text("utf-8").split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise FixtureError(f"{path}:{number}: not valid JSON ({error})") from None
-        if not isinstance(entry, dict):
-            raise FixtureError(f"{path}:{number}: expected a JSON object")
-        entries.append((number, entry))
-    return entries
+    return list(iter_jsonl(path))
 
 
 def _check_id(path: Path, number: int, value: object, seen: set[str]) -> str:
@@ -164,13 +182,7 @@ def problems() -> dict[str, dict]:
     """question_id -> LCB row, in file order."""
     rows: dict[str, dict] = {}
     for number, row in _read_jsonl(PROBLEMS_FILE):
-        for field, kind in PROBLEM_FIELDS.items():
-            if field not in row:
-                raise FixtureError(f"{PROBLEMS_FILE}:{number}: row lacks {field!r}")
-            if not isinstance(row[field], kind):
-                raise FixtureError(
-                    f"{PROBLEMS_FILE}:{number}: {field!r} is {type(row[field]).__name__}"
-                )
+        check_problem_row(PROBLEMS_FILE, number, row)
         _check_id(PROBLEMS_FILE, number, row["question_id"], set(rows))
         rows[row["question_id"]] = row
     return rows

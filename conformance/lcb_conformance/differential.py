@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.metadata
-import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -52,23 +51,10 @@ NO_PRIVATE_TESTS = "[]"
 def iter_dataset(path: Path) -> Iterator[dict]:
     """The rows of a JSON lines file, one at a time, each checked against the schema."""
     count = 0
-    with Path(path).open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DatasetError(f"{path}:{number}: not valid JSON ({error})") from None
-            if not isinstance(row, dict):
-                raise DatasetError(f"{path}:{number}: expected a JSON object (an LCB row)")
-            for name, kind in cases.PROBLEM_FIELDS.items():
-                if name not in row:
-                    raise DatasetError(f"{path}:{number}: row lacks {name!r}")
-                if not isinstance(row[name], kind):
-                    raise DatasetError(f"{path}:{number}: {name!r} is {type(row[name]).__name__}")
-            count += 1
-            yield row
+    for number, row in cases.iter_jsonl(path, DatasetError):
+        cases.check_problem_row(path, number, row, DatasetError)
+        count += 1
+        yield row
     if not count:
         raise DatasetError(f"{path}: no rows")
 
