@@ -30,7 +30,12 @@ def message(call, *args, **kwargs) -> tuple[type, str]:
     return type(raised.value), str(raised.value)
 
 
-STYLES_TEXT = "('generic', 'codeqwen', 'deepseek', 'genericbase')"
+PROMPT_STYLES_TEXT = (
+    "('generic', 'codeqwen', 'deepseek', 'genericbase', 'qwq', 'deepseekr1', 'claude', "
+    "'gemini', 'geminithinking')"
+)
+MESSAGE_STYLES_TEXT = "('generic', 'oaireasonpreview', 'oaireason', 'claude3')"
+STYLES_TEXT = PROMPT_STYLES_TEXT[:-1] + ", 'oaireasonpreview', 'oaireason', 'claude3')"
 
 
 @pytest.mark.parametrize(
@@ -59,7 +64,16 @@ STYLES_TEXT = "('generic', 'codeqwen', 'deepseek', 'genericbase')"
         (
             (ROW,),
             {"style": "LLaMa3"},
-            (ValueError, f"style must be one of {STYLES_TEXT}; got 'LLaMa3'"),
+            (ValueError, f"style must be one of {PROMPT_STYLES_TEXT}; got 'LLaMa3'"),
+        ),
+        (
+            (ROW,),
+            {"style": "claude3"},
+            (
+                ValueError,
+                "style 'claude3' is not sent this way by lcb_runner; use "
+                f"format_lcb_messages(row, style='claude3') (styles here: {PROMPT_STYLES_TEXT})",
+            ),
         ),
         (
             (ROW,),
@@ -86,12 +100,42 @@ STYLES_TEXT = "('generic', 'codeqwen', 'deepseek', 'genericbase')"
         "question-bytes",
         "starter-int",
         "unknown-style",
+        "message-style",
         "no-tokenizer",
         "not-a-tokenizer",
     ],
 )
 def test_format_lcb_prompt_messages(reference, args, kwargs, expected):
     assert message(reference.format_lcb_prompt, *args, **kwargs) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "expected"),
+    [
+        (
+            ({},),
+            {},
+            (ValueError, "row has no 'question_content' (lcb_runner's problem class requires it)"),
+        ),
+        (
+            (ROW,),
+            {"style": "qwq"},
+            (
+                ValueError,
+                "style 'qwq' is not sent this way by lcb_runner; use "
+                f"format_lcb_prompt(row, style='qwq') (styles here: {MESSAGE_STYLES_TEXT})",
+            ),
+        ),
+        (
+            (ROW,),
+            {"style": "OpenAIChat"},
+            (ValueError, f"style must be one of {MESSAGE_STYLES_TEXT}; got 'OpenAIChat'"),
+        ),
+    ],
+    ids=["no-question", "prompt-style", "unknown-style"],
+)
+def test_format_lcb_messages_messages(reference, args, kwargs, expected):
+    assert message(reference.format_lcb_messages, *args, **kwargs) == expected
 
 
 def test_a_tokenizer_without_template_is_named(reference, chat_tokenizer):

@@ -4,22 +4,34 @@ byte-identical to the official lcb_runner (see the lcb-conformance README)."""
 from .context import decode_context
 from .extraction import extract_code, extract_code_prefix
 from .prompts import (
+    MESSAGE_STYLES,
+    PROMPT_STYLES,
     STYLES,
     SYSTEM_MESSAGE,
     SYSTEM_MESSAGE_CODEQWEN,
     SYSTEM_MESSAGE_DEEPSEEK,
+    SYSTEM_MESSAGE_DEEPSEEK_R1,
+    SYSTEM_MESSAGE_GEMINI,
+    SYSTEM_MESSAGE_QWQ,
+    format_lcb_messages,
     format_lcb_prompt,
 )
 from .streaming import PrefixExtractor
 
 __all__ = [
+    "MESSAGE_STYLES",
+    "PROMPT_STYLES",
     "PrefixExtractor",
     "STYLES",
     "SYSTEM_MESSAGE",
     "SYSTEM_MESSAGE_CODEQWEN",
     "SYSTEM_MESSAGE_DEEPSEEK",
+    "SYSTEM_MESSAGE_DEEPSEEK_R1",
+    "SYSTEM_MESSAGE_GEMINI",
+    "SYSTEM_MESSAGE_QWQ",
     "decode_context",
     "extract_code",
     "extract_code_prefix",
+    "format_lcb_messages",
     "format_lcb_prompt",
 ]
