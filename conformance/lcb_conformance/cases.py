@@ -57,13 +57,45 @@ class PromptVariant:
 PROMPT_VARIANTS = (
     # lcb_runner renders LLaMa3 with the Meta-Llama-3-8B-Instruct template for every Llama-3.x.
     PromptVariant("generic-llama3", "generic", "LLaMa3", LLAMA3_TOKENIZER),
-    # OpenAIChat sends [system, user]; without a template they join as system + "\n\n" + user.
-    PromptVariant("generic", "generic", "OpenAIChat"),
+    # Without a template: OpenAIReasonPreview's (and Grok's) one user message, the generic
+    # system message + "\n\n" + the question.
+    PromptVariant("generic", "generic", "OpenAIReasonPreview"),
     PromptVariant("codeqwen", "codeqwen", "CodeQwenInstruct"),
     PromptVariant("deepseek", "deepseek", "DeepSeekCodeInstruct"),
     PromptVariant("genericbase", "genericbase", "GenericBase"),
+    PromptVariant("qwq", "qwq", "QwQ"),
+    PromptVariant("deepseekr1", "deepseekr1", "DeepSeekR1"),
+    PromptVariant("claude", "claude", "Claude"),
+    PromptVariant("gemini", "gemini", "Gemini"),
+    PromptVariant("geminithinking", "geminithinking", "GeminiThinking"),
 )
 VARIANTS = {variant.name: variant for variant in PROMPT_VARIANTS}
+
+
+@dataclass(frozen=True)
+class MessageVariant:
+    """An LMStyle whose prompt is chat messages, and the format_lcb_messages style giving
+    them; its golden folder is the LMStyle's name."""
+
+    lmstyle: str
+    style: str
+
+    @property
+    def name(self) -> str:
+        return self.lmstyle
+
+
+MESSAGE_VARIANTS = tuple(
+    MessageVariant(lmstyle, style)
+    for style, lmstyles in (
+        ("generic", ("OpenAIChat", "DeepSeekAPI", "TogetherAI", "CohereCommand", "MistralWeb")),
+        ("oaireasonpreview", ("OpenAIReasonPreview", "Grok")),
+        ("oaireason", ("OpenAIReason",)),
+        ("claude3", ("Claude3", "Claude3Thinking")),
+    )
+    for lmstyle in lmstyles
+)
+MESSAGE_VARIANTS_BY_NAME = {variant.name: variant for variant in MESSAGE_VARIANTS}
 
 
 @dataclass(frozen=True)
@@ -105,6 +137,10 @@ AUDITED_PROBLEMS = (
     "lc_special_tokens_chat_log",
     "lc_special_tokens_deepseek_think",
 )
+# The styles whose prompt a tokenizer sees as a string: generic (rendered by each family's
+# template) and the raw strings of open-weight models; token-audited under every family.
+# (claude, gemini and geminithinking are sent to an API, which tokenizes them its own way.)
+AUDITED_STYLES = ("generic", "codeqwen", "deepseek", "genericbase", "qwq", "deepseekr1")
 # The markers the styles and templates rely on; the audit says which are one special token.
 STYLE_MARKERS = (
     "<|begin_of_text|>",
@@ -121,13 +157,27 @@ STYLE_MARKERS = (
     "</think>",
 )
 
-# extract_code(output, style) <-> lcb_runner extract_code(output, LMStyle)
+# extract_code(output, style) <-> lcb_runner extract_code(output, LMStyle): every lcb_prompts
+# style, with the LMStyle its extraction goldens are produced from. The LMStyles sharing a
+# style (OpenAIChat ... -> generic, Grok -> oaireasonpreview, Claude3Thinking -> claude3)
+# are held to that style's goldens by the resolver's upstream tests.
 EXTRACTION_LMSTYLES = {
     "generic": "LLaMa3",
     "codeqwen": "CodeQwenInstruct",
     "deepseek": "DeepSeekCodeInstruct",
     "genericbase": "GenericBase",
+    "qwq": "QwQ",
+    "deepseekr1": "DeepSeekR1",
+    "claude": "Claude",
+    "gemini": "Gemini",
+    "geminithinking": "GeminiThinking",
+    "oaireasonpreview": "OpenAIReasonPreview",
+    "oaireason": "OpenAIReason",
+    "claude3": "Claude3",
 }
+# extract_code_prefix has no upstream twin; its reference-impl goldens cover the seed's styles
+# (every other style extracts by the generic rule).
+PREFIX_STYLES = ("generic", "codeqwen", "deepseek", "genericbase")
 
 
 class FixtureError(ValueError):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 
-from . import goldens
+from . import cases, goldens
+
+EVERY_STYLE = "*"
 
 
 @cache
@@ -19,6 +21,7 @@ def think_deviations() -> dict[tuple[str, str], str]:
     """(output id, style) -> why, for every listed </think> deviation."""
     listed = {}
     for entry in load().get("think", {}).get("cases", []):
-        for style in entry["styles"]:
+        styles = entry["styles"]
+        for style in cases.EXTRACTION_LMSTYLES if styles == [EVERY_STYLE] else styles:
             listed[(entry["output"], style)] = entry["why"]
     return listed

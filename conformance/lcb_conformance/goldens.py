@@ -1,6 +1,7 @@
 """The golden store: where each case's expected bytes live, and their integrity manifest.
 
-Goldens are raw UTF-8 files, compared byte for byte. Only the regeneration command
+Goldens are raw UTF-8 files, compared byte for byte: text (.txt) for strings, canonical JSON
+(.json, :func:`canonical_json`) for message-shaped prompts. Only the regeneration command
 (lcb_conformance.regen) writes them; tests read them.
 """
 
@@ -20,11 +21,15 @@ MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
 PROVENANCE_FILE = GOLDENS_DIR / "PROVENANCE.json"
 DEVIATIONS_FILE = cases.REPO_ROOT / "conformance" / "deviations.toml"
 SUFFIX = ".txt"
-REGEN_COMMAND = "tox -e regen"
+JSON_SUFFIX = ".json"
+REGEN_COMMAND = "tox -e regen -- --upstream PATH_TO_LIVECODEBENCH_CHECKOUT"
 
 # Golden families. UPSTREAM_FAMILIES are produced from upstream lcb_runner; the
 # reference-impl ones have no upstream twin and are produced by the reference lcb_prompts.
 PROMPT = "prompt"
+# the chat messages of a message LMStyle (list, or Claude3's {"system", "messages"}), as
+# canonical JSON, one folder per LMStyle
+MESSAGES = "messages"
 EXTRACT = "extract"
 # upstream's extract_code applied to the text after the last </think>: what lcb_prompts'
 # think-aware extract_code must return where it deviates (see deviations.toml).
@@ -39,17 +44,25 @@ COMPARABILITY = "comparability"
 # (resolver.py); one file, resolver/models
 RESOLVER = "resolver"
 RESOLVER_CASE = "models"
+# upstream's LMStyle names and LanguageModelList as data (canonical JSON): what
+# `lcb-conformance resolve` answers from by default, offline
+LM_STYLES = "lm-styles"
+LM_STYLES_CASE = "lm_styles"
 REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
 REFERENCE_DECODE = "reference-impl/decode_context"
 UPSTREAM_FAMILIES = (
     PROMPT,
+    MESSAGES,
     EXTRACT,
     EXTRACT_AFTER_THINK,
     CHAT_PROMPT,
     TOKEN_AUDIT,
     COMPARABILITY,
     RESOLVER,
+    LM_STYLES,
 )
+# Families whose drift is a list (of LMStyles, of models) rather than a prompt or extraction.
+MODEL_LIST_FAMILIES = (RESOLVER, LM_STYLES)
 
 
 @dataclass(frozen=True, order=True)
@@ -59,20 +72,34 @@ class GoldenKey:
     case: str  # question_id, output id or context id
 
     @property
+    def suffix(self) -> str:
+        return suffix_of(self.family)
+
+    @property
     def relative(self) -> str:
-        parts = (
-            [self.family, self.group, self.case + SUFFIX]
-            if self.group
-            else [self.family, self.case + SUFFIX]
-        )
-        return "/".join(parts)
+        parts = [self.family, self.group] if self.group else [self.family]
+        return "/".join([*parts, self.case + self.suffix])
 
     @property
     def path(self) -> Path:
         return GOLDENS_DIR / self.relative
 
     def __str__(self) -> str:
-        return self.relative.removesuffix(SUFFIX)
+        return self.relative.removesuffix(self.suffix)
+
+
+def suffix_of(family: str) -> str:
+    return JSON_SUFFIX if family in (MESSAGES, LM_STYLES) else SUFFIX
+
+
+def canonical_json(value) -> str:
+    """The golden text of a message-shaped prompt: a list of messages as a JSON array,
+    Claude3's (system, messages) tuple as {"messages": [...], "system": ...}; one key per
+    line, sorted, non-ASCII kept, so a diff reads line by line."""
+    if isinstance(value, tuple):
+        system, messages = value
+        value = {"system": system, "messages": messages}
+    return json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def in_this_environment(key: GoldenKey) -> bool:
@@ -115,14 +142,21 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
         for variant in cases.PROMPT_VARIANTS
         for question_id in cases.problems()
     ]
+    keys += [
+        GoldenKey(MESSAGES, variant.name, question_id)
+        for variant in cases.MESSAGE_VARIANTS
+        for question_id in cases.problems()
+    ]
     for style in cases.EXTRACTION_LMSTYLES:
         for output in cases.outputs().values():
             keys.append(GoldenKey(EXTRACT, style, output.id))
             if THINK_CLOSE in output.output:
                 keys.append(GoldenKey(EXTRACT_AFTER_THINK, style, output.id))
-            keys.append(GoldenKey(REFERENCE_PREFIX, style, output.id))
+            if style in cases.PREFIX_STYLES:
+                keys.append(GoldenKey(REFERENCE_PREFIX, style, output.id))
     keys += [GoldenKey(REFERENCE_DECODE, "", context_id) for context_id in cases.contexts()]
     keys.append(GoldenKey(RESOLVER, "", RESOLVER_CASE))
+    keys.append(GoldenKey(LM_STYLES, "", LM_STYLES_CASE))
     keys += [
         GoldenKey(CHAT_PROMPT, rendering.name, question_id)
         for rendering in cases.CHAT_RENDERINGS
@@ -133,14 +167,19 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
         keys += [
             GoldenKey(TOKEN_AUDIT, f"{line}/{tokenizer.replace('/', '__')}", audit_case(style, qid))
             for tokenizer in cases.CHAT_TOKENIZERS
-            for style in cases.EXTRACTION_LMSTYLES
+            for style in cases.AUDITED_STYLES
             for qid in cases.AUDITED_PROBLEMS
         ]
     return tuple(sorted(keys))
 
 
 def golden_files() -> list[Path]:
-    return sorted(path for path in GOLDENS_DIR.rglob("*" + SUFFIX) if path.is_file())
+    """Every golden file (the manifest and provenance at the top are not goldens)."""
+    return sorted(
+        path
+        for path in GOLDENS_DIR.rglob("*")
+        if path.is_file() and path.parent != GOLDENS_DIR and path.suffix in (SUFFIX, JSON_SUFFIX)
+    )
 
 
 def read(key: GoldenKey) -> str | None:

@@ -7,6 +7,7 @@ itself is that object. The object provides any of:
 
     format_lcb_prompt(row, tokenizer=None, chat_template=False, style="generic",
                       enable_thinking=None) -> str
+    format_lcb_messages(row, style="generic") -> list[dict] | tuple[str, list[dict]]
     extract_code(model_output, style="generic") -> str
     extract_code_prefix(model_output, style="generic") -> str
     decode_context(context) -> str
@@ -27,12 +28,23 @@ from dataclasses import dataclass
 
 from .cases import EXTRACTION_LMSTYLES
 
-API = ("format_lcb_prompt", "extract_code", "extract_code_prefix", "decode_context")
+API = (
+    "format_lcb_prompt",
+    "format_lcb_messages",
+    "extract_code",
+    "extract_code_prefix",
+    "decode_context",
+)
 REFERENCE = "lcb_prompts"
 # The styles the suite has cases for (format_lcb_prompt, extract_code, extract_code_prefix).
 KNOWN_STYLES = tuple(EXTRACTION_LMSTYLES)
 # Where each styled function takes ``style`` positionally, and its default.
-STYLE_ARGUMENT = {"format_lcb_prompt": 3, "extract_code": 1, "extract_code_prefix": 1}
+STYLE_ARGUMENT = {
+    "format_lcb_prompt": 3,
+    "format_lcb_messages": 1,
+    "extract_code": 1,
+    "extract_code_prefix": 1,
+}
 DEFAULT_STYLE = "generic"
 # Every not-provided message contains this phrase (the CLI's report counts them by it).
 NOT_PROVIDED = "does not provide"

@@ -17,10 +17,7 @@ from .goldens import CHAT_PROMPT, PROMPT, TOKEN_AUDIT, GoldenKey, audit_case
 
 # lcb_runner's prompt for each style, as a prompt-golden variant
 LEADERBOARD_VARIANT = {
-    "generic": "generic-llama3",
-    "codeqwen": "codeqwen",
-    "deepseek": "deepseek",
-    "genericbase": "genericbase",
+    style: "generic-llama3" if style == "generic" else style for style in cases.AUDITED_STYLES
 }
 BOS_PROBLEM = cases.AUDITED_PROBLEMS[0]  # the plain audited problem
 
@@ -46,7 +43,7 @@ def build(produce: Callable[[GoldenKey], str], line: str) -> str:
     lines = [
         f"Comparability with lcb_runner ({line}). 'identical' counts problems whose prompt is",
         "byte-identical to lcb_runner's for the style (generic: LMStyle.LLaMa3, the",
-        "Meta-Llama-3-8B-Instruct template); codeqwen/deepseek/genericbase are raw strings, the",
+        "Meta-Llama-3-8B-Instruct template); the other styles are raw strings, the",
         "same for every tokenizer. 'BOS +spec/-spec': BOS tokens when the rendered prompt is",
         "tokenized with add_special_tokens=True / False (2 = a doubled BOS, as a server",
         "re-tokenizing a string prompt gets it). 'markers split': the style's markers that",

@@ -29,6 +29,10 @@ class Producer:
 
         if key.family == goldens.PROMPT:
             return self.upstream.prompt(cases.VARIANTS[key.group], cases.problems()[key.case])
+        if key.family == goldens.MESSAGES:
+            return goldens.canonical_json(
+                self.upstream.messages(key.group, cases.problems()[key.case])
+            )
         if key.family == goldens.CHAT_PROMPT:
             return self.chat_prompt(cases.RENDERINGS[key.group], key.case)
         if key.family == goldens.TOKEN_AUDIT:
@@ -44,7 +48,9 @@ class Producer:
             self._check_line(key.case)
             return matrix.build(self, key.case)
         if key.family == goldens.RESOLVER:
-            return resolver.table(self.upstream)
+            return resolver.table(resolver.ModelList.of(self.upstream))
+        if key.family == goldens.LM_STYLES:
+            return goldens.canonical_json(resolver.ModelList.of(self.upstream).as_json())
         if key.family == goldens.REFERENCE_DECODE:
             return lcb_prompts.decode_context(cases.contexts()[key.case])
         output = cases.outputs()[key.case].output

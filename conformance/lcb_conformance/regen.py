@@ -1,7 +1,10 @@
 """Regenerate the goldens by running upstream lcb_runner, and show what changed.
 
-    python -m lcb_conformance.regen [--upstream installed|PATH] [--check]
+    python -m lcb_conformance.regen --upstream PATH [--check]
 
+Goldens come from the reference only: a clean LiveCodeBench checkout at
+upstream.PINNED_COMMIT (PATH); any other source is refused, except with --check, which
+compares any upstream (a checkout of another commit, 'installed') with the goldens.
 Upstream families (prompts, extractions, chat renderings, token audits, the matrix) come
 from upstream only; the reference-impl families come from the reference lcb_prompts (they
 have no upstream twin). Token audits and the matrix are recorded per transformers line;
@@ -24,7 +27,14 @@ import traceback
 from . import audit, cases, goldens, hf_cache, showdiff
 from .goldens import GoldenKey
 from .producers import NotProducibleHere, Producer
-from .upstream import INSTALLED, Upstream
+from .upstream import (
+    CHECKOUT_HINT,
+    INSTALLED,
+    PINNED_COMMIT,
+    Upstream,
+    UpstreamMissing,
+    UpstreamSourceError,
+)
 
 TRACKED_PACKAGES = ("transformers", "tokenizers", "huggingface_hub", "jinja2")
 
@@ -37,6 +47,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
     environments[audit.transformers_line()] = {
         "python": platform.python_version(),
         "packages": {name: importlib.metadata.version(name) for name in TRACKED_PACKAGES},
+        "upstream": upstream.provenance(),
     }
     return {
         "generated_by": f"{goldens.REGEN_COMMAND} (python -m lcb_conformance.regen)",
@@ -55,7 +66,11 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             for repo_id in cases.CHAT_TOKENIZERS
         },
         "families": {
-            goldens.PROMPT: "upstream format_prompt_generation(problem, LMStyle) per variant",
+            goldens.PROMPT: "upstream format_prompt_generation(problem, LMStyle) per string "
+            "LMStyle (generic: OpenAIReasonPreview's one user message)",
+            goldens.MESSAGES: "upstream format_prompt_generation(problem, LMStyle) per message "
+            "LMStyle, as canonical JSON",
+            goldens.LM_STYLES: "upstream lm_styles: LMStyle names and LanguageModelList",
             goldens.EXTRACT: "upstream extract_code(output, LMStyle)",
             goldens.EXTRACT_AFTER_THINK: "upstream extract_code on the answer after </think>",
             goldens.CHAT_PROMPT: "upstream OpenAIChat messages rendered by each snapshot's "
@@ -77,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--upstream",
         default=INSTALLED,
-        help="'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path",
+        metavar="PATH",
+        help="a LiveCodeBench checkout at the reference commit "
+        f"({PINNED_COMMIT[:7]}); with --check also another checkout or 'installed'",
     )
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if any golden would change"
@@ -85,9 +102,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     hf_cache.activate_offline_cache()
-    upstream = Upstream(args.upstream)
+    try:
+        upstream = Upstream(args.upstream)
+    except UpstreamSourceError as error:
+        print(f"lcb-conformance-regen: {error}", file=sys.stderr)
+        return 2
+    if not args.check and not upstream.is_reference():
+        print(
+            f"lcb-conformance-regen: goldens come from lcb_runner at {PINNED_COMMIT[:7]} only; "
+            f"{upstream.describe_source()} is not a clean checkout of it ({CHECKOUT_HINT}). "
+            "--check compares any upstream with the goldens without writing.",
+            file=sys.stderr,
+        )
+        return 2
     generate = Producer(upstream)
-    print(f"regenerating goldens from {upstream.describe_source()}")
+    print(
+        f"{'checking goldens against' if args.check else 'regenerating goldens from'} "
+        f"{upstream.describe_source()}"
+    )
 
     expected = goldens.expected_keys()
     counts = {
@@ -97,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         "removed": 0,
         "failed": 0,
         "other transformers line": 0,
+        "not in this upstream": 0,
     }
     failed: list[GoldenKey] = []
     for key in expected:
@@ -104,6 +137,14 @@ def main(argv: list[str] | None = None) -> int:
             text = generate(key)
         except NotProducibleHere:  # another transformers line's audit: not ours to touch
             counts["other transformers line"] += 1
+            continue
+        except UpstreamMissing as missing:
+            if not args.check:  # the reference lacks it: a broken reference, keep the golden
+                failed.append(key)
+                counts["failed"] += 1
+                print(f"FAILED {key}: {missing} (old golden kept)")
+            else:
+                counts["not in this upstream"] += 1
             continue
         except Exception as error:  # any upstream failure: keep the old golden, report it
             failed.append(key)

@@ -195,6 +195,7 @@ STATUS_CLASS = {
 COLUMN_TITLES = {
     verdict.NO_TOKENIZER: "no tokenizer (raw prompt, extraction)",
     verdict.NO_TEMPLATE: "no template (system + user)",
+    verdict.MESSAGES_COLUMN: "chat messages (format_lcb_messages)",
 }
 
 

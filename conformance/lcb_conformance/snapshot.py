@@ -16,7 +16,7 @@ from . import goldens, showdiff
 
 
 class GoldenExtension(SingleFileSnapshotExtension):
-    """Snapshots stored at conformance/goldens/<family>/<group>/<case>.txt."""
+    """Snapshots stored at conformance/goldens/<family>/<group>/<case>.txt (or .json)."""
 
     _write_mode = WriteMode.BINARY
     file_extension = goldens.SUFFIX.lstrip(".")
@@ -64,4 +64,12 @@ def extension_for(family: str, group: str) -> type[GoldenExtension]:
     """The extension class whose snapshot folder is one family/group of goldens."""
     folder = goldens.GOLDENS_DIR / family / group if group else goldens.GOLDENS_DIR / family
     label = f"{family}/{group}" if group else family
-    return type(f"Golden[{label}]", (GoldenExtension,), {"golden_dir": folder, "__doc__": label})
+    return type(
+        f"Golden[{label}]",
+        (GoldenExtension,),
+        {
+            "golden_dir": folder,
+            "__doc__": label,
+            "file_extension": goldens.suffix_of(family).lstrip("."),
+        },
+    )

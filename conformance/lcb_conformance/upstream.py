@@ -1,10 +1,14 @@
 """The real upstream: lcb_runner's prompt and extraction code, run unmodified.
 
-Two sources: the installed PyPI package nvidia-livecodebench (import name ``livecodebench``,
-lcb_runner's code for the styles this suite covers), or a LiveCodeBench git checkout whose
-``lcb_runner`` package is imported from its path. Upstream's LLaMa3 style loads
-meta-llama/Meta-Llama-3-8B-Instruct with AutoTokenizer on every call; that resolves
-offline through the Hugging Face cache built by :mod:`lcb_conformance.hf_cache`.
+The reference is lcb_runner at LiveCodeBench commit PINNED_COMMIT: every upstream golden is
+produced from a clean checkout of it. Two sources can be run: a LiveCodeBench git checkout
+whose ``lcb_runner`` package is imported from its path (the reference, or any other commit),
+or the installed PyPI package nvidia-livecodebench (import name ``livecodebench``), an older
+snapshot of lcb_runner that stands in offline for what it shares with the reference: it lacks
+some LMStyles and builds no prompt for others, which is reported as UpstreamMissing, never as
+drift. Upstream's LLaMa3 style loads meta-llama/Meta-Llama-3-8B-Instruct with AutoTokenizer
+on every call; that resolves offline through the Hugging Face cache built by
+:mod:`lcb_conformance.hf_cache`.
 """
 
 from __future__ import annotations
@@ -24,6 +28,15 @@ from .cases import EXTRACTION_LMSTYLES, PromptVariant
 
 INSTALLED = "installed"
 INSTALLED_DISTRIBUTION = "nvidia-livecodebench"
+# The reference: LiveCodeBench HEAD on 2025-07-16 (the leaderboard's runner).
+PINNED_COMMIT = "28fef95ea8c9f7a547c8329f2cd3d32b92c1fa24"
+REPOSITORY = "https://github.com/LiveCodeBench/LiveCodeBench"
+# How to run the reference where the installed stand-in cannot (named in every such skip).
+CHECKOUT_HINT = (
+    f"run against the reference: git clone {REPOSITORY} && git -C LiveCodeBench checkout "
+    f"{PINNED_COMMIT[:7]}, then tox -e upstream -- --upstream=LiveCodeBench "
+    "(or tox -e upstream-head, which does both)"
+)
 
 
 class UpstreamMissing(LookupError):
@@ -89,10 +102,15 @@ class Upstream:
                 "extraction": self._import("utils.extraction_utils"),
             }
         except ImportError as error:
+            if (error.name or "").startswith(self.package + "."):
+                hint = "this lcb_runner has another layout (a much older or newer commit)"
+            else:
+                hint = (
+                    "its dependencies are pinned in pyproject.toml's 'upstream' extra "
+                    "(anthropic<1 for HUMAN_PROMPT, datasets)"
+                )
             raise UpstreamSourceError(
-                f"cannot import upstream from {self.describe_source()}: {error}. "
-                "Its dependencies are pinned in pyproject.toml's 'suite' extra "
-                "(anthropic<1 for HUMAN_PROMPT, datasets)."
+                f"cannot import upstream from {self.describe_source()}: {error}; {hint}"
             ) from error
 
     def _function(self, module: str, name: str):
@@ -126,13 +144,23 @@ class Upstream:
         """The row as upstream's CodeGenerationProblem (which validates it)."""
         return self._function("problems", "CodeGenerationProblem")(**row)
 
-    def _format(self, lmstyle_name: str, row: Mapping[str, object]):
+    def format(self, lmstyle_name: str, row: Mapping[str, object]):
+        """format_prompt_generation(problem, LMStyle) in its native shape: a string, a list of
+        messages or a (system, messages) tuple. UpstreamMissing when this upstream has no
+        such LMStyle or builds no code-generation prompt for it (NotImplementedError)."""
         format_prompt_generation = self._function("prompts", "format_prompt_generation")
-        return format_prompt_generation(self.problem(row), self.lmstyle(lmstyle_name))
+        lmstyle = self.lmstyle(lmstyle_name)
+        try:
+            return format_prompt_generation(self.problem(row), lmstyle)
+        except NotImplementedError as error:
+            raise UpstreamMissing(
+                f"{self.describe_source()} builds no code-generation prompt for "
+                f"LMStyle.{lmstyle_name} ({error})"
+            ) from None
 
     def chat_messages(self, row: Mapping[str, object]) -> list[dict[str, str]]:
         """The [system, user] messages lcb_runner's OpenAIChat style sends."""
-        messages = self._format("OpenAIChat", row)
+        messages = self.format("OpenAIChat", row)
         roles = [message.get("role") for message in messages]
         if roles != ["system", "user"]:
             raise UpstreamMissing(
@@ -141,13 +169,23 @@ class Upstream:
             )
         return messages
 
+    def messages(self, lmstyle_name: str, row: Mapping[str, object]):
+        """The chat messages a message LMStyle sends: a list of {role, content}, or Claude3's
+        (system, messages); UpstreamMissing when this upstream returns a string for it."""
+        formatted = self.format(lmstyle_name, row)
+        if isinstance(formatted, str):
+            raise UpstreamMissing(
+                f"{self.describe_source()} LMStyle.{lmstyle_name} returned a prompt string, "
+                "not chat messages"
+            )
+        return formatted
+
     def prompt(self, variant: PromptVariant, row: Mapping[str, object]) -> str:
-        """The prompt lcb_runner sends for this variant, as one string."""
-        if variant.lmstyle == "OpenAIChat":
-            # Without a chat template the two messages join with a blank line.
-            system, user = self.chat_messages(row)
-            return system["content"] + "\n\n" + user["content"]
-        formatted = self._format(variant.lmstyle, row)
+        """The prompt lcb_runner sends for this variant, as one string: a string style's
+        prompt, or the text of a style's one user message (OpenAIReasonPreview)."""
+        formatted = self.format(variant.lmstyle, row)
+        if isinstance(formatted, list) and [m.get("role") for m in formatted] == ["user"]:
+            return formatted[0]["content"]
         if not isinstance(formatted, str):
             raise UpstreamMissing(
                 f"{self.describe_source()} LMStyle.{variant.lmstyle} returned "
@@ -170,6 +208,16 @@ class Upstream:
             return f"{INSTALLED_DISTRIBUTION} {self.version()}"
         return f"LiveCodeBench checkout {self.checkout}"
 
+    def is_reference(self) -> bool:
+        """A clean checkout at PINNED_COMMIT: the upstream every golden comes from."""
+        if self.checkout is None:
+            return False
+        return self._git["commit"] == PINNED_COMMIT and self._git["dirty"] is False
+
+    @cached_property
+    def _git(self) -> dict[str, object]:
+        return _git_state(self.checkout)
+
     def version(self) -> str:
         return importlib.metadata.version(INSTALLED_DISTRIBUTION)
 
@@ -181,7 +229,7 @@ class Upstream:
                 "version": self.version(),
                 "import_name": self.package,
             }
-        return {"source": "checkout", "path": str(self.checkout), **_git_state(self.checkout)}
+        return {"source": "checkout", "path": str(self.checkout), **self._git}
 
 
 def _git_state(checkout: Path) -> dict[str, object]:

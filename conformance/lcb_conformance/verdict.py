@@ -7,6 +7,7 @@ golden key says the cell:
     prompt/generic-llama3/*          generic      meta-llama/Meta-Llama-3-8B-Instruct
     prompt/generic/*                 generic      no template
     prompt/<raw style>/*             <style>      -
+    messages/<LMStyle>/*             <style>      messages
     chat-prompt/<family>/*           generic      <family> [thinking=on|off]
     token-audit/<line>/<family>/<style>__*    <style>   <family>
     extract/<style>/*, reference-impl/extract_code_prefix/<style>/*   <style>   -
@@ -27,6 +28,7 @@ from .implementation import NOT_PROVIDED
 
 NO_TOKENIZER = "-"
 NO_TEMPLATE = "no template"
+MESSAGES_COLUMN = "messages"
 DECODE = "decode_context"
 OTHER = "other checks"
 STYLE_ORDER = (*cases.EXTRACTION_LMSTYLES, DECODE, OTHER)
@@ -38,6 +40,7 @@ SKIPPED = "skipped"
 
 GOLDEN_TESTS = {
     "test_prompt",
+    "test_messages",
     "test_chat_prompt",
     "test_token_audit",
     "test_extract_code",
@@ -47,6 +50,7 @@ GOLDEN_TESTS = {
 # short names of the golden families, for the "checks" column
 CHECK_NAMES = {
     goldens.PROMPT: "prompt",
+    goldens.MESSAGES: "messages",
     goldens.CHAT_PROMPT: "chat-prompt",
     goldens.TOKEN_AUDIT: "token-audit",
     goldens.EXTRACT: "extract",
@@ -64,7 +68,12 @@ def rendering_label(rendering: cases.ChatRendering) -> str:
 
 def tokenizer_columns() -> tuple[str, ...]:
     """The tokenizer-family axis of the matrix, in order."""
-    return (NO_TOKENIZER, NO_TEMPLATE, *(rendering_label(r) for r in cases.CHAT_RENDERINGS))
+    return (
+        NO_TOKENIZER,
+        NO_TEMPLATE,
+        MESSAGES_COLUMN,
+        *(rendering_label(r) for r in cases.CHAT_RENDERINGS),
+    )
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,8 @@ def cell_of_key(key: GoldenKey) -> Cell:
         if variant.tokenizer:
             return Cell(variant.style, variant.tokenizer)
         return Cell(variant.style, NO_TEMPLATE if variant.style == "generic" else NO_TOKENIZER)
+    if key.family == goldens.MESSAGES:
+        return Cell(cases.MESSAGE_VARIANTS_BY_NAME[key.group].style, MESSAGES_COLUMN)
     if key.family == goldens.CHAT_PROMPT:
         return Cell("generic", rendering_label(cases.RENDERINGS[key.group]))
     if key.family == goldens.TOKEN_AUDIT:

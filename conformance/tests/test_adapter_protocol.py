@@ -9,7 +9,7 @@ import types
 import pytest
 
 import lcb_prompts
-from lcb_conformance import implementation
+from lcb_conformance import cases, implementation
 from lcb_conformance.implementation import NOT_PROVIDED, NotProvided
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
@@ -55,7 +55,9 @@ def test_module_colon_attr_names_a_class_instance(adapter_module):
     assert impl.styles == ("generic",)
     assert impl.format_lcb_prompt(ROW) == lcb_prompts.format_lcb_prompt(ROW)
     assert impl.describe()["provides"] == ["format_lcb_prompt", "extract_code"]
-    assert impl.describe()["styles_not_provided"] == ["codeqwen", "deepseek", "genericbase"]
+    assert impl.describe()["styles_not_provided"] == [
+        style for style in cases.EXTRACTION_LMSTYLES if style != "generic"
+    ]
 
 
 def test_a_dotted_attr_names_a_nested_namespace(adapter_module):

@@ -23,6 +23,15 @@ def test_prompt(key, impl_function, chat_tokenizer, golden):
     assert prompt == golden(key)
 
 
+@pytest.mark.parametrize("key", goldens.expected_keys(goldens.MESSAGES), ids=str)
+def test_messages(key, impl_function, golden):
+    """A message LMStyle's chat messages, in lcb_runner's shape (list, or Claude3's
+    (system, messages)), compared as canonical JSON."""
+    variant = cases.MESSAGE_VARIANTS_BY_NAME[key.group]
+    messages = impl_function("format_lcb_messages")(cases.problems()[key.case], style=variant.style)
+    assert goldens.canonical_json(messages) == golden(key)
+
+
 @pytest.mark.parametrize("key", goldens.expected_keys(goldens.CHAT_PROMPT), ids=str)
 def test_chat_prompt(key, impl_function, chat_tokenizer, golden):
     """The generic style through each family's own template (what lcb_runner does with

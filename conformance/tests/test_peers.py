@@ -72,7 +72,9 @@ def test_nvidia_adapter_is_upstreams_generic_oai_server(peers):
 
     adapter = implementation.load("peers.nvidia_generic_oai")
     assert adapter.styles == ("generic",)
-    assert adapter.not_provided_styles() == ("codeqwen", "deepseek", "genericbase")
+    assert adapter.not_provided_styles() == tuple(
+        style for style in cases.EXTRACTION_LMSTYLES if style != "generic"
+    )
     row = cases.problems()["atc_stamp_card_rally"]
     from peers import nvidia_generic_oai
 

@@ -6,12 +6,28 @@ import pytest
 
 from lcb_conformance import cases, goldens, regen
 from lcb_conformance.goldens import GoldenKey
-from lcb_conformance.upstream import Upstream
+from lcb_conformance.upstream import PINNED_COMMIT, Upstream
 
 pytestmark = pytest.mark.upstream
 
 
-def test_a_failing_case_keeps_its_golden_and_is_reported(golden_copy, monkeypatch, capsys):
+@pytest.fixture
+def source(pytestconfig) -> str:
+    return f"--upstream={pytestconfig.getoption('--upstream')}"
+
+
+def test_only_the_reference_writes_goldens(golden_copy, capsys):
+    before = goldens.manifest_lines()
+    assert regen.main(["--upstream=installed"]) == 2
+    error = capsys.readouterr().err
+    assert f"goldens come from lcb_runner at {PINNED_COMMIT[:7]} only" in error
+    assert "is not a clean checkout of it" in error and "--check compares" in error
+    assert goldens.manifest_lines() == before
+
+
+def test_a_failing_case_keeps_its_golden_and_is_reported(
+    golden_copy, monkeypatch, capsys, source
+):
     failing = GoldenKey(goldens.EXTRACT, "generic", "two_blocks_last_wins")
     tampered = GoldenKey(goldens.EXTRACT, "codeqwen", "two_blocks_last_wins")
     kept = failing.path.read_bytes()
@@ -24,7 +40,10 @@ def test_a_failing_case_keeps_its_golden_and_is_reported(golden_copy, monkeypatc
         return real_extract(self, style, output)
 
     monkeypatch.setattr(Upstream, "extract", extract)
-    assert regen.main([]) == 1
+    # How a failure is handled, whatever upstream this run has (the installed stand-in lacks
+    # some LMStyles: those cases fail too, and keep their goldens).
+    monkeypatch.setattr(Upstream, "is_reference", lambda self: True)
+    assert regen.main([source]) == 1
     printed = capsys.readouterr().out
     assert f"FAILED {failing}: RuntimeError: upstream exploded (old golden kept)" in printed
     assert failing.path.read_bytes() == kept
@@ -34,13 +53,18 @@ def test_a_failing_case_keeps_its_golden_and_is_reported(golden_copy, monkeypatc
     assert str(failing) in goldens.provenance()["kept_from_previous_run"]
 
 
-def test_check_mode_writes_nothing_and_reports_drift(golden_copy, capsys):
+def test_check_mode_writes_nothing_and_reports_drift(golden_copy, capsys, source):
     tampered = GoldenKey(goldens.PROMPT, "deepseek", next(iter(cases.problems())))
     tampered.path.write_bytes(tampered.path.read_bytes() + b" ")
-    assert regen.main(["--check"]) == 1
+    assert regen.main([source, "--check"]) == 1
     assert f"CHANGED {tampered}" in capsys.readouterr().out
     assert tampered.path.read_bytes().endswith(b" ")
 
 
-def test_current_goldens_are_what_upstream_produces(golden_copy, capsys):
-    assert regen.main(["--check"]) == 0, capsys.readouterr().out
+def test_current_goldens_are_what_the_reference_produces(golden_copy, capsys, upstream, source):
+    if not upstream.is_reference():
+        pytest.skip(
+            f"{upstream.describe_source()} is not lcb_runner {PINNED_COMMIT[:7]}, which made the "
+            "goldens (the drift run compares it case by case)"
+        )
+    assert regen.main([source, "--check"]) == 0, capsys.readouterr().out

@@ -10,6 +10,10 @@ import pytest
 
 from lcb_conformance import audit, cases, deviations, goldens, hf_cache
 from lcb_conformance.integrity import checksum_problems, missing_goldens, orphan_goldens
+from lcb_conformance.upstream import PINNED_COMMIT
+
+# The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
+pytestmark = pytest.mark.selftest
 
 REGEN = f"regenerate with `{goldens.REGEN_COMMAND}`"
 
@@ -87,6 +91,27 @@ def test_deviation_list_is_exact():
     )
     for entry in deviations.load()["think"]["cases"]:
         assert entry["why"].strip(), f"{entry['output']}: say why it differs"
+
+
+def test_goldens_come_from_the_reference_upstream():
+    """Every upstream golden, of every transformers line, was produced by a clean checkout of
+    lcb_runner at the pinned commit: a golden no real upstream run made is a defect."""
+    recorded = goldens.provenance()
+    runs = {"regeneration": recorded["upstream"]} | {
+        line: environment["upstream"] for line, environment in recorded["environments"].items()
+    }
+    for run, upstream in runs.items():
+        assert (upstream["source"], upstream["commit"], upstream["dirty"]) == (
+            "checkout",
+            PINNED_COMMIT,
+            False,
+        ), f"{run}: goldens not from lcb_runner {PINNED_COMMIT[:7]}; {REGEN}"
+    assert set(recorded["environments"]) == set(audit.AUDIT_LINES)
+
+
+def test_the_upstream_head_env_checks_out_the_pinned_commit():
+    tox_ini = (cases.REPO_ROOT / "tox.ini").read_text("utf-8")
+    assert f"checkout --quiet {PINNED_COMMIT}" in tox_ini
 
 
 @pytest.mark.parametrize("repo_id", cases.CHAT_TOKENIZERS)
