@@ -1,13 +1,15 @@
 """Model -> style: which lcb_prompts style, and which tokenizer snapshot, give a model the
 prompt lcb_runner gives it on the leaderboard.
 
-    lcb-conformance resolve MODEL_ID [--upstream installed|PATH] [--json]
+    lcb-conformance resolve MODEL_ID [--upstream pinned|installed|PATH] [--json]
     lcb-conformance resolve --all          every listed model (the resolver/models golden)
 
-The model list is read at run time from upstream's ``lm_styles.LanguageModelList`` (each
-LanguageModel has model_name, model_repr, model_style); the LMStyle -> lcb_prompts mapping is
-this module's, held to upstream's own prompts by test_resolver.py and recorded, with the
-resolution of every listed model, in the golden ``resolver/models`` (drift-checked).
+The model list is lcb_runner's ``lm_styles.LanguageModelList`` (each LanguageModel has
+model_name, model_repr, model_style): by default the reference commit's, as regeneration
+recorded it from upstream (the lm-styles golden), else read at run time from the installed
+package or a checkout. The LMStyle -> lcb_prompts mapping is this module's, held to the
+goldens and upstream by test_resolver.py and recorded, with the resolution of every listed
+model, in the golden ``resolver/models`` (drift-checked).
 
 A model lcb_runner does not list gets a suggestion from the listed models of the same
 family, labelled as not official. Exit code: 0 listed, with an lcb_prompts style; 1 listed,
@@ -21,11 +23,13 @@ import difflib
 import json
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .cases import LLAMA3_TOKENIZER
 
 NOT_LISTED_EXIT = 3
+PINNED = "pinned"
 SNAPSHOTS = "fixtures/tokenizers"
 
 
@@ -33,16 +37,19 @@ SNAPSHOTS = "fixtures/tokenizers"
 class StyleMapping:
     """What lcb_prompts offers for one LMStyle."""
 
-    style: str | None  # lcb_prompts style, None when it has none for this LMStyle
+    style: str | None  # lcb_prompts style, None when lcb_runner builds no prompt for it
     tokenizer: str | None  # chat_template=True with this tokenizer snapshot
     sends: str  # what lcb_runner sends to the model for this LMStyle
     note: str  # caveats; for style None, why there is no style
+    messages: bool = False  # format_lcb_messages (chat messages), not format_lcb_prompt
 
     def calls(self) -> list[str]:
         """The lcb_prompts calls that reproduce lcb_runner for this LMStyle."""
         if self.style is None:
             return []
-        if self.tokenizer:
+        if self.messages:
+            prompt = f'format_lcb_messages(row, style="{self.style}")'
+        elif self.tokenizer:
             tokenizer = f'AutoTokenizer.from_pretrained("{self.tokenizer}")'
             prompt = (
                 f"format_lcb_prompt(row, tokenizer={tokenizer}, chat_template=True, "
@@ -55,26 +62,47 @@ class StyleMapping:
     def summary(self) -> str:
         if self.style is None:
             return "no lcb_prompts style"
+        if self.messages:
+            return f"{self.style} messages"
         if self.tokenizer:
             return f"{self.style}, chat_template=True with {self.tokenizer}"
         return f"{self.style}, no chat template"
 
 
-_OPENAI_MESSAGES = (
+def _messages(style: str, sends: str, note: str) -> StyleMapping:
+    return StyleMapping(style, None, sends, note, messages=True)
+
+
+def _raw(style: str, sends: str, note: str) -> StyleMapping:
+    return StyleMapping(style, None, sends, note)
+
+
+_SYSTEM_USER = _messages(
+    "generic",
     "[system, user] chat messages (the API applies its own template): system = the generic "
-    "system message, user = the question in the generic template"
+    "system message, user = the question in the generic template",
+    "send the messages as they are; joined into one string they are "
+    'format_lcb_prompt(row, style="generic"), which is not what lcb_runner sends',
 )
-_JOINED = (
-    'format_lcb_prompt(row, style="generic") is system + blank line + user; send '
-    "lcb_prompts.SYSTEM_MESSAGE as the system message and the rest as the user message"
+_ONE_USER = _messages(
+    "oaireasonpreview",
+    "one user message: the generic system message, a blank line, the question",
+    'that user message\'s text is format_lcb_prompt(row, style="generic")',
+)
+_CLAUDE3 = _messages(
+    "claude3",
+    "(system, [user]): the generic system message passed as the API's system parameter, the "
+    "question in the generic template right-stripped",
+    "the user text lacks the generic template's trailing blank line",
 )
 _NOT_IMPLEMENTED = (
     "lcb_runner has no code-generation prompt for this LMStyle "
     "(format_prompt_generation raises NotImplementedError)"
 )
 
-# LMStyle name -> mapping. test_resolver.py holds each claim to upstream: a mapped LMStyle's
-# prompt equals the style's goldens on every fixture problem; an unmapped one equals none.
+# LMStyle name -> mapping. test_resolver.py holds each claim to the goldens (a mapped LMStyle
+# has prompt or messages goldens produced from it, or its style's, and extracts like its
+# style) and to upstream (an unmapped LMStyle builds no prompt).
 MAPPINGS = {
     "LLaMa3": StyleMapping(
         "generic",
@@ -86,33 +114,60 @@ MAPPINGS = {
         "starts with <|begin_of_text|>, so tokenize it with add_special_tokens=False or a "
         "server adds a second BOS",
     ),
-    "OpenAIChat": StyleMapping("generic", None, _OPENAI_MESSAGES, _JOINED),
-    "DeepSeekAPI": StyleMapping("generic", None, _OPENAI_MESSAGES, _JOINED),
-    "MistralWeb": StyleMapping(
-        "generic", None, _OPENAI_MESSAGES, "the same messages as OpenAIChat; " + _JOINED
+    **dict.fromkeys(
+        ("OpenAIChat", "DeepSeekAPI", "TogetherAI", "CohereCommand", "MistralWeb"), _SYSTEM_USER
     ),
-    "OpenAIReasonPreview": StyleMapping(
-        "generic",
-        None,
-        "one user message: the generic system message, a blank line, the question",
-        'that user message is exactly format_lcb_prompt(row, style="generic")',
+    **dict.fromkeys(("OpenAIReasonPreview", "Grok"), _ONE_USER),
+    "OpenAIReason": _messages(
+        "oaireason",
+        "one user message: the generic system message, a blank line, the question; for stdin "
+        "problems the format asks for a main() function",
+        "starter-code problems get the generic template; only the stdin format differs",
     ),
-    "CodeQwenInstruct": StyleMapping(
+    **dict.fromkeys(("Claude3", "Claude3Thinking"), _CLAUDE3),
+    "Claude": _raw(
+        "claude",
+        "a completion string framed by anthropic's HUMAN_PROMPT / AI_PROMPT, the question "
+        "right-stripped",
+        "send it to a completion endpoint as it is",
+    ),
+    "Gemini": _raw(
+        "gemini",
+        "one string: a system message of its own ('Do NOT use system calls ...') and the "
+        "question joined by one newline",
+        "send it as the one user turn",
+    ),
+    "GeminiThinking": _raw(
+        "geminithinking",
+        "one string: the generic system message and the question joined by one newline",
+        "not the generic style: that joins them with a blank line",
+    ),
+    "CodeQwenInstruct": _raw(
         "codeqwen",
-        None,
         "a raw prompt string with the <|im_start|>/<|im_end|> turns written out (no chat template)",
         "the same string for every tokenizer; outside the Qwen family its markers are "
         "ordinary text (see the comparability matrix)",
     ),
-    "DeepSeekCodeInstruct": StyleMapping(
+    "QwQ": _raw(
+        "qwq",
+        "a raw prompt string with the <|im_start|>/<|im_end|> turns written out and QwQ's own "
+        "system turn (no chat template)",
+        "the same string for every tokenizer; tokenize it with add_special_tokens=False",
+    ),
+    "DeepSeekR1": _raw(
+        "deepseekr1",
+        "a raw prompt string that starts with the text <｜begin▁of▁sentence｜> and writes the "
+        "<｜User｜>/<｜Assistant｜> turns out (no chat template)",
+        "the prompt carries its own BOS: tokenize it with add_special_tokens=False or a server "
+        "adds a second one (see the comparability matrix)",
+    ),
+    "DeepSeekCodeInstruct": _raw(
         "deepseek",
-        None,
         "a raw prompt string (### Instruction / ### Response, no chat template)",
         "the same string for every tokenizer",
     ),
-    "GenericBase": StyleMapping(
+    "GenericBase": _raw(
         "genericbase",
-        None,
         "a raw one-shot completion prompt",
         "extraction takes the whole answer, stripped",
     ),
@@ -120,51 +175,24 @@ MAPPINGS = {
         None,
         None,
         "one user message without a system message, the question right-stripped",
-        "no lcb_prompts style sends it; its extraction also differs (the first ```python block)",
+        "nvidia-livecodebench's own LMStyle, not lcb_runner's; no lcb_prompts style sends it, "
+        "and its extraction differs (the first ```python block)",
     ),
-    "OpenAIReason": StyleMapping(
+    "CodeLLaMaInstruct": StyleMapping(
         None,
         None,
-        "one user message whose stdin format asks for a main() function",
-        "another question template than the generic one",
-    ),
-    "Claude": StyleMapping(
-        None,
-        None,
-        "a completion string framed by anthropic's HUMAN_PROMPT / AI_PROMPT, the question "
-        "right-stripped",
-        "lcb_prompts has no Claude framing",
-    ),
-    "Claude3": StyleMapping(
-        None,
-        None,
-        "(system, [user]) with the question right-stripped",
-        "the user text loses the generic template's trailing blank line",
-    ),
-    "Gemini": StyleMapping(
-        None,
-        None,
-        "one string: another system message ('Do NOT use system calls ...') and the question "
-        "joined by one newline",
-        "lcb_prompts has no Gemini system message",
-    ),
-    "GeminiThinking": StyleMapping(
-        None,
-        None,
-        "one string: the generic system message and question joined by one newline",
-        "generic joins them with a blank line",
+        "nothing (code generation unsupported)",
+        _NOT_IMPLEMENTED + "; its extract_code branch returns None",
     ),
     **{
         name: StyleMapping(None, None, "nothing (code generation unsupported)", _NOT_IMPLEMENTED)
-        for name in (
-            "CodeLLaMaInstruct",
-            "StarCoderInstruct",
-            "QwQ",
-            "CohereCommand",
-            "DataBricks",
-        )
+        for name in ("StarCoderInstruct", "DataBricks")
     },
 }
+
+
+# LMStyles of the installed stand-in that lcb_runner does not have.
+NOT_LCB_RUNNER = ("GenericOAIServer",)
 
 
 def mapping_for(lmstyle: str) -> StyleMapping:
@@ -184,16 +212,52 @@ class Listed:
     lmstyle: str
 
 
-def listed_models(upstream) -> list[Listed]:
-    """Every LanguageModel of upstream's list, in its order (duplicates kept)."""
-    return [
-        Listed(model.model_name, model.model_repr, model.model_style.name)
-        for model in upstream.lm_styles().LanguageModelList
-    ]
+@dataclass(frozen=True)
+class ModelList:
+    """An lcb_runner's LMStyle names and LanguageModelList (in its order, duplicates kept)."""
 
+    source: str  # for messages: which upstream
+    lmstyles: tuple[str, ...]
+    models: tuple[Listed, ...]
 
-def lmstyle_names(upstream) -> list[str]:
-    return [member.name for member in upstream.lm_styles().LMStyle]
+    @classmethod
+    def of(cls, upstream) -> ModelList:
+        """Read now from a live upstream's lm_styles module."""
+        module = upstream.lm_styles()
+        return cls(
+            upstream.describe_source(),
+            tuple(member.name for member in module.LMStyle),
+            tuple(
+                Listed(model.model_name, model.model_repr, model.model_style.name)
+                for model in module.LanguageModelList
+            ),
+        )
+
+    @classmethod
+    def pinned(cls) -> ModelList:
+        """The reference lcb_runner's list, as regeneration recorded it from upstream (the
+        lm-styles golden): answers offline for the pinned commit."""
+        from . import goldens
+        from .upstream import PINNED_COMMIT
+
+        text = goldens.read(goldens.GoldenKey(goldens.LM_STYLES, "", goldens.LM_STYLES_CASE))
+        if text is None:
+            raise LookupError(f"no {goldens.LM_STYLES} golden; {goldens.REGEN_COMMAND}")
+        data = json.loads(text)
+        return cls(
+            f"lcb_runner {PINNED_COMMIT[:7]} (pinned; recorded by regeneration)",
+            tuple(data["LMStyle"]),
+            tuple(Listed(*entry) for entry in data["LanguageModelList"]),
+        )
+
+    def as_json(self) -> dict:
+        """The lm-styles golden's content."""
+        return {
+            "LMStyle": list(self.lmstyles),
+            "LanguageModelList": [
+                [model.model_name, model.model_repr, model.lmstyle] for model in self.models
+            ],
+        }
 
 
 @dataclass
@@ -338,9 +402,8 @@ def render(resolution: Resolution, source: str) -> str:
     return "\n".join(lines)
 
 
-def table(upstream) -> str:
+def table(model_list: ModelList) -> str:
     """Every LMStyle's mapping and every listed model's resolution (the resolver/models golden)."""
-    models = listed_models(upstream)
     lines = [
         "lcb_runner's lm_styles -> lcb_prompts (lcb-conformance resolve MODEL_ID).",
         "Per LMStyle: the lcb_prompts style and chat-template tokenizer giving lcb_runner's",
@@ -349,13 +412,13 @@ def table(upstream) -> str:
         "",
         "LMStyles:",
     ]
-    for name in lmstyle_names(upstream):
+    for name in model_list.lmstyles:
         mapping = mapping_for(name)
         lines.append(f"{name} -> {mapping.summary()}")
         lines.append(f"    sends: {mapping.sends}")
         lines.append(f"    {'why not' if mapping.style is None else 'note'}: {mapping.note}")
-    lines += ["", f"models ({len(models)}):"]
-    for model in models:
+    lines += ["", f"models ({len(model_list.models)}):"]
+    for model in model_list.models:
         lines.append(
             f"{model.model_name} ({model.model_repr}): {model.lmstyle} -> "
             f"{mapping_for(model.lmstyle).summary()}"
@@ -363,8 +426,65 @@ def table(upstream) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class TableChange:
+    """How two resolver tables differ. An LMStyle block both list but word differently is
+    this project's mapping changing; LMStyles or model lines only one lists are upstream's
+    lists changing (a model given another LMStyle is one line gone, one new)."""
+
+    remapped: tuple[str, ...]  # LMStyles whose mapping text differs
+    removed: tuple[str, ...]  # entries only in the first (the golden)
+    added: tuple[str, ...]  # entries only in the second
+
+    @property
+    def list_only(self) -> bool:
+        return not self.remapped
+
+    def describe(self) -> str:
+        parts = []
+        if self.remapped:
+            parts.append(f"LMStyles mapped differently: {', '.join(self.remapped)}")
+        for what, entries in (("not listed any more", self.removed), ("new", self.added)):
+            if entries:
+                shown = ", ".join(entries[:6]) + (", ..." if len(entries) > 6 else "")
+                parts.append(f"{len(entries)} {what} ({shown})")
+        return "; ".join(parts) or "identical"
+
+
+def compare_tables(golden: str, produced: str) -> TableChange:
+    old_styles, old_models = _entries(golden)
+    new_styles, new_models = _entries(produced)
+    shared = old_styles.keys() & new_styles.keys()
+    remapped = sorted(k for k in shared if old_styles[k] != new_styles[k])
+    removed = [k for k in old_styles if k not in new_styles]
+    added = [k for k in new_styles if k not in old_styles]
+    removed += list((Counter(old_models) - Counter(new_models)).elements())
+    added += list((Counter(new_models) - Counter(old_models)).elements())
+    return TableChange(tuple(remapped), tuple(removed), tuple(added))
+
+
+def _entries(text: str) -> tuple[dict[str, list[str]], list[str]]:
+    """The LMStyle blocks (name -> lines) and the model lines of a resolver table."""
+    styles: dict[str, list[str]] = {}
+    models: list[str] = []
+    section = name = ""
+    for line in text.splitlines():
+        if line == "LMStyles:" or line.startswith("models ("):
+            section = line
+        elif not line or not section:
+            continue
+        elif section.startswith("models"):
+            models.append(line)
+        elif line.startswith("    "):  # the current LMStyle block goes on
+            styles[name].append(line)
+        else:
+            name = line.split(" -> ")[0]
+            styles[name] = [line]
+    return styles, models
+
+
 def main(argv: list[str] | None = None) -> int:
-    from .upstream import INSTALLED, Upstream, UpstreamMissing, UpstreamSourceError
+    from .upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
     parser = argparse.ArgumentParser(
         prog="lcb-conformance resolve",
@@ -376,22 +496,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every listed model, as a table")
     parser.add_argument(
         "--upstream",
-        default=INSTALLED,
-        metavar="installed|PATH",
-        help="the lcb_runner whose model list to read (default: %(default)s)",
+        default=PINNED,
+        metavar="pinned|installed|PATH",
+        help="whose model list to read: 'pinned', lcb_runner at the reference commit as "
+        "regeneration recorded it (offline), 'installed' (nvidia-livecodebench) or a "
+        "LiveCodeBench checkout (default: %(default)s)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
     if not args.all and not args.model:
         parser.error("give a MODEL_ID or --all")
     try:
-        upstream = Upstream(args.upstream)
-        source = upstream.describe_source()
+        if args.upstream == PINNED:
+            model_list = ModelList.pinned()
+        else:
+            model_list = ModelList.of(Upstream(args.upstream))
+        source = model_list.source
         if args.all:
-            print(table(upstream), end="")
+            print(table(model_list), end="")
             return 0
-        resolution = resolve(listed_models(upstream), args.model)
-    except (UpstreamSourceError, UpstreamMissing) as error:
+        resolution = resolve(list(model_list.models), args.model)
+    except (UpstreamSourceError, UpstreamMissing, LookupError) as error:
         print(f"lcb-conformance resolve: {error}", file=sys.stderr)
         return 2
     if args.json:

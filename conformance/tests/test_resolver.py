@@ -11,6 +11,7 @@ import pytest
 from lcb_conformance import cases, goldens, resolver
 from lcb_conformance.goldens import GoldenKey
 from lcb_conformance.resolver import Listed
+from lcb_conformance.upstream import UpstreamMissing
 
 # --- resolving names (no upstream needed) --------------------------------------------------
 
@@ -22,6 +23,7 @@ MODELS = [
     Listed("Qwen/Qwen2.5-32B-Instruct", "Qwen2.5-Ins-32B", "CodeQwenInstruct"),
     Listed("claude-3-opus-20240229", "Claude-3-Opus", "Claude3"),
     Listed("gpt-4o-2024-05-13", "GPT-4O-2024-05-13", "OpenAIChat"),
+    Listed("databricks-dbrx-instruct", "DBRX-Ins", "DataBricks"),
 ]
 
 
@@ -46,11 +48,20 @@ def test_a_listed_model_is_found_by_name_repr_or_name_without_org(query):
 
 
 def test_a_listed_model_without_an_lcb_prompts_style_says_why():
-    resolution = resolver.resolve(MODELS, "claude-3-opus-20240229")
+    resolution = resolver.resolve(MODELS, "databricks-dbrx-instruct")
     assert resolution.exit_code() == 1
     text = resolver.render(resolution, "test upstream")
-    assert "LMStyle:       Claude3" in text
+    assert "LMStyle:       DataBricks" in text
     assert "no lcb_prompts style: " in text
+
+
+def test_a_message_style_model_gets_the_messages_call():
+    resolution = resolver.resolve(MODELS, "claude-3-opus-20240229")
+    assert resolution.exit_code() == 0
+    assert resolution.as_dict()["calls"] == [
+        'format_lcb_messages(row, style="claude3")',
+        'extract_code(model_output, style="claude3")',
+    ]
 
 
 def test_an_unlisted_model_of_a_listed_family_gets_an_unofficial_suggestion():
@@ -89,90 +100,103 @@ def test_mapped_styles_are_the_suites_styles():
     assert styles == set(cases.EXTRACTION_LMSTYLES)
 
 
-# --- the mapping held to upstream -------------------------------------------------------------
+# --- the mapping held to the goldens (all produced by upstream) -----------------------------
 
 
-def as_text(formatted) -> str:
-    """One string for any shape format_prompt_generation returns: a prompt string, chat
-    messages (contents joined by a blank line), or Claude3's (system, messages)."""
-    if isinstance(formatted, str):
-        return formatted
-    if isinstance(formatted, tuple):
-        system, messages = formatted
-        return "\n\n".join([system, *(message["content"] for message in messages)])
-    return "\n\n".join(message["content"] for message in formatted)
+@pytest.mark.parametrize("lmstyle", sorted(resolver.MAPPINGS))
+def test_a_mapped_lmstyle_is_the_style_its_goldens_hold(lmstyle):
+    """Each claim "LMStyle X is lcb_prompts style S" is the suite's own case table: the
+    goldens produced from LMStyle X are what the conformance run holds style S to."""
+    mapping = resolver.MAPPINGS[lmstyle]
+    messages = [v for v in cases.MESSAGE_VARIANTS if v.lmstyle == lmstyle]
+    prompts = [v for v in cases.PROMPT_VARIANTS if v.lmstyle == lmstyle]
+    if mapping.style is None:
+        assert not messages and not prompts, f"LMStyle.{lmstyle} has goldens; map it"
+    elif mapping.messages:
+        assert [(v.style,) for v in messages] == [(mapping.style,)]
+    else:
+        assert [(v.style, v.tokenizer) for v in prompts] == [(mapping.style, mapping.tokenizer)]
 
 
-def golden_prompt(style: str, tokenizer: str | None, question_id: str) -> str:
-    variant = next(
-        v for v in cases.PROMPT_VARIANTS if v.style == style and v.tokenizer == tokenizer
+def test_every_golden_lmstyle_is_mapped():
+    golden_lmstyles = {v.lmstyle for v in (*cases.PROMPT_VARIANTS, *cases.MESSAGE_VARIANTS)}
+    golden_lmstyles |= set(cases.EXTRACTION_LMSTYLES.values())
+    assert golden_lmstyles <= set(resolver.MAPPINGS)
+
+
+def test_the_pinned_model_list_resolves_every_model_to_a_style():
+    """lcb_runner's own list at the reference commit (the lm-styles golden): every model gets
+    an lcb_prompts style."""
+    model_list = resolver.ModelList.pinned()
+    unresolved = [
+        m.model_name for m in model_list.models if not resolver.mapping_for(m.lmstyle).style
+    ]
+    assert not unresolved, f"models with no lcb_prompts style: {unresolved}"
+    assert len(model_list.models) == len(json.loads(_lm_styles_golden())["LanguageModelList"])
+
+
+def _lm_styles_golden() -> str:
+    return goldens.read(GoldenKey(goldens.LM_STYLES, "", goldens.LM_STYLES_CASE))
+
+
+def test_resolve_all_answers_offline_from_the_pinned_list(capsys):
+    assert resolver.main(["--all"]) == 0
+    assert capsys.readouterr().out == goldens.read(
+        GoldenKey(goldens.RESOLVER, "", goldens.RESOLVER_CASE)
     )
-    return goldens.read(GoldenKey(goldens.PROMPT, variant.name, question_id))
+    assert resolver.main(["deepseek-ai/DeepSeek-R1"]) == 0
+    text = capsys.readouterr().out
+    assert "LMStyle:       DeepSeekR1" in text
+    assert 'format_lcb_prompt(row, style="deepseekr1")' in text
 
 
-@pytest.fixture(scope="module")
-def upstream_prompts(upstream):
-    """LMStyle name -> {question_id: upstream's prompt as text}, or the exception it raised."""
-    found = {}
-    for name in resolver.lmstyle_names(upstream):
-        try:
-            # every shape upstream returns (str, messages, tuple), unlike Upstream.prompt
-            found[name] = {
-                qid: upstream._format(name, row) for qid, row in cases.problems().items()
-            }
-        except NotImplementedError as error:
-            found[name] = error
-    return found
+def test_a_table_change_of_list_entries_only_is_told_apart():
+    golden = _resolver_golden()
+    lines = golden.splitlines(keepends=True)
+    model_line = next(i for i, line in enumerate(lines) if line.startswith("models ("))
+    fewer = "".join(lines[: model_line + 1] + lines[model_line + 2 :])
+    change = resolver.compare_tables(golden, fewer)
+    assert change.list_only and len(change.removed) == 1 and not change.added
+    reworded = golden.replace("-> qwq", "-> codeqwen", 1)
+    assert not resolver.compare_tables(golden, reworded).list_only
+
+
+def _resolver_golden() -> str:
+    return goldens.read(GoldenKey(goldens.RESOLVER, "", goldens.RESOLVER_CASE))
+
+
+# --- the mapping held to upstream -------------------------------------------------------------
 
 
 @pytest.mark.upstream
 def test_every_upstream_lmstyle_has_a_mapping(upstream):
-    missing = [name for name in resolver.lmstyle_names(upstream) if name not in resolver.MAPPINGS]
+    missing = [
+        name for name in resolver.ModelList.of(upstream).lmstyles if name not in resolver.MAPPINGS
+    ]
     assert not missing, f"add to resolver.MAPPINGS: {missing}"
 
 
 @pytest.mark.upstream
-def test_mapped_lmstyles_give_the_styles_prompts(upstream_prompts):
-    """A mapped LMStyle's prompt is, for every fixture problem, the prompt golden of its
-    lcb_prompts style (messages: their contents joined by a blank line, i.e. the untemplated
-    generic prompt); two messages are [system = SYSTEM_MESSAGE, user]."""
-    import lcb_prompts
-
-    for name, mapping in resolver.MAPPINGS.items():
-        if mapping.style is None or name not in upstream_prompts:
-            continue
-        for qid, formatted in upstream_prompts[name].items():
-            assert as_text(formatted) == golden_prompt(mapping.style, mapping.tokenizer, qid), (
-                f"LMStyle.{name} on {qid} is not lcb_prompts {mapping.summary()}"
-            )
-            if isinstance(formatted, list) and len(formatted) == 2:
-                assert [m["role"] for m in formatted] == ["system", "user"]
-                assert formatted[0]["content"] == lcb_prompts.SYSTEM_MESSAGE
-
-
-@pytest.mark.upstream
-def test_unmapped_lmstyles_match_no_style(upstream_prompts):
-    """An LMStyle the resolver gives no style either has no code-generation prompt upstream
-    (said so) or differs from every lcb_prompts style's prompt on some fixture problem."""
-    for name, prompts in upstream_prompts.items():
+def test_an_unmapped_lmstyle_builds_no_prompt_upstream(upstream):
+    """The resolver gives no style only where lcb_runner builds no code-generation prompt
+    (or, for the installed stand-in, to its own LMStyle, which is not lcb_runner's)."""
+    row = next(iter(cases.problems().values()))
+    for name in resolver.ModelList.of(upstream).lmstyles:
         mapping = resolver.mapping_for(name)
-        if isinstance(prompts, NotImplementedError):
-            assert mapping.note == resolver._NOT_IMPLEMENTED, name
+        if mapping.style is not None or name in resolver.NOT_LCB_RUNNER:
             continue
-        assert mapping.note != resolver._NOT_IMPLEMENTED, f"LMStyle.{name} does have a prompt"
-        if mapping.style is not None:
-            continue
-        for variant in cases.PROMPT_VARIANTS:
-            assert any(
-                as_text(formatted) != golden_prompt(variant.style, variant.tokenizer, qid)
-                for qid, formatted in prompts.items()
-            ), f"LMStyle.{name} gives lcb_prompts {variant.name} prompts; map it"
+        with pytest.raises(UpstreamMissing):
+            upstream.format(name, row)
+        assert resolver._NOT_IMPLEMENTED in mapping.note, name
 
 
 @pytest.mark.upstream
 def test_mapped_lmstyles_extract_like_their_style(upstream):
+    """Every LMStyle this upstream has extracts every fixture output as its style's golden
+    (produced from the style's own LMStyle) says."""
     extract_code = upstream._function("extraction", "extract_code")
-    for name, mapping in resolver.MAPPINGS.items():
+    for name in resolver.ModelList.of(upstream).lmstyles:
+        mapping = resolver.mapping_for(name)
         if mapping.style is None:
             continue
         for output in cases.outputs().values():
@@ -192,10 +216,3 @@ def test_resolve_command_reads_upstreams_list(capsys, pytestconfig):
     data = json.loads(capsys.readouterr().out)
     assert (data["lmstyle"], data["style"], data["official"]) == ("OpenAIChat", "generic", True)
     assert resolver.main([source, "some-org/not-a-listed-model-7B"]) == resolver.NOT_LISTED_EXIT
-
-
-@pytest.mark.upstream
-def test_resolve_all_prints_the_golden(capsys, pytestconfig):
-    assert resolver.main([f"--upstream={pytestconfig.getoption('--upstream')}", "--all"]) == 0
-    key = GoldenKey(goldens.RESOLVER, "", goldens.RESOLVER_CASE)
-    assert capsys.readouterr().out == goldens.read(key)
