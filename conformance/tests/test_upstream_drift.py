@@ -1,13 +1,21 @@
-"""Upstream lcb_runner re-run against the goldens: any drift (a new upstream version, an
-edited checkout, a changed tokenizer or transformers) fails here, naming the case."""
+"""Upstream lcb_runner re-run against the goldens: any drift of a prompt, messages, extraction,
+rendering or audit (a new upstream version, an edited checkout, a changed tokenizer or
+transformers) fails here, naming the case. What an upstream lacks (an LMStyle, a prompt) and a
+change of lcb_runner's model list alone skip, saying so (lcb_conformance.drift)."""
 
 from __future__ import annotations
 
 import pytest
 
-from lcb_conformance import cases, goldens
+from lcb_conformance import cases, drift, goldens
 from lcb_conformance.producers import Producer
-from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
+from lcb_conformance.upstream import (
+    CHECKOUT_HINT,
+    PINNED_COMMIT,
+    Upstream,
+    UpstreamMissing,
+    UpstreamSourceError,
+)
 
 pytestmark = pytest.mark.upstream
 
@@ -27,12 +35,19 @@ def produce(upstream):
     ],
     ids=str,
 )
-def test_upstream_reproduces_golden(key, produce, golden):
-    try:
-        produced = produce(key)
-    except UpstreamMissing as missing:
-        pytest.skip(f"not in this upstream: {missing}")
-    assert produced == golden(key)
+def test_upstream_reproduces_golden(key, produce, golden, upstream):
+    verdict = drift.judge(key, produce, upstream.is_reference())
+    if verdict.status == drift.MISSING:
+        pytest.skip(
+            f"not in this upstream: {verdict.detail}; the golden comes from lcb_runner "
+            f"{PINNED_COMMIT[:7]}: {CHECKOUT_HINT}"
+        )
+    if verdict.status == drift.MODEL_LIST:
+        pytest.skip(
+            f"lcb_runner's model list differs from {PINNED_COMMIT[:7]}'s, no prompt does: "
+            f"{verdict.detail}"
+        )
+    assert produce(key) == golden(key)
 
 
 @pytest.mark.parametrize("question_id", list(cases.problems()))

@@ -1,0 +1,276 @@
+"""Drift: how an upstream lcb_runner differs from the goldens, case by case, told apart by kind.
+
+    python -m lcb_conformance.drift [--upstream installed|PATH] [--no-tokens] [--json FILE]
+    python -m lcb_conformance.drift --history REPO COMMIT... [--json FILE] [--markdown FILE]
+
+Each upstream golden gets one verdict:
+
+    identical    upstream reproduces it byte for byte
+    differs      a prompt, messages, extraction, rendering or audit differs: comparability broken
+    model-list   only lcb_runner's LMStyle set or LanguageModelList differs (which models the
+                 leaderboard lists, not how any prompt is built); red only for the reference
+    missing      this upstream has no such LMStyle or builds no prompt for it (an older
+                 snapshot, such as the installed nvidia-livecodebench)
+
+The drift run (tests/test_upstream_drift.py) fails on "differs" and skips the other two with
+their reason. ``--history`` exports each COMMIT's lcb_runner/ from a LiveCodeBench clone
+(git archive, into a temporary directory) and runs this module on it in a child process, so
+every commit is judged in a fresh interpreter; exit 1 when any commit differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import goldens, resolver
+from .goldens import GoldenKey
+
+IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
+# --no-tokens (and every --history commit): everything built from upstream's prompts and
+# extraction, without the token audits and the matrix (the tokenizer side, which a commit of
+# lcb_runner changes only through its prompts; tox -e upstream checks them).
+HISTORY_FAMILIES = (
+    goldens.PROMPT,
+    goldens.MESSAGES,
+    goldens.CHAT_PROMPT,
+    goldens.EXTRACT,
+    goldens.EXTRACT_AFTER_THINK,
+    *goldens.MODEL_LIST_FAMILIES,
+)
+COMMIT_TIMEOUT = 900  # seconds for one commit's child process
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key: str
+    status: str
+    detail: str = ""
+
+
+def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
+    """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
+    from .upstream import UpstreamMissing
+
+    try:
+        produced = produce(key)
+    except UpstreamMissing as missing:
+        return Verdict(str(key), MISSING, str(missing))
+    recorded = goldens.read(key)
+    if produced == recorded:
+        return Verdict(str(key), IDENTICAL)
+    if key.family in goldens.MODEL_LIST_FAMILIES and recorded is not None and not reference:
+        change = _list_change(key, recorded, produced)
+        if change:
+            return Verdict(str(key), MODEL_LIST, change)
+    return Verdict(str(key), DIFFERS)
+
+
+def _list_change(key: GoldenKey, recorded: str, produced: str) -> str:
+    """How two model-list goldens differ, when only lists differ ("" otherwise)."""
+    if key.family == goldens.RESOLVER:
+        change = resolver.compare_tables(recorded, produced)
+        return change.describe() if change.list_only else ""
+    before, after = json.loads(recorded), json.loads(produced)
+    parts = []
+    for field in ("LMStyle", "LanguageModelList"):
+        old = Counter(map(json.dumps, before[field]))
+        new = Counter(map(json.dumps, after[field]))
+        removed, added = sum((old - new).values()), sum((new - old).values())
+        if removed or added:
+            parts.append(f"{field}: {removed} entries not listed any more, {added} new")
+    return "; ".join(parts)
+
+
+def run(source: str, families: tuple[str, ...] | None = None) -> dict:
+    """Every upstream golden of ``families`` (default: all) judged against ``source``."""
+    from . import audit, hf_cache
+    from .producers import NotProducibleHere, Producer
+    from .upstream import Upstream
+
+    hf_cache.activate_offline_cache()
+    upstream = Upstream(source)
+    produce = Producer(upstream)
+    reference = upstream.is_reference()
+    verdicts = []
+    for family in families or goldens.UPSTREAM_FAMILIES:
+        for key in goldens.expected_keys(family):
+            if not goldens.in_this_environment(key):
+                continue
+            try:
+                verdicts.append(judge(key, produce, reference))
+            except NotProducibleHere:
+                continue
+    return {
+        "upstream": upstream.describe_source(),
+        "reference": reference,
+        "transformers_line": audit.transformers_line(),
+        "counts": dict(Counter(verdict.status for verdict in verdicts)),
+        "verdict": overall(verdicts),
+        "verdicts": [asdict(verdict) for verdict in verdicts if verdict.status != IDENTICAL],
+    }
+
+
+def overall(verdicts) -> str:
+    statuses = {verdict.status for verdict in verdicts}
+    for status in (DIFFERS, MODEL_LIST, MISSING):
+        if status in statuses:
+            return status
+    return IDENTICAL
+
+
+def summary(result: dict) -> str:
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(result["counts"].items()))
+    lines = [f"{result['upstream']}: {result['verdict'].upper()} ({counts})"]
+    differing = Counter(
+        verdict["key"].rsplit("/", 1)[0]
+        for verdict in result["verdicts"]
+        if verdict["status"] == DIFFERS
+    )
+    for group, n in sorted(differing.items()):
+        lines.append(f"  differs: {group} ({n} cases)")
+    for verdict in result["verdicts"]:
+        if verdict["status"] == MODEL_LIST:
+            lines.append(f"  model list: {verdict['key']}: {verdict['detail']}")
+    missing = Counter(
+        verdict["key"].rsplit("/", 1)[0]
+        for verdict in result["verdicts"]
+        if verdict["status"] == MISSING
+    )
+    for group, n in sorted(missing.items()):
+        lines.append(f"  missing: {group} ({n} cases)")
+    return "\n".join(lines)
+
+
+def history(repo: Path, commits: list[str]) -> list[dict]:
+    """Each commit's lcb_runner/, exported from ``repo``, judged in a child process."""
+    results = []
+    for commit in commits:
+        described = _git(repo, "log", "-1", "--format=%h %ad %s", "--date=short", commit)
+        with tempfile.TemporaryDirectory(prefix=f"lcb-{commit[:12]}-") as tree:
+            archive = Path(tree) / "tree.tar"
+            with archive.open("wb") as out:
+                subprocess.run(
+                    ["git", "-C", str(repo), "archive", commit, "lcb_runner"],
+                    stdout=out,
+                    check=True,
+                )
+            with tarfile.open(archive) as tar:
+                tar.extractall(tree, filter="data")
+            report = Path(tree) / "drift.json"
+            child = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    __spec__.name,
+                    "--upstream",
+                    tree,
+                    "--no-tokens",
+                    "--json",
+                    str(report),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=COMMIT_TIMEOUT,
+            )
+            if report.is_file():
+                result = json.loads(report.read_text("utf-8"))
+            else:
+                error = (child.stderr.strip().splitlines() or ["no output"])[-1]
+                result = {"verdict": "error", "counts": {}, "verdicts": [], "error": error}
+        results.append(result | {"commit": commit, "upstream": described})
+    return results
+
+
+def history_table(results: list[dict]) -> str:
+    """A Markdown table of a --history run, one row per commit; differing cases counted per
+    golden family."""
+    lines = [
+        "| commit | date | subject | verdict | differs | identical | missing | differing cases |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for result in results:
+        counts = result["counts"]
+        commit, date, subject = (result["upstream"].split(" ", 2) + ["", ""])[:3]
+        per_family = Counter(
+            verdict["key"].split("/")[0]
+            for verdict in result["verdicts"]
+            if verdict["status"] == DIFFERS
+        )
+        what = result.get("error", "").split(";")[0] or ", ".join(
+            f"{family} {n}" for family, n in sorted(per_family.items())
+        )
+        subject = subject if len(subject) <= 48 else subject[:47] + "…"
+        lines.append(
+            f"| {commit} | {date} | {subject.replace('|', '/')} | {result['verdict']} | "
+            f"{counts.get(DIFFERS, 0)} | {counts.get(IDENTICAL, 0)} | {counts.get(MISSING, 0)} "
+            f"| {what.replace('|', '/')} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .upstream import INSTALLED, UpstreamSourceError
+
+    parser = argparse.ArgumentParser(
+        prog="python -m lcb_conformance.drift", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--upstream", default=INSTALLED, metavar="installed|PATH")
+    parser.add_argument(
+        "--history",
+        nargs="+",
+        metavar=("REPO", "COMMIT"),
+        help="a LiveCodeBench git clone and the commits to judge",
+    )
+    parser.add_argument(
+        "--no-tokens",
+        action="store_true",
+        help="leave out the token audits and the comparability matrix",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    parser.add_argument(
+        "--markdown", metavar="FILE", help="with --history: also write a Markdown table"
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.history:
+            if len(args.history) < 2:
+                parser.error("--history needs a repository and at least one commit")
+            repo, *commits = args.history
+            results = history(Path(repo), commits)
+            for result in results:
+                if "error" in result:
+                    print(f"{result['upstream']}: ERROR {result['error']}")
+                else:
+                    print(summary(result))
+            payload: object = results
+            failed = any(result["verdict"] in (DIFFERS, "error") for result in results)
+        else:
+            payload = run(args.upstream, HISTORY_FAMILIES if args.no_tokens else None)
+            print(summary(payload))
+            failed = payload["verdict"] == DIFFERS
+    except (UpstreamSourceError, subprocess.CalledProcessError) as error:
+        print(f"drift: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n", "utf-8")
+    if args.markdown and args.history:
+        Path(args.markdown).write_text(history_table(payload), "utf-8")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
