@@ -1,7 +1,7 @@
 """Benchmark of the differential run (python -m lcb_conformance.differential).
 
     python bench/bench_differential.py [--rows 1000] [--private-kb 0] [--impl MODULE]
-                                       [--uncached 20]
+                                       [--uncached 20] [--upstream installed|PATH]
 
 Generates ROWS LiveCodeBench rows by varying the fixture rows (each gets its own question_id,
 a changed statement, and hidden tests as private_test_cases encoded the way the real dataset
@@ -23,6 +23,7 @@ import os
 import pickle
 import platform
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -92,16 +93,20 @@ def time_uncached(rows: list[dict]) -> float:
     return time.perf_counter() - start
 
 
+# a row of the differential run's table: variant, rows, identical, differ, errors
+COUNTED = re.compile(r"^\S+\s+(\d+)\s+\d+\s+\d+\s+\d+$", re.MULTILINE)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--private-kb", type=int, default=0, help="hidden tests a row, KB")
     parser.add_argument("--impl", default="lcb_prompts")
     parser.add_argument("--uncached", type=int, default=20, help="rows timed without the cache")
+    parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
     args = parser.parse_args()
 
     rows = generate(args.rows, args.private_kb)
-    prompts = args.rows * len(cases.PROMPT_VARIANTS)
     codes = []
     with tempfile.TemporaryDirectory() as folder:
         dataset = Path(folder) / "rows.jsonl"
@@ -110,17 +115,19 @@ def main() -> int:
         size = dataset.stat().st_size
         for extra in ([], ["--full-rows"]):
             command = [sys.executable, "-m", "lcb_conformance.differential", str(dataset)]
-            command += ["--impl", args.impl, *extra]
+            command += ["--impl", args.impl, f"--upstream={args.upstream}", *extra]
             start = time.perf_counter()
             done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
             wall = time.perf_counter() - start
             codes.append(done.returncode)
+            table = done.stdout.split("\n\n")[0]
             if not extra:
-                print(done.stdout.split("\n\n")[0])
+                print(table)
+            compared = [int(m[1]) for m in COUNTED.finditer(table)]
             print(
-                f"\n{args.rows} rows ({size / 1e6:.1f} MB) x {len(cases.PROMPT_VARIANTS)} "
-                f"variants = {prompts} prompts vs live upstream{''.join(' ' + e for e in extra)}: "
-                f"{wall:.1f} s wall, exit code {done.returncode}"
+                f"\n{args.rows} rows ({size / 1e6:.1f} MB) x {len(compared)} variants the "
+                f"upstream has = {sum(compared)} prompts vs live upstream"
+                f"{''.join(' ' + e for e in extra)}: {wall:.1f} s wall, exit code {done.returncode}"
             )
     print(
         f"machine: {os.cpu_count()} CPUs (nproc), {cpu_model()}, Python {platform.python_version()}"

@@ -4,13 +4,16 @@
         [--styles VARIANT,...] [--upstream installed|PATH] [--show N] [--full-rows]
 
 DATASET.jsonl holds LiveCodeBench rows (the code_generation_lite schema, lcb_conformance.cases
-.PROBLEM_FIELDS), one JSON object a line. For every row and every prompt variant
-(cases.PROMPT_VARIANTS, or those named by --styles) the implementation's
-``format_lcb_prompt`` is compared byte for byte with what upstream builds for that row right
-now; no goldens are involved. Variants whose style the implementation's STYLES leaves out are
-reported as not provided. Prints a table per variant and the first N mismatches as showdiff
-reports; exit code 0 when every prompt is identical, 1 on a mismatch or an error, 2 when the
-dataset, the implementation or a --styles name is unusable.
+.PROBLEM_FIELDS), one JSON object a line. For every row and every variant, one per prompting
+LMStyle (cases.PROMPT_VARIANTS: the implementation's ``format_lcb_prompt``;
+cases.MESSAGE_VARIANTS: its ``format_lcb_messages``, as canonical JSON; or those named by
+--styles), the implementation is compared byte for byte with what upstream builds for that
+row right now; no goldens are involved. Variants whose style the implementation's STYLES
+leaves out, or whose function it lacks, are reported as not provided; variants the upstream
+lacks (the installed stand-in has no QwQ prompt, ...) as not in this upstream. Prints a
+table per variant and the first N mismatches as showdiff reports; exit code 0 when every
+prompt is identical, 1 on a mismatch or an error, 2 when the dataset, the implementation or a
+--styles name is unusable.
 
 Speed, without changing what upstream returns (tests/test_differential.py proves each):
 
@@ -35,9 +38,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cases, hf_cache, implementation, showdiff
+from . import cases, goldens, hf_cache, implementation, showdiff
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
+VARIANTS = {**cases.VARIANTS, **cases.MESSAGE_VARIANTS_BY_NAME}
 
 
 class DatasetError(ValueError):
@@ -139,6 +143,7 @@ class Mismatch:
 class Result:
     counts: dict[str, Counter] = field(default_factory=dict)  # variant -> outcome counts
     not_provided: list[str] = field(default_factory=list)
+    not_in_upstream: dict[str, str] = field(default_factory=dict)  # variant -> why
     mismatches: list[Mismatch] = field(default_factory=list)
 
     @property
@@ -155,17 +160,41 @@ def _progress(total: int | None):
     return tqdm(total=total, unit="prompt", desc="differential")
 
 
+def _function(variant) -> str:
+    if isinstance(variant, cases.MessageVariant):
+        return "format_lcb_messages"
+    return "format_lcb_prompt"
+
+
+def _expected(upstream, variant, row: dict) -> str:
+    if isinstance(variant, cases.MessageVariant):
+        return goldens.canonical_json(upstream.messages(variant.lmstyle, row))
+    return upstream.prompt(variant, row)
+
+
+def _actual(impl, variant, row: dict):
+    from . import audit
+
+    if isinstance(variant, cases.MessageVariant):
+        return goldens.canonical_json(impl.format_lcb_messages(row, style=variant.style))
+    return impl.format_lcb_prompt(
+        row,
+        tokenizer=audit.load_tokenizer(variant.tokenizer) if variant.chat_template else None,
+        chat_template=variant.chat_template,
+        style=variant.style,
+    )
+
+
 def compare(
     impl, upstream, rows: Iterable[dict], variants, total: int | None = None, full_rows=False
 ) -> Result:
     """Every row x variant; ``total`` rows (for the progress bar) when known."""
-    from . import audit
+    from .upstream import UpstreamMissing
 
     result = Result()
-    format_lcb_prompt = impl.format_lcb_prompt
     active = []
     for variant in variants:
-        if impl.provides("format_lcb_prompt", variant.style):
+        if impl.provides(_function(variant), variant.style):
             active.append(variant)
             result.counts[variant.name] = Counter()
         else:
@@ -175,23 +204,20 @@ def compare(
         for row in rows:
             upstream_row = for_upstream(row, full_rows)
             for variant in active:
+                if variant.name in result.not_in_upstream:
+                    continue
                 label = f"{variant.name}/{row['question_id']}"
                 try:
-                    expected = upstream.prompt(variant, upstream_row)
+                    expected = _expected(upstream, variant, upstream_row)
+                except UpstreamMissing as missing:
+                    result.not_in_upstream[variant.name] = str(missing)
+                    del result.counts[variant.name]
+                    continue
                 except Exception as error:  # reported; the run goes on
                     outcome, report = ERROR, f"{label}: upstream raised {error!r}"
                 else:
                     try:
-                        actual = format_lcb_prompt(
-                            row,
-                            tokenizer=(
-                                audit.load_tokenizer(variant.tokenizer)
-                                if variant.chat_template
-                                else None
-                            ),
-                            chat_template=variant.chat_template,
-                            style=variant.style,
-                        )
+                        actual = _actual(impl, variant, row)
                     except Exception as error:
                         outcome, report = ERROR, f"{label}: {impl.name} raised {error!r}"
                     else:
@@ -215,14 +241,16 @@ def _report(actual, expected: str, label: str, impl_name: str) -> str:
 
 
 def render(result: Result, show: int) -> str:
-    lines = [f"{'variant':<16}{'rows':>6}{'identical':>11}{'differ':>8}{'errors':>8}"]
+    lines = [f"{'variant':<20}{'rows':>6}{'identical':>11}{'differ':>8}{'errors':>8}"]
     for name, counts in result.counts.items():
         lines.append(
-            f"{name:<16}{sum(counts.values()):>6}{counts[IDENTICAL]:>11}"
+            f"{name:<20}{sum(counts.values()):>6}{counts[IDENTICAL]:>11}"
             f"{counts[DIFFER]:>8}{counts[ERROR]:>8}"
         )
     for name in result.not_provided:
-        lines.append(f"{name:<16}{'not provided (outside the implementation STYLES)':>40}")
+        lines.append(f"{name:<20}  not provided (outside the implementation's STYLES or API)")
+    for name, why in result.not_in_upstream.items():
+        lines.append(f"{name:<20}  not in this upstream: {why}")
     if result.mismatches:
         shown = result.mismatches[:show]
         lines += ["", f"first {len(shown)} of {len(result.mismatches)} mismatches:"]
@@ -232,7 +260,7 @@ def render(result: Result, show: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    names = [variant.name for variant in cases.PROMPT_VARIANTS]
+    names = list(VARIANTS)
     parser = argparse.ArgumentParser(
         prog="python -m lcb_conformance.differential",
         description="Compare an implementation's prompts with live upstream lcb_runner on "
@@ -244,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         "--styles",
         default=",".join(names),
         metavar="VARIANT,...",
-        help=f"prompt variants to compare (default: all: {','.join(names)})",
+        help=f"variants to compare (default: all: {','.join(names)})",
     )
     parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
     parser.add_argument("--show", type=int, default=5, help="mismatch reports printed")
@@ -257,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     wanted = [name.strip() for name in args.styles.split(",") if name.strip()]
-    unknown = [name for name in wanted if name not in cases.VARIANTS]
+    unknown = [name for name in wanted if name not in VARIANTS]
     if unknown or not wanted:
         print(f"--styles: unknown {', '.join(unknown) or '(none)'}; known: {', '.join(names)}")
         return 2
@@ -271,8 +299,11 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as error:
         print(f"differential: {error}")
         return 2
-    if not impl.provides("format_lcb_prompt"):
-        print(f"differential: {impl.name} does not provide format_lcb_prompt")
+    if not any(impl.provides(f) for f in ("format_lcb_prompt", "format_lcb_messages")):
+        print(
+            f"differential: {impl.name} provides neither format_lcb_prompt nor "
+            "format_lcb_messages"
+        )
         return 2
     try:
         upstream, source = _available_upstream(args.upstream)
@@ -286,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             impl,
             upstream,
             iter_dataset(args.dataset),
-            [cases.VARIANTS[name] for name in wanted],
+            [VARIANTS[name] for name in wanted],
             total,
             args.full_rows,
         )
