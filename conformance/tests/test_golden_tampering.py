@@ -16,6 +16,10 @@ import pytest
 
 from lcb_conformance import cases, goldens, integrity
 
+# The suite checking itself (each test copies every golden): not part of an implementation's
+# verdict run; tox -e upstream runs it.
+pytestmark = pytest.mark.selftest
+
 
 def non_ascii_prompt() -> goldens.GoldenKey:
     """An NFC prompt golden with a character NFD decomposes (an accented letter)."""
@@ -144,7 +148,6 @@ def test_the_real_goldens_are_shown_relative_to_the_repository():
     assert integrity.display(key.path) == "conformance/goldens/" + key.relative
 
 
-@pytest.mark.selftest
 def test_an_orphaned_golden_fails_the_suite_under_xdist(tmp_path):
     """With the suite split over two workers, the orphan check still runs (once) and fails,
     naming the file. The suite runs from a copy of the repository so the real goldens are

@@ -18,7 +18,7 @@ import pytest
 from pytest_socket import SocketBlockedError
 
 # pytest-socket also warns each time it blocks; here blocking is the expected outcome.
-pytestmark = pytest.mark.filterwarnings("ignore:A test tried to use socket")
+pytestmark = [pytest.mark.filterwarnings("ignore:A test tried to use socket"), pytest.mark.selftest]
 
 NOT_IN_FIXTURES = "some-org/not-in-fixtures"
 # Where the guard tests point: loopback, port 9 (discard). Should the guard ever be off, the

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lcb_conformance.showdiff import first_difference, report, visible
+
+# The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
+pytestmark = pytest.mark.selftest
 
 
 def test_visible_marks_what_the_eye_cannot_see():

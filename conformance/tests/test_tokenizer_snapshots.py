@@ -22,6 +22,9 @@ import pytest
 
 from lcb_conformance import hf_cache
 
+# The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
+pytestmark = pytest.mark.selftest
+
 SNAPSHOTS_DIR = hf_cache.SNAPSHOTS_DIR
 BUILD_SCRIPT = SNAPSHOTS_DIR / "build.py"
 FAMILIES = json.loads((SNAPSHOTS_DIR / "families.json").read_text(encoding="utf-8"))
