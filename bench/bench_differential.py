@@ -1,4 +1,4 @@
-"""Benchmark of the differential run (python -m lcb_conformance.differential).
+"""Benchmark of the differential run (python -m lcb_conformance.upstream.differential).
 
     python bench/bench_differential.py [--rows 1000] [--private-kb 0] [--impl MODULE]
                                        [--uncached 20] [--upstream installed|PATH]
@@ -11,7 +11,7 @@ the whole command in a subprocess (interpreter start, imports, offline tokenizer
 row x every prompt variant against live upstream), by default and with --full-rows (upstream
 decodes the hidden tests). Then, in this process, times upstream's LLaMa3 prompt for
 --uncached rows without the AutoTokenizer.from_pretrained cache, to show what the cache saves.
-Figures for the README, not assertions.
+Figures for docs/performance.md, not assertions.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import time
 import zlib
 from pathlib import Path
 
-from lcb_conformance import cases
+from lcb_conformance.suite import cases
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -81,7 +81,8 @@ def cpu_model() -> str:
 
 
 def time_uncached(rows: list[dict]) -> float:
-    from lcb_conformance import differential, hf_cache
+    from lcb_conformance.suite import hf_cache
+    from lcb_conformance.upstream import differential
 
     hf_cache.activate_offline_cache()
     from lcb_conformance.upstream import Upstream
@@ -114,7 +115,7 @@ def main() -> int:
             out.writelines(json.dumps(row) + "\n" for row in rows)
         size = dataset.stat().st_size
         for extra in ([], ["--full-rows"]):
-            command = [sys.executable, "-m", "lcb_conformance.differential", str(dataset)]
+            command = [sys.executable, "-m", "lcb_conformance.upstream.differential", str(dataset)]
             command += ["--impl", args.impl, f"--upstream={args.upstream}", *extra]
             start = time.perf_counter()
             done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)

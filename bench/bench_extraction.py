@@ -19,7 +19,7 @@ Measures, on synthetic model answers (results checked equal before anything is t
   self-tests, each in a subprocess.
 
 Timing: time.perf_counter, best of several repeats (each repeat loops long enough to be
-measurable). These are figures for the README, not assertions: no test depends on them.
+measurable). These are figures for docs/performance.md, not assertions: no test depends on them.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 # Standard library only: transformers and upstream are imported once the offline cache is on.
-from lcb_conformance import hf_cache
-from lcb_conformance.extraction_rule import prefix_rule
+from lcb_conformance.suite import hf_cache
+from lcb_conformance.suite.extraction_rule import prefix_rule
 from lcb_prompts import PrefixExtractor, extract_code, extract_code_prefix, format_lcb_prompt
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """From the chat messages a peer sends to the prompt string the suite compares.
 
-The suite's convention for the generic style (README, "Prompt variants"): without a chat
+The suite's convention for the generic style (docs/upstream.md, "What is checked"): without a chat
 template, lcb_runner's OpenAIChat messages are joined by a blank line; with one, they are
 rendered by the tokenizer's chat template with add_generation_prompt=True. A peer that sends
 messages to an OpenAI-compatible server is held to the same two renderings: the server renders

@@ -1,31 +1,33 @@
-"""lcb-conformance: run the conformance suite for an implementation and say, per style and
-tokenizer family, whether its prompts and extractions are byte-identical to lcb_runner's.
+"""lcb-conformance: one command for every user-facing job (``lcb-conformance --help``).
 
-    lcb-conformance [--impl MODULE[:ATTR]] [--upstream installed|PATH] [--tokenizers DIR]
+    lcb-conformance [run] [--impl MODULE[:ATTR]] [--upstream installed|PATH] [--tokenizers DIR]
                     [--json FILE] [--html FILE] [--color auto|always|never]
                     [--show-pytest] [-- PYTEST ARGS...]
-    lcb-conformance resolve MODEL_ID | --all      (see lcb_conformance.resolver)
+    lcb-conformance resolve | regen | drift | diff | peers | hub-check ...   (SUBCOMMANDS)
 
-Runs ``pytest -m "not upstream and not selftest" conformance/tests --impl ...`` in this
-process, collects every test's outcome, and prints the verdict matrix: cases, passed,
-failed and not provided per style x tokenizer family, with each failing cell's first case
-and its diff. Exit code 0 when nothing failed (cases the implementation does not provide
-are not failures), 1 when a case failed, 2 when the implementation cannot be loaded, and
-pytest's own code (3-5) when the suite could not run. The JSON and HTML reports are written
-by :mod:`lcb_conformance.report`.
+``run`` (the default) runs ``pytest -m "not upstream and not selftest" conformance/tests
+--impl ...`` in this process, collects every test's outcome, and prints the verdict matrix:
+cases, passed, failed and not provided per style x tokenizer family, with each failing
+cell's first case and its diff. Exit code 0 when nothing failed (cases the implementation
+does not provide are not failures), 1 when a case failed, 2 when the implementation cannot
+be loaded, and pytest's own code (3-5) when the suite could not run. The JSON and HTML
+reports are written by :mod:`lcb_conformance.reports.report`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import io
 import os
 import sys
 from pathlib import Path
 
-from . import cases, hf_cache, implementation, verdict
-from .upstream import INSTALLED
+from lcb_conformance.adapters import implementation
+from lcb_conformance.reports import verdict
+from lcb_conformance.suite import cases, hf_cache
+from lcb_conformance.upstream import INSTALLED
 
 TESTS_DIR = cases.REPO_ROOT / "conformance" / "tests"
 MARKERS = "not upstream and not selftest"
@@ -182,10 +184,9 @@ def print_verdict(run: verdict.Run, color: bool) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="lcb-conformance",
+        prog="lcb-conformance run",
         description="Run the LiveCodeBench conformance suite for an implementation and print "
-        "its verdict per style and tokenizer family. `lcb-conformance resolve MODEL_ID` says "
-        "which style and tokenizer give a model lcb_runner's prompt.",
+        "its verdict per style and tokenizer family.",
         epilog="Arguments after -- go to pytest, e.g. -- -k generic.",
     )
     parser.add_argument(
@@ -220,12 +221,74 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# name -> (module whose main(argv) runs it, what it does); "run" is this module's run_main.
+SUBCOMMANDS = {
+    "run": ("lcb_conformance.cli", "the suite for an implementation: the verdict matrix (default)"),
+    "resolve": (
+        "lcb_conformance.upstream.resolver",
+        "which lcb_prompts style and tokenizer give a model lcb_runner's prompt",
+    ),
+    "regen": (
+        "lcb_conformance.upstream.regen",
+        "regenerate the goldens from lcb_runner at the pinned commit (--check: compare only)",
+    ),
+    "drift": (
+        "lcb_conformance.upstream.drift",
+        "an upstream (or each commit of its history) against the goldens, a verdict per case",
+    ),
+    "diff": (
+        "lcb_conformance.upstream.differential",
+        "an implementation against live upstream on every row of a dataset file",
+    ),
+    "peers": (
+        "lcb_conformance.reports.peers",
+        "run a peer harness's adapter through the suite, or render docs/peers.md",
+    ),
+    "hub-check": (
+        "lcb_conformance.upstream.hub_check",
+        "with network: the real Hub tokenizers carry the snapshots' chat templates",
+    ),
+}
+
+
+def usage() -> str:
+    width = max(map(len, SUBCOMMANDS))
+    lines = [
+        "usage: lcb-conformance [SUBCOMMAND] [ARGS...]   (lcb-conformance SUBCOMMAND --help)",
+        "",
+        "Proves a LiveCodeBench harness leaderboard-comparable against goldens produced by",
+        "lcb_runner itself. Subcommands:",
+        "",
+        *(f"  {name:<{width}}  {what}" for name, (_, what) in SUBCOMMANDS.items()),
+        "",
+        "Without a subcommand, the arguments are run's:",
+        "",
+        build_parser().format_help(),
+    ]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["resolve"]:
-        from . import resolver
+    if argv[:1] in (["-h"], ["--help"], ["help"]):
+        print(usage())
+        return 0
+    name = argv[0] if argv and argv[0] in SUBCOMMANDS else "run"
+    if argv[:1] == [name]:
+        argv = argv[1:]
+    if name == "run":
+        return run_main(argv)
+    return importlib.import_module(SUBCOMMANDS[name][0]).main(argv)
 
-        return resolver.main(argv[1:])
+
+def deprecated_regen() -> int:
+    """The lcb-conformance-regen script of earlier releases."""
+    print("lcb-conformance-regen is deprecated: use `lcb-conformance regen`", file=sys.stderr)
+    return main(["regen", *sys.argv[1:]])
+
+
+def run_main(argv: list[str]) -> int:
+    """lcb-conformance run: the suite for an implementation, and its verdict."""
     extra: list[str] = []
     if "--" in argv:
         at = argv.index("--")
@@ -263,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         print(run.pytest_output, end="")
     print_verdict(run, use_color(args.color))
 
-    from . import report
+    from lcb_conformance.reports import report
 
     if args.json:
         report.write_json(run, args.json)

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance import audit, goldens, hf_cache, hypothesis_profiles, implementation
-from lcb_conformance.snapshot import extension_for
+from lcb_conformance.adapters import implementation
+from lcb_conformance.suite import audit, goldens, hf_cache, index
+from lcb_conformance.suite.snapshot import extension_for
+from lcb_conformance.tools import hypothesis_profiles
 from lcb_conformance.upstream import INSTALLED, Upstream
 
 # Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
@@ -118,13 +120,20 @@ def golden(snapshot):
     return for_key
 
 
+def _family_of(nodeid: str) -> str | None:
+    """The golden family of the case a test checks (None: not a golden case)."""
+    _, bracket, parameter = nodeid.partition("[")
+    case = index.by_id().get(parameter[:-1]) if bracket else None
+    return case["family"] if case else None
+
+
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     """Print the comparability matrix after a run that checked chat renderings."""
     ran = [
         report
         for outcome in ("passed", "failed")
         for report in terminalreporter.stats.get(outcome, [])
-        if "test_chat_prompt" in report.nodeid or "test_token_audit" in report.nodeid
+        if _family_of(report.nodeid) in (goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)
     ]
     if not ran:
         return

@@ -1,5 +1,6 @@
-"""The adapter protocol (lcb_conformance.implementation): --impl MODULE or MODULE:ATTR, some
-of the four functions, optionally STYLES; what is missing is "not provided", never failed."""
+"""The adapter protocol (lcb_conformance.adapters.implementation): --impl MODULE or
+MODULE:ATTR, some of the functions, optionally STYLES; what is missing is "not provided",
+never failed."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import types
 import pytest
 
 import lcb_prompts
-from lcb_conformance import cases, implementation
-from lcb_conformance.implementation import NOT_PROVIDED, NotProvided
+from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
+from lcb_conformance.suite import cases
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
 

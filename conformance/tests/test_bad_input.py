@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance import cases
+from lcb_conformance.suite import cases
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance import cases, verdict
+from lcb_conformance.reports import verdict
+from lcb_conformance.suite import cases
 from lcb_conformance.upstream import PINNED_COMMIT
 
 pytestmark = pytest.mark.selftest

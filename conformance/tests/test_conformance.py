@@ -1,90 +1,77 @@
-"""The implementation under test against the goldens: every prompt and every extraction
-byte-for-byte as upstream lcb_runner produced it (plus the documented deviations)."""
+"""The implementation under test against the goldens: every prompt, message list and
+extraction byte for byte as upstream lcb_runner produced it (plus the documented deviations).
+
+Cases come from the case index (lcb_conformance.suite.index): each names the call, its
+fixture inputs and its golden; a test's id is the case's id."""
 
 from __future__ import annotations
 
 import pytest
 
-from lcb_conformance import audit, cases, deviations, goldens
-from lcb_conformance.goldens import GoldenKey
+from lcb_conformance.suite import audit, goldens, index
 
 
-@pytest.mark.parametrize("key", goldens.expected_keys(goldens.PROMPT), ids=str)
-def test_prompt(key, impl_function, chat_tokenizer, golden):
-    variant = cases.VARIANTS[key.group]
-    format_lcb_prompt = impl_function("format_lcb_prompt")
-    tokenizer = chat_tokenizer(variant.tokenizer) if variant.chat_template else None
-    prompt = format_lcb_prompt(
-        cases.problems()[key.case],
-        tokenizer=tokenizer,
-        chat_template=variant.chat_template,
-        style=variant.style,
-    )
-    assert prompt == golden(key)
+def cases_of(family: str, this_line_only: bool = False):
+    held = index.held_cases(family)
+    if this_line_only:  # token behaviour differs between transformers lines
+        held = [c for c in held if c["transformers_line"] == audit.transformers_line()]
+    return pytest.mark.parametrize("case", held, ids=[c["id"] for c in held])
 
 
-@pytest.mark.parametrize("key", goldens.expected_keys(goldens.MESSAGES), ids=str)
-def test_messages(key, impl_function, golden):
+def golden_key(case: dict) -> goldens.GoldenKey:
+    """The golden a case is held to (a listed deviation's is another family's)."""
+    return goldens.key_of(case["golden"])
+
+
+def call(case: dict, impl_function, chat_tokenizer):
+    arguments = index.arguments(case["call"])
+    if arguments.get("tokenizer") is not None:
+        arguments["tokenizer"] = chat_tokenizer(arguments["tokenizer"])
+    return impl_function(case["call"]["function"])(**arguments)
+
+
+@cases_of(goldens.PROMPT)
+def test_prompt(case, impl_function, chat_tokenizer, golden):
+    assert call(case, impl_function, chat_tokenizer) == golden(golden_key(case))
+
+
+@cases_of(goldens.MESSAGES)
+def test_messages(case, impl_function, chat_tokenizer, golden):
     """A message LMStyle's chat messages, in lcb_runner's shape (list, or Claude3's
     (system, messages)), compared as canonical JSON."""
-    variant = cases.MESSAGE_VARIANTS_BY_NAME[key.group]
-    messages = impl_function("format_lcb_messages")(cases.problems()[key.case], style=variant.style)
-    assert goldens.canonical_json(messages) == golden(key)
+    messages = call(case, impl_function, chat_tokenizer)
+    assert goldens.canonical_json(messages) == golden(golden_key(case))
 
 
-@pytest.mark.parametrize("key", goldens.expected_keys(goldens.CHAT_PROMPT), ids=str)
-def test_chat_prompt(key, impl_function, chat_tokenizer, golden):
+@cases_of(goldens.CHAT_PROMPT)
+def test_chat_prompt(case, impl_function, chat_tokenizer, golden):
     """The generic style through each family's own template (what lcb_runner does with
     Meta-Llama-3-8B-Instruct's), Qwen3 with enable_thinking None / True / False."""
-    rendering = cases.RENDERINGS[key.group]
-    prompt = impl_function("format_lcb_prompt")(
-        cases.problems()[key.case],
-        tokenizer=chat_tokenizer(rendering.tokenizer),
-        chat_template=True,
-        style="generic",
-        enable_thinking=rendering.enable_thinking,
-    )
-    assert prompt == golden(key)
+    assert call(case, impl_function, chat_tokenizer) == golden(golden_key(case))
 
 
-# Token behaviour differs between transformers lines; each line checks its own audits.
-@pytest.mark.parametrize(
-    "key",
-    [key for key in goldens.expected_keys(goldens.TOKEN_AUDIT) if goldens.in_this_environment(key)],
-    ids=str,
-)
-def test_token_audit(key, impl_function, chat_tokenizer, golden):
-    _, tokenizer_id, style, question_id = goldens.parse_audit_key(key)
-    tokenizer = chat_tokenizer(tokenizer_id)
-    prompt = impl_function("format_lcb_prompt")(
-        cases.problems()[question_id],
-        tokenizer=tokenizer,
-        chat_template=style == "generic",
-        style=style,
-    )
-    assert audit.render(audit.audit(tokenizer, prompt)) == golden(key)
+@cases_of(goldens.TOKEN_AUDIT, this_line_only=True)
+def test_token_audit(case, impl_function, chat_tokenizer, golden):
+    prompt = call(case, impl_function, chat_tokenizer)
+    tokenizer = chat_tokenizer(case["call"]["args"]["tokenizer"])
+    assert audit.render(audit.audit(tokenizer, prompt)) == golden(golden_key(case))
 
 
-@pytest.mark.parametrize("key", goldens.expected_keys(goldens.EXTRACT), ids=str)
-def test_extract_code(key, impl_function, golden):
-    extract_code = impl_function("extract_code")
-    extracted = extract_code(cases.outputs()[key.case].output, style=key.group)
-    if (key.case, key.group) not in deviations.think_deviations():
-        assert extracted == golden(key)
-        return
-    # Documented deviation (deviations.toml): upstream's extraction of the answer after
-    # the last </think>, which is not what upstream extracts from the whole output.
-    assert extracted == golden(GoldenKey(goldens.EXTRACT_AFTER_THINK, key.group, key.case))
-    assert extracted != goldens.read(key)
+@cases_of(goldens.EXTRACT)
+def test_extract_code(case, impl_function, chat_tokenizer, golden):
+    extracted = call(case, impl_function, chat_tokenizer)
+    assert extracted == golden(golden_key(case))
+    if case.get("deviation"):
+        # deviations.toml: upstream's extraction of the answer after the last </think>,
+        # which is not what upstream extracts from the whole output.
+        assert extracted != goldens.read(goldens.key_of(case["id"]))
 
 
-@pytest.mark.parametrize("key", goldens.expected_keys(goldens.REFERENCE_PREFIX), ids=str)
-def test_extract_code_prefix(key, impl_function, golden):
-    extract_code_prefix = impl_function("extract_code_prefix")
-    assert extract_code_prefix(cases.outputs()[key.case].output, style=key.group) == golden(key)
+@cases_of(goldens.REFERENCE_PREFIX)
+def test_extract_code_prefix(case, impl_function, chat_tokenizer, golden):
+    assert call(case, impl_function, chat_tokenizer) == golden(golden_key(case))
 
 
-@pytest.mark.parametrize("key", goldens.expected_keys(goldens.REFERENCE_DECODE), ids=str)
-def test_decode_context(key, impl_function, golden):
-    decode_context = impl_function("decode_context")
-    assert decode_context(cases.contexts()[key.case]) == golden(key)
+@cases_of(goldens.REFERENCE_DECODE)
+def test_decode_context(case, impl_function, chat_tokenizer, golden):
+    assert call(case, impl_function, chat_tokenizer) == golden(golden_key(case))

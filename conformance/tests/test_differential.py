@@ -1,4 +1,4 @@
-"""python -m lcb_conformance.differential: an implementation vs live upstream on a dataset file."""
+"""lcb-conformance diff: an implementation vs live upstream on a dataset file."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import zlib
 
 import pytest
 
-from lcb_conformance import cases, differential
-from lcb_conformance.upstream import UpstreamMissing
+from lcb_conformance.suite import cases
+from lcb_conformance.upstream import UpstreamMissing, differential
 
 ROWS = list(cases.problems().values())
 

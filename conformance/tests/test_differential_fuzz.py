@@ -10,9 +10,9 @@ missing starter code, combining characters, NUL.
 Outputs containing "</think>" differ from upstream by design (deviations.toml): there the
 implementation is held to upstream applied to the answer after the last </think>.
 
-A failure prints the shrunk input and the fixture line that pins it; README "Differential
+A failure prints the shrunk input and the fixture line that pins it; docs/hardening.md "Differential
 fuzzing" says how that becomes a fixture case and its golden. Budgets follow the Hypothesis
-profile (lcb_conformance.hypothesis_profiles): seeded and fixed in "ci", 20x in "long".
+profile (lcb_conformance.tools.hypothesis_profiles): seeded and fixed in "ci", 20x in "long".
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lcb_conformance import cases, goldens
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.upstream import UpstreamMissing
 
 pytestmark = pytest.mark.upstream

@@ -1,5 +1,6 @@
-"""Drift verdicts (lcb_conformance.drift): a changed prompt is red; a changed model list, or a
-style an older upstream lacks, is told apart and named, never a false red or a silent pass."""
+"""Drift verdicts (lcb_conformance.upstream.drift): a changed prompt is red; a changed model
+list, or a style an older upstream lacks, is told apart and named, never a false red or a
+silent pass."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import json
 
 import pytest
 
-from lcb_conformance import cases, drift, goldens
-from lcb_conformance.goldens import GoldenKey
-from lcb_conformance.upstream import UpstreamMissing
+from lcb_conformance.suite import cases, goldens
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import UpstreamMissing, drift
 
 # The suite checking its own tooling, not the implementation: tox -e upstream runs it.
 pytestmark = pytest.mark.selftest

@@ -1,5 +1,5 @@
 """The implementation under test vs the plain line-splitting statement of the extraction
-rules (lcb_conformance.extraction_rule), on text dense in what could trip a fast scanner:
+rules (lcb_conformance.suite.extraction_rule), on text dense in what could trip a fast scanner:
 fences split, doubled or run together, "\\n" next to look-alike line breaks ("\\r",
 U+2028, U+0085, which upstream does not split on), and <think>/</think> in every order.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lcb_conformance.extraction_rule import extract_code_rule, prefix_rule
+from lcb_conformance.suite.extraction_rule import extract_code_rule, prefix_rule
 
 BUDGET = settings.default.max_examples  # the Hypothesis profile's: 100 in "ci"
 

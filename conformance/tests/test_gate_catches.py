@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance import cases
+from lcb_conformance.suite import cases
 
 pytestmark = pytest.mark.selftest
 
@@ -146,7 +146,7 @@ def test_an_edited_checkout_fails_the_drift_run_naming_the_cases(upstream_checko
 @pytest.fixture
 def tokenizer_copy(tmp_path) -> Path:
     """A scratch copy of fixtures/tokenizers, to be upgraded the way a user might."""
-    from lcb_conformance import hf_cache
+    from lcb_conformance.suite import hf_cache
 
     copy = tmp_path / "tokenizers"
     shutil.copytree(hf_cache.SNAPSHOTS_DIR, copy)

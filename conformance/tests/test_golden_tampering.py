@@ -1,6 +1,6 @@
 """What a tampered golden looks like in a failing run: each kind of accident, made on a
 scratch copy of the goldens, gives one message that names the file, says what happened to it
-and names the regeneration command (lcb_conformance.integrity, shared with
+and names the regeneration command (lcb_conformance.suite.integrity, shared with
 test_suite_integrity.py)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance import cases, goldens, integrity
+from lcb_conformance.suite import cases, goldens, integrity
 
 # The suite checking itself (each test copies every golden): not part of an implementation's
 # verdict run; tox -e upstream runs it.

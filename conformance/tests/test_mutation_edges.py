@@ -1,5 +1,5 @@
 """Inputs that mutation testing (tox -e mutation) showed no other test reaches, held to the
-plain statement of the extraction rules (lcb_conformance.extraction_rule).
+plain statement of the extraction rules (lcb_conformance.suite.extraction_rule).
 
 Past 16 fence lines the reference counts the remaining ones in C; the 17- and 18-line outputs
 reach that path.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.extraction_rule import extract_code_rule, prefix_rule
+from lcb_conformance.suite.extraction_rule import extract_code_rule, prefix_rule
 
 STRAY = "` " * 9  # nine backticks that are not a fence
 

@@ -1,4 +1,4 @@
-"""The peer adapters' machinery (peers/) and the peers report (lcb_conformance.peers_report).
+"""The peer adapters' machinery (peers/) and the peers report (lcb_conformance.reports.peers).
 
 The adapters of evalscope, lighteval and OpenCompass need their peer installed: their tox envs
 (peer-*) run them. Here: the source loader they rely on, the one adapter whose peer is the
@@ -10,7 +10,9 @@ import textwrap
 
 import pytest
 
-from lcb_conformance import cases, implementation, peers_report
+from lcb_conformance.adapters import implementation
+from lcb_conformance.reports import peers as peers_report
+from lcb_conformance.suite import cases
 
 
 @pytest.fixture
@@ -122,7 +124,7 @@ def _run(actual: str, golden: str) -> dict:
 
 
 def test_peers_report_shows_cells_first_failure_and_predictions():
-    golden = peers_report.SYSTEM_MESSAGE + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
+    golden = peers_report.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
     actual = "### Question:\nQ\n\n### Answer: x\n\n"
     page = peers_report.render([_run(actual, golden)])
     assert (
@@ -141,3 +143,25 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
         "1/1 failing prompt/generic/* cases have no lcb_runner system message |" in page
     )
     assert "| default extractor v1 = FIRST block; v2 = last | **no** |" in page
+
+
+def test_every_prediction_names_a_known_check():
+    """peers/predictions.toml is data: each entry's check exists, and each peer has one."""
+    predictions = peers_report.predictions()
+    assert set(predictions) == set(peers_report.PEERS)
+    for peer_predictions in predictions.values():
+        for prediction in peer_predictions:
+            assert prediction.claim and prediction.check in peers_report.CHECKS.values()
+
+
+
+def test_a_prediction_with_an_unknown_check_is_named(tmp_path, monkeypatch):
+    bad = tmp_path / "predictions.toml"
+    bad.write_text('[[evalscope_lcb]]\nclaim = "x"\ncheck = "no_such_check"\n', "utf-8")
+    monkeypatch.setattr(peers_report, "PREDICTIONS_FILE", bad)
+    peers_report.predictions.cache_clear()
+    try:
+        with pytest.raises(peers_report.PredictionsError, match=r"\[\[evalscope_lcb\]\] #1: "):
+            peers_report.predictions()
+    finally:
+        peers_report.predictions.cache_clear()

@@ -1,7 +1,7 @@
 """Property tests for the rules the seed states, run against the implementation under test.
 
 The oracle is the plain statement of lcb_runner's extraction rule
-(lcb_conformance.extraction_rule), so a faster implementation can be held to it for any
+(lcb_conformance.suite.extraction_rule), so a faster implementation can be held to it for any
 input, not just the fixtures; test_extraction_equivalence.py fuzzes it harder.
 """
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcb_conformance.extraction_rule import after_think, upstream_rule
+from lcb_conformance.suite.extraction_rule import after_think, upstream_rule
 
 FENCE_STYLES = ("generic", "codeqwen", "deepseek")
 

@@ -1,5 +1,5 @@
 """The reference lcb_prompts word for word where the goldens cannot see: its error messages
-(README's bad-input matrix quotes them) and its call to a tokenizer's apply_chat_template.
+(docs/hardening.md's bad-input matrix quotes them) and its call to a tokenizer's apply_chat_template.
 
 Another implementation (--impl) only has to raise the same exception types, which
 test_bad_input.py checks; these tests skip for it. Mutation testing (tox -e mutation) needs
@@ -12,7 +12,8 @@ import copy
 
 import pytest
 
-from lcb_conformance import cases, implementation
+from lcb_conformance.adapters import implementation
+from lcb_conformance.suite import cases
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
 

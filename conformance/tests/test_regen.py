@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance import cases, goldens, regen
-from lcb_conformance.goldens import GoldenKey
-from lcb_conformance.upstream import PINNED_COMMIT, Upstream
+from lcb_conformance.suite import cases, goldens
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import PINNED_COMMIT, Upstream, regen
 
 pytestmark = pytest.mark.upstream
 

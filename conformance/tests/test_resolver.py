@@ -1,6 +1,6 @@
-"""Model -> style resolver (lcb_conformance.resolver): the mapping of every LMStyle is held to
-upstream's own prompts and extractions; the model list itself is the resolver/models golden,
-re-produced from upstream by the drift run (test_upstream_drift.py)."""
+"""Model -> style resolver (lcb_conformance.upstream.resolver): the mapping of every LMStyle
+is held to the goldens and upstream's prompts and extractions; the model list itself is the
+resolver/models golden, re-produced from upstream by the drift run (test_upstream_drift.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from lcb_conformance import cases, goldens, resolver
-from lcb_conformance.goldens import GoldenKey
-from lcb_conformance.resolver import Listed
-from lcb_conformance.upstream import UpstreamMissing
+from lcb_conformance.suite import cases, goldens
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import UpstreamMissing, resolver
+from lcb_conformance.upstream.resolver import Listed
 
 # --- resolving names (no upstream needed) --------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.showdiff import first_difference, report, visible
+from lcb_conformance.suite.showdiff import first_difference, report, visible
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest

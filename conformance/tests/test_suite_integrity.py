@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from lcb_conformance import audit, cases, deviations, goldens, hf_cache
-from lcb_conformance.integrity import checksum_problems, missing_goldens, orphan_goldens
+from lcb_conformance.suite import audit, cases, deviations, goldens, hf_cache
+from lcb_conformance.suite.integrity import checksum_problems, missing_goldens, orphan_goldens
 from lcb_conformance.upstream import PINNED_COMMIT
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).

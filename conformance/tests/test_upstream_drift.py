@@ -1,21 +1,22 @@
 """Upstream lcb_runner re-run against the goldens: any drift of a prompt, messages, extraction,
 rendering or audit (a new upstream version, an edited checkout, a changed tokenizer or
 transformers) fails here, naming the case. What an upstream lacks (an LMStyle, a prompt) and a
-change of lcb_runner's model list alone skip, saying so (lcb_conformance.drift)."""
+change of lcb_runner's model list alone skip, saying so (lcb_conformance.upstream.drift)."""
 
 from __future__ import annotations
 
 import pytest
 
-from lcb_conformance import cases, drift, goldens
-from lcb_conformance.producers import Producer
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
     PINNED_COMMIT,
     Upstream,
     UpstreamMissing,
     UpstreamSourceError,
+    drift,
 )
+from lcb_conformance.upstream.producers import Producer
 
 pytestmark = pytest.mark.upstream
 

@@ -1,5 +1,5 @@
 """lcb_prompts: LiveCodeBench code-generation prompt formatting and code extraction,
-byte-identical to the official lcb_runner (see the lcb-conformance README)."""
+byte-identical to the official lcb_runner (see docs/lcb_prompts.md in lcb-conformance)."""
 
 from .context import decode_context
 from .extraction import extract_code, extract_code_prefix

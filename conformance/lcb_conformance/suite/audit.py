@@ -13,7 +13,7 @@ import importlib.metadata
 import json
 from functools import cache
 
-from . import cases
+from lcb_conformance.suite import cases
 
 
 def transformers_line() -> str:

@@ -1,6 +1,6 @@
 """Mutation testing of the reference lcb_prompts with mutmut 3: ``tox -e mutation``.
 
-    python -m lcb_conformance.mutation [--keep] [--max-children N]
+    python -m lcb_conformance.tools.mutation [--keep] [--max-children N]
 
 Why a runner and not plain ``mutmut run``: mutmut 3 names a mutant after its file's path
 (``impl/lcb_prompts/prompts.py`` -> ``impl.lcb_prompts.prompts``) and puts only ``mutants/``,
@@ -31,7 +31,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .cases import REPO_ROOT
+from lcb_conformance.suite.cases import REPO_ROOT
 
 SOURCE_LINK = REPO_ROOT / "src" / "lcb_prompts"
 SOURCE = REPO_ROOT / "impl" / "lcb_prompts"
@@ -109,7 +109,7 @@ def report(found: dict[str, str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lcb_conformance.mutation")
+    parser = argparse.ArgumentParser(prog="python -m lcb_conformance.tools.mutation")
     parser.add_argument("--keep", action="store_true", help="reuse mutants/ from the last run")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 FIXTURES_DIR = REPO_ROOT / "fixtures"
 PROBLEMS_FILE = FIXTURES_DIR / "problems.jsonl"
 OUTPUTS_FILE = FIXTURES_DIR / "outputs.jsonl"

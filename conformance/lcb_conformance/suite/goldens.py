@@ -2,7 +2,7 @@
 
 Goldens are raw UTF-8 files, compared byte for byte: text (.txt) for strings, canonical JSON
 (.json, :func:`canonical_json`) for message-shaped prompts. Only the regeneration command
-(lcb_conformance.regen) writes them; tests read them.
+(lcb_conformance.upstream.regen) writes them; tests read them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from . import cases
-from .audit import AUDIT_LINES, transformers_line
+from lcb_conformance.suite import cases
+from lcb_conformance.suite.audit import AUDIT_LINES, transformers_line
 
 GOLDENS_DIR = cases.REPO_ROOT / "conformance" / "goldens"
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
@@ -86,6 +86,18 @@ class GoldenKey:
 
     def __str__(self) -> str:
         return self.relative.removesuffix(self.suffix)
+
+
+FAMILIES = (*UPSTREAM_FAMILIES, REFERENCE_PREFIX, REFERENCE_DECODE)
+
+
+def key_of(name: str) -> GoldenKey:
+    """The key of a golden's relative path or id ("prompt/generic/x.txt", "prompt/generic/x")."""
+    family = max((f for f in FAMILIES if name.startswith(f + "/")), key=len, default=None)
+    if family is None:
+        raise ValueError(f"{name!r} is in no golden family ({', '.join(FAMILIES)})")
+    group, _, case = name[len(family) + 1 :].rpartition("/")
+    return GoldenKey(family, group, case.removesuffix(suffix_of(family)))
 
 
 def suffix_of(family: str) -> str:

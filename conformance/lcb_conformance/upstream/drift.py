@@ -1,7 +1,7 @@
 """Drift: how an upstream lcb_runner differs from the goldens, case by case, told apart by kind.
 
-    python -m lcb_conformance.drift [--upstream installed|PATH] [--no-tokens] [--json FILE]
-    python -m lcb_conformance.drift --history REPO COMMIT... [--json FILE] [--markdown FILE]
+    lcb-conformance drift [--upstream installed|PATH] [--no-tokens] [--json FILE]
+    lcb-conformance drift --history REPO COMMIT... [--json FILE] [--markdown FILE]
 
 Each upstream golden gets one verdict:
 
@@ -30,8 +30,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import goldens, resolver
-from .goldens import GoldenKey
+from lcb_conformance.suite import goldens
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import resolver
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
 # --no-tokens (and every --history commit): everything built from upstream's prompts and
@@ -57,7 +58,7 @@ class Verdict:
 
 def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
-    from .upstream import UpstreamMissing
+    from lcb_conformance.upstream import UpstreamMissing
 
     try:
         produced = produce(key)
@@ -91,9 +92,9 @@ def _list_change(key: GoldenKey, recorded: str, produced: str) -> str:
 
 def run(source: str, families: tuple[str, ...] | None = None) -> dict:
     """Every upstream golden of ``families`` (default: all) judged against ``source``."""
-    from . import audit, hf_cache
-    from .producers import NotProducibleHere, Producer
-    from .upstream import Upstream
+    from lcb_conformance.suite import audit, hf_cache
+    from lcb_conformance.upstream import Upstream
+    from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
     hf_cache.activate_offline_cache()
     upstream = Upstream(source)
@@ -223,10 +224,10 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .upstream import INSTALLED, UpstreamSourceError
+    from lcb_conformance.upstream import INSTALLED, UpstreamSourceError
 
     parser = argparse.ArgumentParser(
-        prog="python -m lcb_conformance.drift", description=__doc__.split("\n\n")[0]
+        prog="lcb-conformance drift", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--upstream", default=INSTALLED, metavar="installed|PATH")
     parser.add_argument(

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from . import cases, showdiff
-from .goldens import CHAT_PROMPT, PROMPT, TOKEN_AUDIT, GoldenKey, audit_case
+from lcb_conformance.suite import cases, showdiff
+from lcb_conformance.suite.goldens import CHAT_PROMPT, PROMPT, TOKEN_AUDIT, GoldenKey, audit_case
 
 # lcb_runner's prompt for each style, as a prompt-golden variant
 LEADERBOARD_VARIANT = {

@@ -19,9 +19,17 @@ import importlib.metadata
 import json
 from pathlib import Path
 
-from . import audit, goldens, showdiff, verdict
-from .goldens import GoldenKey
-from .verdict import FAILED, NOT_PROVIDED_OUTCOME, PASSED, SKIPPED, CaseResult, Run
+from lcb_conformance.reports import verdict
+from lcb_conformance.reports.verdict import (
+    FAILED,
+    NOT_PROVIDED_OUTCOME,
+    PASSED,
+    SKIPPED,
+    CaseResult,
+    Run,
+)
+from lcb_conformance.suite import audit, goldens, showdiff
+from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-report/1"
 HTML_DIFFS = 100  # failing cases shown with a side-by-side diff; the rest with their report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 
-from . import cases, goldens
+from lcb_conformance.suite import cases, goldens
 
 EVERY_STYLE = "*"
 

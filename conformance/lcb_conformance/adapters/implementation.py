@@ -26,7 +26,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .cases import EXTRACTION_LMSTYLES
+from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
 API = (
     "format_lcb_prompt",

@@ -1,7 +1,7 @@
 """For users with network: load the real tokenizers from the Hugging Face Hub and check that
 their chat templates are the ones the offline snapshots (and so the goldens) carry.
 
-    python -m lcb_conformance.hub_check [REPO_ID ...]
+    lcb-conformance hub-check [REPO_ID ...]
 
 Each repo is loaded with AutoTokenizer at the snapshot's pinned revision (PROVENANCE.json
 "pinned_revision"; "main" where the facts pin none, reported as unpinned). Gated repos
@@ -18,7 +18,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from . import cases, hf_cache
+from lcb_conformance.suite import cases, hf_cache
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def verdict(facts: SnapshotFacts, hub_template: str | None) -> tuple[int, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m lcb_conformance.hub_check", description=__doc__.split("\n\n")[0]
+        prog="lcb-conformance hub-check", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
         "repos",

@@ -26,7 +26,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .cases import LLAMA3_TOKENIZER
+from lcb_conformance.suite.cases import LLAMA3_TOKENIZER
 
 NOT_LISTED_EXIT = 3
 PINNED = "pinned"
@@ -201,7 +201,7 @@ def mapping_for(lmstyle: str) -> StyleMapping:
         None,
         "unknown",
         f"LMStyle.{lmstyle} is not known to this resolver (a newer upstream?): "
-        "add it to lcb_conformance.resolver.MAPPINGS",
+        "add it to lcb_conformance.upstream.resolver.MAPPINGS",
     )
 
 
@@ -237,8 +237,8 @@ class ModelList:
     def pinned(cls) -> ModelList:
         """The reference lcb_runner's list, as regeneration recorded it from upstream (the
         lm-styles golden): answers offline for the pinned commit."""
-        from . import goldens
-        from .upstream import PINNED_COMMIT
+        from lcb_conformance.suite import goldens
+        from lcb_conformance.upstream import PINNED_COMMIT
 
         text = goldens.read(goldens.GoldenKey(goldens.LM_STYLES, "", goldens.LM_STYLES_CASE))
         if text is None:
@@ -484,7 +484,7 @@ def _entries(text: str) -> tuple[dict[str, list[str]], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .upstream import Upstream, UpstreamMissing, UpstreamSourceError
+    from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
     parser = argparse.ArgumentParser(
         prog="lcb-conformance resolve",

@@ -5,7 +5,7 @@ the usual accidents, how it got that way: a byte-order mark, CRLF line endings, 
 normalisation), and naming the regeneration command. test_suite_integrity.py runs these on
 the real goldens; test_golden_tampering.py on tampered scratch copies.
 
-Goldens, manifest and directory are looked up through :mod:`lcb_conformance.goldens` at call
+Goldens, manifest and directory are looked up through :mod:`lcb_conformance.suite.goldens` at call
 time (``goldens.GOLDENS_DIR``, ``goldens.MANIFEST_FILE``), and the manifest is re-read on every
 call, so a test can point these checks at a copy.
 """
@@ -16,7 +16,7 @@ import hashlib
 import unicodedata
 from pathlib import Path
 
-from . import cases, goldens
+from lcb_conformance.suite import cases, goldens
 
 BOM = b"\xef\xbb\xbf"
 

@@ -1,35 +1,28 @@
 """What a conformance run found: each test's outcome placed in a cell of the verdict matrix
 (style x tokenizer family), the counts per cell, and every failing golden case.
 
-A golden test's id names its golden (``test_prompt[prompt/generic-llama3/lc_x]``), and the
-golden key says the cell:
-
-    prompt/generic-llama3/*          generic      meta-llama/Meta-Llama-3-8B-Instruct
-    prompt/generic/*                 generic      no template
-    prompt/<raw style>/*             <style>      -
-    messages/<LMStyle>/*             <style>      messages
-    chat-prompt/<family>/*           generic      <family> [thinking=on|off]
-    token-audit/<line>/<family>/<style>__*    <style>   <family>
-    extract/<style>/*, reference-impl/extract_code_prefix/<style>/*   <style>   -
-    reference-impl/decode_context/*  decode_context  -
-
-Any other test is an "other checks" cell named after its test module.
+A golden test's parameter id is a case id of the case index (``test_prompt[prompt/generic-
+llama3/lc_x]``), and the index says the case's cell and golden (lcb_conformance.suite.index):
+whatever the test function is called. Any other test is an "other checks" cell named after
+its test module.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
 
-from . import cases, deviations, goldens, showdiff
-from .goldens import GoldenKey
-from .implementation import NOT_PROVIDED
+from lcb_conformance.adapters.implementation import NOT_PROVIDED
+from lcb_conformance.suite import cases, goldens, index, showdiff
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.suite.index import (
+    DECODE,
+    MESSAGES_COLUMN,
+    NO_TEMPLATE,
+    NO_TOKENIZER,
+    rendering_label,
+)
 
-NO_TOKENIZER = "-"
-NO_TEMPLATE = "no template"
-MESSAGES_COLUMN = "messages"
-DECODE = "decode_context"
 OTHER = "other checks"
 STYLE_ORDER = (*cases.EXTRACTION_LMSTYLES, DECODE, OTHER)
 
@@ -38,15 +31,6 @@ FAILED = "failed"
 NOT_PROVIDED_OUTCOME = "not provided"
 SKIPPED = "skipped"
 
-GOLDEN_TESTS = {
-    "test_prompt",
-    "test_messages",
-    "test_chat_prompt",
-    "test_token_audit",
-    "test_extract_code",
-    "test_extract_code_prefix",
-    "test_decode_context",
-}
 # short names of the golden families, for the "checks" column
 CHECK_NAMES = {
     goldens.PROMPT: "prompt",
@@ -58,12 +42,6 @@ CHECK_NAMES = {
     goldens.REFERENCE_PREFIX: "prefix",
     goldens.REFERENCE_DECODE: "decode",
 }
-
-
-def rendering_label(rendering: cases.ChatRendering) -> str:
-    if rendering.enable_thinking is None:
-        return rendering.tokenizer
-    return f"{rendering.tokenizer} thinking={'on' if rendering.enable_thinking else 'off'}"
 
 
 def tokenizer_columns() -> tuple[str, ...]:
@@ -88,29 +66,6 @@ class Cell:
         return (style, self.style, column, self.tokenizer)
 
 
-def cell_of_key(key: GoldenKey) -> Cell:
-    if key.family == goldens.PROMPT:
-        variant = cases.VARIANTS[key.group]
-        if variant.tokenizer:
-            return Cell(variant.style, variant.tokenizer)
-        return Cell(variant.style, NO_TEMPLATE if variant.style == "generic" else NO_TOKENIZER)
-    if key.family == goldens.MESSAGES:
-        return Cell(cases.MESSAGE_VARIANTS_BY_NAME[key.group].style, MESSAGES_COLUMN)
-    if key.family == goldens.CHAT_PROMPT:
-        return Cell("generic", rendering_label(cases.RENDERINGS[key.group]))
-    if key.family == goldens.TOKEN_AUDIT:
-        _, tokenizer, style, _ = goldens.parse_audit_key(key)
-        return Cell(style, tokenizer)
-    if key.family == goldens.REFERENCE_DECODE:
-        return Cell(DECODE, NO_TOKENIZER)
-    return Cell(key.group, NO_TOKENIZER)  # extract, extract-after-think, prefix
-
-
-@cache
-def _keys_by_id() -> dict[str, GoldenKey]:
-    return {str(key): key for key in goldens.expected_keys()}
-
-
 def parse_nodeid(nodeid: str) -> tuple[str, str, str | None]:
     """(test module file name, test function, parameter id or None)."""
     path, _, name = nodeid.partition("::")
@@ -120,14 +75,12 @@ def parse_nodeid(nodeid: str) -> tuple[str, str, str | None]:
 
 def classify(nodeid: str) -> tuple[Cell, GoldenKey | None]:
     """The cell of a test, and the golden it compares with (None for other checks)."""
-    module, function, parameter = parse_nodeid(nodeid)
-    key = _keys_by_id().get(parameter or "") if function in GOLDEN_TESTS else None
-    if key is None:
+    module, _, parameter = parse_nodeid(nodeid)
+    case = index.by_id().get(parameter or "")
+    if case is None or case["cell"] is None:
         return Cell(OTHER, module), None
-    if function == "test_extract_code" and (key.case, key.group) in deviations.think_deviations():
-        # a listed deviation is held to upstream's extraction of the answer after </think>
-        key = GoldenKey(goldens.EXTRACT_AFTER_THINK, key.group, key.case)
-    return cell_of_key(key), key
+    # a listed deviation is held to another golden (upstream's extraction after </think>)
+    return Cell(*case["cell"]), goldens.key_of(case["golden"])
 
 
 NO_ACTUAL = object()  # the test failed before comparing (an exception), or was not captured
@@ -251,11 +204,11 @@ def render_table(summaries: list[CellSummary], color: bool = False) -> str:
     ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     lines = []
-    for index, row in enumerate([header, *rows]):
+    for number, row in enumerate([header, *rows]):
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
         line = "  ".join([*cells, row[-1]]).rstrip()
-        if color and index:
-            line = f"\x1b[{_COLOURS[summaries[index - 1].status]}m{line}\x1b[0m"
+        if color and number:
+            line = f"\x1b[{_COLOURS[summaries[number - 1].status]}m{line}\x1b[0m"
         lines.append(line)
     return "\n".join(lines)
 

@@ -27,7 +27,7 @@ from pathlib import Path
 __all__ = ["SNAPSHOTS_DIR", "snapshot_revision", "build_cache", "activate_offline_cache"]
 
 # conformance/lcb_conformance/hf_cache.py -> repository root -> fixtures/tokenizers
-SNAPSHOTS_DIR: Path = Path(__file__).resolve().parents[2] / "fixtures" / "tokenizers"
+SNAPSHOTS_DIR: Path = Path(__file__).resolve().parents[3] / "fixtures" / "tokenizers"
 
 # Written at the top of every HF_HOME this module fills. build_cache() refuses to write into a
 # non-empty directory without it, so a real user cache (~/.cache/huggingface) is never touched.
@@ -81,7 +81,7 @@ def _check_hf_home_is_ours(hf_home: Path) -> None:
     if hf_home.is_dir() and any(hf_home.iterdir()) and not (hf_home / MARKER_FILE).is_file():
         raise RuntimeError(
             f"refusing to write tokenizer snapshots into {hf_home}: it is not empty and was not "
-            f"created by lcb_conformance.hf_cache (no {MARKER_FILE}); use an empty directory"
+            f"created by lcb_conformance.suite.hf_cache (no {MARKER_FILE}); use an empty directory"
         )
 
 
@@ -99,7 +99,9 @@ def build_cache(hf_home: Path, snapshots_dir: Path = SNAPSHOTS_DIR) -> dict[str,
     hf_home = Path(hf_home)
     _check_hf_home_is_ours(hf_home)
     hf_home.mkdir(parents=True, exist_ok=True)
-    (hf_home / MARKER_FILE).write_text("tokenizer snapshots written by lcb_conformance.hf_cache\n")
+    (hf_home / MARKER_FILE).write_text(
+        "tokenizer snapshots written by lcb_conformance.suite.hf_cache\n"
+    )
     hub = hf_home / "hub"
     hub.mkdir(exist_ok=True)
     # Without it transformers 4.22-4.4x warn offline that loading "will very likely fail".

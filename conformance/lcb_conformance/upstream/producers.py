@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import audit, cases, goldens, matrix, resolver
-from .goldens import GoldenKey
-from .upstream import Upstream
+from lcb_conformance.suite import audit, cases, goldens
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import Upstream, matrix, resolver
 
 
 class NotProducibleHere(LookupError):

@@ -1,9 +1,9 @@
 """Differential run: an implementation against LIVE upstream lcb_runner on a dataset file.
 
-    python -m lcb_conformance.differential DATASET.jsonl [--impl MODULE[:ATTR]]
+    lcb-conformance diff DATASET.jsonl [--impl MODULE[:ATTR]]
         [--styles VARIANT,...] [--upstream installed|PATH] [--show N] [--full-rows]
 
-DATASET.jsonl holds LiveCodeBench rows (the code_generation_lite schema, lcb_conformance.cases
+DATASET.jsonl holds LiveCodeBench rows (the code_generation_lite schema, lcb_conformance.suite.cases
 .PROBLEM_FIELDS), one JSON object a line. For every row and every variant, one per prompting
 LMStyle (cases.PROMPT_VARIANTS: the implementation's ``format_lcb_prompt``;
 cases.MESSAGE_VARIANTS: its ``format_lcb_messages``, as canonical JSON; or those named by
@@ -38,7 +38,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cases, goldens, hf_cache, implementation, showdiff
+from lcb_conformance.adapters import implementation
+from lcb_conformance.suite import cases, goldens, hf_cache, showdiff
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
 VARIANTS = {**cases.VARIANTS, **cases.MESSAGE_VARIANTS_BY_NAME}
@@ -106,7 +107,7 @@ def memoised_from_pretrained():
 
 def _available_upstream(source: str):
     """(upstream, its description), imported now; LookupError saying why it cannot be."""
-    from .upstream import UpstreamSourceError
+    from lcb_conformance.upstream import UpstreamSourceError
 
     try:
         upstream = _row_cached_upstream(source)
@@ -118,7 +119,9 @@ def _available_upstream(source: str):
 
 def _row_cached_upstream(source: str):
     """Upstream whose problem(row) is built once per row (for all of that row's variants)."""
-    from .upstream import Upstream  # after activate_offline_cache(): it imports transformers
+    from lcb_conformance.upstream import (
+        Upstream,  # after activate_offline_cache(): it imports transformers
+    )
 
     class RowCachedUpstream(Upstream):
         _row: object = None
@@ -173,7 +176,7 @@ def _expected(upstream, variant, row: dict) -> str:
 
 
 def _actual(impl, variant, row: dict):
-    from . import audit
+    from lcb_conformance.suite import audit
 
     if isinstance(variant, cases.MessageVariant):
         return goldens.canonical_json(impl.format_lcb_messages(row, style=variant.style))
@@ -189,7 +192,7 @@ def compare(
     impl, upstream, rows: Iterable[dict], variants, total: int | None = None, full_rows=False
 ) -> Result:
     """Every row x variant; ``total`` rows (for the progress bar) when known."""
-    from .upstream import UpstreamMissing
+    from lcb_conformance.upstream import UpstreamMissing
 
     result = Result()
     active = []
@@ -262,7 +265,7 @@ def render(result: Result, show: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     names = list(VARIANTS)
     parser = argparse.ArgumentParser(
-        prog="python -m lcb_conformance.differential",
+        prog="lcb-conformance diff",
         description="Compare an implementation's prompts with live upstream lcb_runner on "
         "every row of an LCB dataset file and every prompt variant.",
     )

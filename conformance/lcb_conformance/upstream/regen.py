@@ -1,6 +1,6 @@
 """Regenerate the goldens by running upstream lcb_runner, and show what changed.
 
-    python -m lcb_conformance.regen --upstream PATH [--check]
+    lcb-conformance regen --upstream PATH [--check]
 
 Goldens come from the reference only: a clean LiveCodeBench checkout at
 upstream.PINNED_COMMIT (PATH); any other source is refused, except with --check, which
@@ -24,10 +24,9 @@ import platform
 import sys
 import traceback
 
-from . import audit, cases, goldens, hf_cache, showdiff
-from .goldens import GoldenKey
-from .producers import NotProducibleHere, Producer
-from .upstream import (
+from lcb_conformance.suite import audit, cases, goldens, hf_cache, index, showdiff
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import (
     CHECKOUT_HINT,
     INSTALLED,
     PINNED_COMMIT,
@@ -35,6 +34,7 @@ from .upstream import (
     UpstreamMissing,
     UpstreamSourceError,
 )
+from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
 TRACKED_PACKAGES = ("transformers", "tokenizers", "huggingface_hub", "jinja2")
 
@@ -50,7 +50,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
         "upstream": upstream.provenance(),
     }
     return {
-        "generated_by": f"{goldens.REGEN_COMMAND} (python -m lcb_conformance.regen)",
+        "generated_by": f"{goldens.REGEN_COMMAND} (lcb-conformance regen)",
         "upstream": upstream.provenance(),
         "environments": environments,
         "tokenizers": {
@@ -87,7 +87,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="lcb-conformance-regen", description=__doc__.split("\n\n")[0]
+        prog="lcb-conformance regen", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
         "--upstream",
@@ -105,11 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         upstream = Upstream(args.upstream)
     except UpstreamSourceError as error:
-        print(f"lcb-conformance-regen: {error}", file=sys.stderr)
+        print(f"lcb-conformance regen: {error}", file=sys.stderr)
         return 2
     if not args.check and not upstream.is_reference():
         print(
-            f"lcb-conformance-regen: goldens come from lcb_runner at {PINNED_COMMIT[:7]} only; "
+            f"lcb-conformance regen: goldens come from lcb_runner at {PINNED_COMMIT[:7]} only; "
             f"{upstream.describe_source()} is not a clean checkout of it ({CHECKOUT_HINT}). "
             "--check compares any upstream with the goldens without writing.",
             file=sys.stderr,
@@ -177,7 +177,12 @@ def main(argv: list[str] | None = None) -> int:
             if not args.check:
                 path.unlink()
 
+    case_index = index.render(index.build())
+    if index.index_file().is_file() and index.index_file().read_text("utf-8") != case_index:
+        counts["changed"] += 1
+        print(f"CHANGED {index.INDEX_NAME} (the case index)")
     if not args.check:
+        index.index_file().write_text(case_index, "utf-8")
         goldens.MANIFEST_FILE.write_text("\n".join(goldens.manifest_lines()) + "\n", "utf-8")
         goldens.PROVENANCE_FILE.write_text(
             json.dumps(provenance(upstream, failed), indent=2, sort_keys=True) + "\n", "utf-8"

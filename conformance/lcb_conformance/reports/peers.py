@@ -1,7 +1,7 @@
 """The peers report: every peer adapter (peers/) run through the conformance suite, on one page.
 
-    python -m lcb_conformance.peers_report run peers.MODULE [--out-dir build/peers]
-    python -m lcb_conformance.peers_report render [--out-dir build/peers] [--output docs/peers.md]
+    lcb-conformance peers run peers.MODULE [--out-dir build/peers]
+    lcb-conformance peers render [--out-dir build/peers] [--output docs/peers.md]
 
 ``run`` (in the peer's own tox env, where the peer is installed) runs the suite through the
 lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
@@ -17,16 +17,17 @@ import argparse
 import importlib
 import importlib.metadata
 import json
+import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
-from lcb_prompts import SYSTEM_MESSAGE  # == lcb_runner's, as the prompt goldens prove
-
-from . import cases, deviations, goldens, showdiff
-
+from lcb_conformance.suite import cases, deviations, goldens, showdiff
 OUT_DIR = cases.REPO_ROOT / "build" / "peers"
+PREDICTIONS_FILE = cases.REPO_ROOT / "peers" / "predictions.toml"
 OUTPUT = cases.REPO_ROOT / "docs" / "peers.md"
 REGEN_COMMAND = "tox -m peers"
 PEERS = ("nvidia_generic_oai", "evalscope_lcb", "lighteval_lcb", "opencompass_lcb")
@@ -58,11 +59,12 @@ def describe(module_name: str) -> dict:
 
 
 def run(module_name: str, out_dir: Path) -> int:
-    from . import cli
-
+    """The suite for one peer adapter (`lcb-conformance run` in a child process, so a report
+    module never drives the command above it), stored with the peer's description."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{module_name.rsplit('.', 1)[-1]}.json"
-    code = cli.main(["--impl", module_name, "--json", str(path), "--color", "never"])
+    command = [sys.executable, "-m", "lcb_conformance.cli", "run", "--impl", module_name]
+    code = subprocess.run([*command, "--json", str(path), "--color", "never"]).returncode
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name)
@@ -70,7 +72,7 @@ def run(module_name: str, out_dir: Path) -> int:
     return code
 
 
-# --- predictions (copied from the peers survey, checked against a run) --------------------------
+# --- predictions (the peers survey's, in PREDICTIONS_FILE; checked against a run) ----------------
 
 
 @dataclass(frozen=True)
@@ -95,11 +97,19 @@ def _share(report: dict, prefix: str, holds: Callable[[dict], bool], what: str):
     return bool(found) and hits == len(found), f"{hits}/{len(found)} failing {prefix}* {what}"
 
 
+@cache
+def system_message() -> str:
+    """lcb_runner's generic system message, as its OpenAIChat messages golden records it."""
+    key = goldens.GoldenKey(goldens.MESSAGES, "OpenAIChat", next(iter(cases.problems())))
+    system, _ = json.loads(goldens.read(key))
+    return system["content"]
+
+
 def no_system_message(report):
     return _share(
         report,
         "prompt/generic/",
-        lambda f: SYSTEM_MESSAGE not in f["actual"],
+        lambda f: system_message() not in f["actual"],
         "cases have no lcb_runner system message",
     )
 
@@ -127,7 +137,7 @@ def sends_system_message(report):
     return _share(
         report,
         "prompt/generic/",
-        lambda f: f["actual"].startswith(SYSTEM_MESSAGE),
+        lambda f: f["actual"].startswith(system_message()),
         "cases start with the generic system message",
     )
 
@@ -164,7 +174,7 @@ def chat_without_system(report):
     return _share(
         report,
         "chat-prompt/",
-        lambda f: SYSTEM_MESSAGE not in f["actual"],
+        lambda f: system_message() not in f["actual"],
         "chat-rendered cases have no system message",
     )
 
@@ -193,75 +203,50 @@ def strips_think(report):
     )
 
 
-PREDICTIONS: dict[str, list[Prediction]] = {
-    "nvidia_generic_oai": [
-        Prediction(
-            "one user message, .rstrip()-ed",
-            "GenericOAIServer sends one user message (generic template .rstrip()), no "
-            "system message",
-            rstripped_user_message,
-        ),
-        Prediction("no system message", "(so) no system message", no_system_message),
-        Prediction(
-            "first python block",
-            "GenericOAIServer extraction: regex takes the FIRST ```python block, "
-            "stripped; no match returns the whole output stripped",
-            first_block,
-        ),
-    ],
-    "evalscope_lcb": [
-        Prediction(
-            "old system message",
-            "pre-Dec-2024 constants (the system message still says 'You will NOT "
-            "return anything except for the program.')",
-            old_system_sentence,
-        ),
-        Prediction(
-            "no 'Ensure that' sentence",
-            "pre-Dec-2024 constants (no 'Ensure that when the python program runs…' "
-            "in the stdin format text)",
-            no_ensure_sentence,
-        ),
-        Prediction("' ### Answer:'", 'a leading space before "### Answer:"', space_before_answer),
-        Prediction("", "system message only since PR #1549 (issue #1541)", sends_system_message),
-        Prediction("", "extraction: last block since PR #1170 (first block before)", last_block),
-    ],
-    "lighteval_lcb": [
-        Prediction(
-            "no system message, QwQ-style body",
-            "DeepSeekR1/QwQ-style body, no system message, wrapped by the model's chat template",
-            chat_without_system,
-        ),
-        Prediction(
-            "",
-            'before PR #645 (Apr 2025) missing a newline and the "Ensure that" '
-            "sentence (0.13.0 is after it: the sentence is expected)",
-            has_ensure_sentence,
-        ),
-        Prediction("", "extraction: last block", last_block),
-        Prediction(
-            "strips <think>…</think>",
-            "pipeline strips <think>...</think> first by default",
-            strips_think,
-        ),
-    ],
-    "opencompass_lcb": [
-        Prediction(
-            "old constants", "old constants (no 'Ensure that…' sentence)", no_ensure_sentence
-        ),
-        Prediction(
-            "no system message",
-            "defines the generic system message but never sends it; one HUMAN round",
-            no_system_message,
-        ),
-        Prediction("first block", "default extractor v1 = FIRST block; v2 = last", first_block),
-    ],
+CHECKS: dict[str, Callable[[dict], tuple[bool, str]]] = {
+    check.__name__: check
+    for check in (
+        no_system_message,
+        rstripped_user_message,
+        old_system_sentence,
+        sends_system_message,
+        no_ensure_sentence,
+        has_ensure_sentence,
+        space_before_answer,
+        chat_without_system,
+        first_block,
+        last_block,
+        strips_think,
+    )
 }
+
+
+class PredictionsError(ValueError):
+    """peers/predictions.toml names a check that does not exist, or lacks a field."""
+
+
+@cache
+def predictions() -> dict[str, list[Prediction]]:
+    """peer module name -> its predictions, read from PREDICTIONS_FILE."""
+    with PREDICTIONS_FILE.open("rb") as file:
+        data = tomllib.load(file)
+    found: dict[str, list[Prediction]] = {}
+    for peer, entries in data.items():
+        for number, entry in enumerate(entries, start=1):
+            if not entry.get("claim") or entry.get("check") not in CHECKS:
+                raise PredictionsError(
+                    f"{PREDICTIONS_FILE}: [[{peer}]] #{number}: needs a claim and a check, one "
+                    f"of {', '.join(CHECKS)}; got {entry!r}"
+                )
+            found.setdefault(peer, []).append(
+                Prediction(entry.get("short", ""), entry["claim"], CHECKS[entry["check"]])
+            )
+    return found
 
 
 def observed_differences(report: dict) -> list[str]:
     name = report["peer"]["module"].rsplit(".", 1)[-1]
-    return [p.short for p in PREDICTIONS.get(name, []) if p.short and p.check(report)[0]]
+    return [p.short for p in predictions().get(name, []) if p.short and p.check(report)[0]]
 
 
 # --- render ------------------------------------------------------------------------------------
@@ -383,15 +368,15 @@ def render_peer(report: dict) -> list[str]:
             lines += [_short(failure), ""]
         lines[-1] = "```"
         lines.append("")
-    predictions = PREDICTIONS.get(name, [])
-    if predictions:
+    predicted = predictions().get(name, [])
+    if predicted:
         lines += [
             "Predicted by the peers survey vs observed:",
             "",
             "| predicted | observed | evidence |",
             "|---|---|---|",
         ]
-        for prediction in predictions:
+        for prediction in predicted:
             observed, evidence = prediction.check(report)
             lines.append(
                 f"| {_cell(prediction.claim)} | {'yes' if observed else '**no**'} | "
@@ -426,7 +411,7 @@ def render(reports: list[dict]) -> str:
         "",
         f"Generated by `{REGEN_COMMAND}` (each peer installed from PyPI in its own tox env, its "
         "adapter in `peers/` calling the peer's own code, the suite run by `lcb-conformance "
-        "--impl peers.<module> --json`, then `python -m lcb_conformance.peers_report render`). "
+        "--impl peers.<module> --json`, then `lcb-conformance peers render`). "
         "Do not edit by hand.",
         "",
         'A cell is a style x tokenizer family of the verdict matrix; "cases run" excludes '
@@ -474,7 +459,7 @@ def load_reports(out_dir: Path) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lcb_conformance.peers_report")
+    parser = argparse.ArgumentParser(prog="lcb-conformance peers")
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the suite for one peer adapter")
     run_parser.add_argument("module", help="e.g. peers.evalscope_lcb")

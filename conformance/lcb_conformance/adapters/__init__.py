@@ -1,0 +1,1 @@
+"""How an implementation under test plugs in: the adapter protocol (--impl MODULE[:ATTR])."""

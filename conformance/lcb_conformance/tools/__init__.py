@@ -1,0 +1,1 @@
+"""Developer tooling, not part of a verdict: mutation testing, Hypothesis profiles."""
