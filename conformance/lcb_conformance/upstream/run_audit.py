@@ -1,0 +1,453 @@
+"""Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction?
+
+    lcb-conformance audit RUN [--format auto|lcb_runner] [--model MODEL_ID | --style LMSTYLE]
+        [--cache FILE] [--dataset ROWS.jsonl] [--upstream installed|PATH] [--json F] [--show N]
+
+RUN is an evaluation's results file. Supported: lcb_runner's own
+``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``):
+a JSON array of rows with the problem's fields, ``output_list`` (raw outputs) and
+``code_list`` (what was extracted and graded). For every sample (row x output), upstream
+lcb_runner itself (``--upstream``: the installed stand-in or a checkout) re-extracts the raw
+output with the run's LMStyle and the result is compared with the graded code; the prompt
+is rebuilt with upstream's format_prompt_generation and looked up in lcb_runner's
+``--use_cache`` file (keyed by the prompt, or json.dumps of the messages), the only place
+lcb_runner records what it sent: ``--cache``, or found next to RUN as
+``cache/<model_repr>/<same name>.json``. Without one the prompt is "cannot check".
+
+Extraction is judged with upstream's extract_code, never lcb_prompts.extract_code, which
+cuts at ``</think>`` (a documented deviation, conformance/deviations.toml) and so is not
+"what lcb_runner would have extracted".
+
+The model's LMStyle: ``--style`` (an LMStyle name), else ``--model`` (resolved through
+lcb_runner's model list, as ``lcb-conformance resolve``), else RUN's folder name read as a
+model_repr. The file is streamed (one row in memory at a time; the cache keeps only its keys
+and a digest of each entry's outputs).
+
+Exit codes: 0 every checkable sample identical; 1 a sample differs; 2 unusable input (the
+message names file, line and sample); 3 nothing could be checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError
+from pathlib import Path
+
+from lcb_conformance.suite import cases, hf_cache, json_stream, showdiff
+
+IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
+PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
+EXIT_OK, EXIT_DIFFERS, EXIT_INPUT, EXIT_NOTHING = 0, 1, 2, 3
+FORMATS = ("auto", "lcb_runner")
+# Named so that an auditor holding one sees it is known but not read by this version.
+NOT_YET = ("evalscope", "opencompass", "lm-eval", "lighteval")
+LCB_RUNNER_FIELDS = {
+    "question_id": str,
+    "question_content": str,
+    "starter_code": (str, type(None)),
+    "platform": str,
+    "contest_date": str,
+    "difficulty": str,
+    "output_list": list,
+    "code_list": list,
+}
+# What upstream's CodeGenerationProblem gets for the fields no prompt reads.
+NO_TESTS = {"public_test_cases": "[]", "private_test_cases": "[]", "metadata": "{}"}
+
+
+class AuditInputError(ValueError):
+    """Input the audit cannot use; the message names file, line and sample."""
+
+
+@dataclass
+class Sample:
+    question_id: str
+    index: int
+    prompt: str  # IDENTICAL / DIFFERS / CANNOT
+    extraction: str  # IDENTICAL / DIFFERS
+    why: str = ""  # for a prompt that cannot be checked, or the kind of extraction difference
+
+    @property
+    def verdict(self) -> str:
+        differs = [
+            name
+            for name, outcome in ((PROMPT_DIFFERS, self.prompt), (EXTRACTION_DIFFERS,
+                                                                   self.extraction))
+            if outcome == DIFFERS
+        ]
+        if differs:
+            return " and ".join(differs)
+        return IDENTICAL if self.extraction == IDENTICAL else CANNOT
+
+
+@dataclass
+class Audit:
+    run: str
+    lmstyle: str
+    upstream: str
+    cache: str | None
+    samples: list[Sample] = field(default_factory=list)
+    reports: list[str] = field(default_factory=list)  # showdiff reports, first ones only
+    prompt_unchecked: Counter = field(default_factory=Counter)  # why -> samples
+
+    def counts(self) -> Counter:
+        return Counter(sample.verdict for sample in self.samples)
+
+    def exit_code(self) -> int:
+        counts = self.counts()
+        if any(verdict not in (IDENTICAL, CANNOT) for verdict in counts):
+            return EXIT_DIFFERS
+        return EXIT_OK if counts[IDENTICAL] else EXIT_NOTHING
+
+    def as_json(self) -> dict:
+        return {
+            "run": self.run,
+            "format": "lcb_runner",
+            "lmstyle": self.lmstyle,
+            "upstream": self.upstream,
+            "cache": self.cache,
+            "exit_code": self.exit_code(),
+            "summary": dict(self.counts()),
+            "prompt_not_checked": dict(self.prompt_unchecked),
+            "samples": [
+                {
+                    "question_id": s.question_id,
+                    "sample": s.index,
+                    "verdict": s.verdict,
+                    "prompt": s.prompt,
+                    "extraction": s.extraction,
+                    "why": s.why,
+                }
+                for s in self.samples
+            ],
+            "first_differences": self.reports,
+        }
+
+
+def detect_format(path: Path) -> str:
+    """The format of RUN, from its first element; AuditInputError when unknown."""
+    elements = json_stream.iter_array(path)
+    try:
+        _, first = next(elements, (0, None))
+    except json_stream.JsonStreamError as error:
+        raise AuditInputError(f"unknown format: {error}") from None
+    finally:
+        elements.close()
+    if isinstance(first, dict) and {"output_list", "code_list"} <= first.keys():
+        return "lcb_runner"
+    raise AuditInputError(
+        f"{path}: unknown format: not lcb_runner's results (a JSON array of rows with "
+        f"output_list and code_list); supported: {', '.join(FORMATS[1:])}"
+    )
+
+
+def cache_key(prompt) -> str:
+    """lcb_runner's --use_cache key for what it sent (base_runner.run_single's rule)."""
+    if isinstance(prompt, list):
+        return json.dumps(prompt)
+    if isinstance(prompt, tuple):
+        return prompt[0] + json.dumps(prompt[1])
+    return prompt
+
+
+def _digest(outputs: list) -> str:
+    return hashlib.sha256(json.dumps(outputs).encode()).hexdigest()
+
+
+@dataclass
+class CacheIndex:
+    """lcb_runner's cache, kept small: prompt key -> digest of its outputs, and back."""
+
+    path: Path
+    by_key: dict[str, str] = field(default_factory=dict)
+    by_outputs: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> CacheIndex:
+        index = cls(path)
+        try:
+            for line, key, outputs in json_stream.iter_object(path):
+                if not isinstance(outputs, list):
+                    raise AuditInputError(f"{path}:{line}: a cache entry is not a list of outputs")
+                digest = _digest(outputs)
+                index.by_key[key] = digest
+                index.by_outputs.setdefault(digest, key)
+        except json_stream.JsonStreamError as error:
+            raise AuditInputError(str(error)) from None
+        return index
+
+
+def default_cache(run: Path) -> Path | None:
+    """lcb_runner's cache for RUN: output/<repr>/<name>[_eval_all].json -> cache/<repr>/<name>.json."""
+    if run.parent.parent.name != "output":
+        return None
+    name = run.name.removesuffix(".json").removesuffix("_eval_all") + ".json"
+    candidate = run.parent.parent.parent / "cache" / run.parent.name / name
+    return candidate if candidate.is_file() else None
+
+
+def resolve_lmstyle(run: Path, model: str | None, style: str | None) -> str:
+    from lcb_conformance.upstream import resolver
+
+    if style:
+        return style
+    models = resolver.ModelList.pinned()
+    if model:
+        resolution = resolver.resolve(list(models.models), model)
+        if resolution.listed is None:
+            raise AuditInputError(
+                f"--model {model}: not in lcb_runner's model list; pass --style LMSTYLE"
+            )
+        return resolution.listed.lmstyle
+    by_repr = {listed.model_repr: listed.lmstyle for listed in models.models}
+    if run.parent.name in by_repr:
+        return by_repr[run.parent.name]
+    raise AuditInputError(
+        f"{run}: cannot tell the model (folder {run.parent.name!r} is no lcb_runner model_repr); "
+        "pass --model MODEL_ID or --style LMSTYLE"
+    )
+
+
+def _check_row(path: Path, line: int, row: object) -> dict:
+    if not isinstance(row, dict):
+        raise AuditInputError(f"{path}:{line}: a row is {type(row).__name__}, not an object")
+    label = f"{path}:{line}: row {row.get('question_id', '(no question_id)')!r}"
+    for name, kind in LCB_RUNNER_FIELDS.items():
+        if name not in row:
+            raise AuditInputError(f"{label} lacks {name!r}")
+        if not isinstance(row[name], kind):
+            raise AuditInputError(f"{label}: {name!r} is {type(row[name]).__name__}")
+    outputs, codes = row["output_list"], row["code_list"]
+    if len(outputs) != len(codes):
+        raise AuditInputError(
+            f"{label}: {len(outputs)} outputs but {len(codes)} extracted codes"
+        )
+    for index, (output, code) in enumerate(zip(outputs, codes, strict=True)):
+        if not isinstance(output, str) or not isinstance(code, str):
+            raise AuditInputError(f"{label} sample {index}: output and code must be strings")
+    return row
+
+
+def read_dataset(path: Path) -> dict[str, dict]:
+    """question_id -> the fields a prompt reads, streamed (hidden tests are dropped)."""
+    from lcb_conformance.upstream.differential import DatasetError, iter_dataset
+
+    try:
+        return {
+            row["question_id"]: {
+                name: row[name] for name in LCB_RUNNER_FIELDS if name in row
+            }
+            for row in iter_dataset(path)
+        }
+    except DatasetError as error:
+        raise AuditInputError(str(error)) from None
+
+
+def extraction_difference(expected: str, scored: str) -> str:
+    """Would lcb_runner's extraction have scored differently, and how."""
+    if not expected.strip() and scored.strip():
+        return "scored code where lcb_runner extracts nothing"
+    if expected.strip() and not scored.strip():
+        return "scored nothing where lcb_runner extracts code"
+    return "scored other code than lcb_runner extracts"
+
+
+class Auditor:
+    def __init__(self, upstream, lmstyle: str, cache: CacheIndex | None, dataset, show: int):
+        self.upstream, self.lmstyle, self.cache = upstream, lmstyle, cache
+        self.dataset, self.show = dataset, show
+
+    def prompt(self, path: Path, line: int, row: dict, audit: Audit) -> tuple[str, str]:
+        """(outcome, why) of the problem's prompt: sent == rebuilt?"""
+        if self.cache is None:
+            return CANNOT, "lcb_runner's results do not record the prompt (no --cache file)"
+        fields = row
+        if self.dataset is not None:
+            if row["question_id"] not in self.dataset:
+                return CANNOT, f"problem {row['question_id']} is not in the dataset"
+            fields = self.dataset[row["question_id"]]
+        problem = {name: fields[name] for name in cases.PROBLEM_FIELDS if name in fields}
+        problem = {"question_title": "", "contest_id": "", **problem, **NO_TESTS}
+        try:
+            expected = cache_key(self.upstream.format(self.lmstyle, problem))
+        except Exception as error:  # upstream rejects the row: say so, never count it identical
+            return CANNOT, f"upstream cannot build the prompt ({error!r:.200})"
+        digest = _digest(row["output_list"])
+        if self.cache.by_key.get(expected) == digest:
+            return IDENTICAL, ""
+        sent = self.cache.by_outputs.get(digest)
+        if sent is None:
+            return CANNOT, "no cache entry holds this problem's outputs"
+        self._report(sent, expected, f"{path}:{line}: {row['question_id']} prompt", audit)
+        return DIFFERS, ""
+
+    def _report(self, actual: str, expected: str, label: str, audit: Audit) -> None:
+        if len(audit.reports) < self.show:
+            audit.reports.append(
+                showdiff.report(
+                    actual, expected, label=label, expected_name="lcb_runner",
+                    actual_name="the run",
+                )
+            )
+
+    def row(self, path: Path, line: int, row: dict, audit: Audit) -> None:
+        prompt, why = self.prompt(path, line, row, audit)
+        if prompt == CANNOT:
+            audit.prompt_unchecked[why] += len(row["output_list"])
+        for index, (output, scored) in enumerate(
+            zip(row["output_list"], row["code_list"], strict=True)
+        ):
+            expected = self.upstream.extract_as(self.lmstyle, output)
+            if expected == scored:
+                audit.samples.append(Sample(row["question_id"], index, prompt, IDENTICAL, why))
+                continue
+            kind = extraction_difference(expected, scored)
+            audit.samples.append(Sample(row["question_id"], index, prompt, DIFFERS, kind))
+            label = f"{path}:{line}: {row['question_id']} sample {index} extraction ({kind})"
+            self._report(scored, expected, label, audit)
+
+
+def audit_run(
+    path: Path, upstream, lmstyle: str, cache: CacheIndex | None = None,
+    dataset: dict | None = None, show: int = 5,
+) -> Audit:
+    """Every sample of an lcb_runner results file; AuditInputError on unusable input."""
+    from lcb_conformance.upstream.differential import memoised_from_pretrained
+
+    audit = Audit(str(path), lmstyle, upstream.describe_source(), cache and str(cache.path))
+    auditor = Auditor(upstream, lmstyle, cache, dataset, show)
+    seen: set[str] = set()
+    with memoised_from_pretrained():
+        try:
+            for line, element in json_stream.iter_array(path):
+                row = _check_row(path, line, element)
+                if row["question_id"] in seen:
+                    raise AuditInputError(
+                        f"{path}:{line}: problem {row['question_id']!r} appears twice"
+                    )
+                seen.add(row["question_id"])
+                auditor.row(path, line, row, audit)
+        except json_stream.JsonStreamError as error:
+            raise AuditInputError(str(error)) from None
+    if not seen:
+        raise AuditInputError(f"{path}: no rows")
+    return audit
+
+
+def render(audit: Audit) -> str:
+    per_problem: dict[str, Counter] = {}
+    for sample in audit.samples:
+        per_problem.setdefault(sample.question_id, Counter())[sample.verdict] += 1
+    verdicts = [IDENTICAL, PROMPT_DIFFERS, EXTRACTION_DIFFERS,
+                f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}", CANNOT]
+    width = max(30, *(len(qid) + 2 for qid in per_problem))
+    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {v}" for v in verdicts)]
+    for qid, counts in per_problem.items():
+        lines.append(
+            f"{qid:<{width}}{sum(counts.values()):>8}"
+            + "".join(f"  {counts[v]:>{len(v)}}" for v in verdicts)
+        )
+    total = audit.counts()
+    lines.append(
+        f"{'all':<{width}}{sum(total.values()):>8}"
+        + "".join(f"  {total[v]:>{len(v)}}" for v in verdicts)
+    )
+    for why, count in audit.prompt_unchecked.items():
+        lines.append(f"prompt not checked for {count} samples: {why}")
+    if audit.reports:
+        lines += ["", f"first {len(audit.reports)} differences:"]
+        for report in audit.reports:
+            lines += ["", report]
+    return "\n".join(lines)
+
+
+def headline(audit: Audit) -> str:
+    code = audit.exit_code()
+    if code == EXIT_OK:
+        checked = "prompt and extraction" if not audit.prompt_unchecked else "extraction"
+        return f"audit: every checkable sample identical to lcb_runner ({checked} checked)"
+    if code == EXIT_NOTHING:
+        return "audit: NOTHING CHECKED: no sample could be compared with lcb_runner"
+    counts = audit.counts()
+    differing = sum(n for v, n in counts.items() if v not in (IDENTICAL, CANNOT))
+    return f"audit: NOT CONFORMANT: {differing} of {sum(counts.values())} samples differ"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write then rename: a failed report leaves no half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance audit",
+        description="Audit a finished evaluation sample by sample: lcb_runner's prompt and "
+        "extraction, or where they differ.",
+    )
+    parser.add_argument("run", type=Path, help="the results file (lcb_runner's output JSON)")
+    parser.add_argument("--format", default="auto", choices=FORMATS + NOT_YET)
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--model", help="the model id, as lcb_runner lists it")
+    who.add_argument("--style", metavar="LMSTYLE", help="lcb_runner's LMStyle name")
+    parser.add_argument("--cache", type=Path, help="lcb_runner's --use_cache file of the run")
+    parser.add_argument("--dataset", type=Path, help="LCB rows (JSON lines) to build prompts from")
+    parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--show", type=int, default=5, help="difference reports shown")
+    args = parser.parse_args(argv)
+    try:
+        return _audit(args)
+    except AuditInputError as error:
+        print(f"audit: {error}")
+        return EXIT_INPUT
+
+
+def _audit(args: argparse.Namespace) -> int:
+    if args.format in NOT_YET:
+        raise AuditInputError(f"--format {args.format}: not supported yet (only lcb_runner)")
+    if not args.run.is_file():
+        raise AuditInputError(f"{args.run}: no such file")
+    detect_format(args.run)
+    lmstyle = resolve_lmstyle(args.run, args.model, args.style)
+    cache_path = args.cache or default_cache(args.run)
+    if args.cache is not None and not args.cache.is_file():
+        raise AuditInputError(f"--cache {args.cache}: no such file")
+    cache = CacheIndex.read(cache_path) if cache_path else None
+    dataset = read_dataset(args.dataset) if args.dataset else None
+    hf_cache.activate_offline_cache()  # before upstream imports transformers
+    from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
+
+    try:
+        upstream = Upstream(args.upstream)
+        upstream.lmstyle(lmstyle)
+    except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
+        raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
+    print(f"audit: {args.run} (lcb_runner format), LMStyle.{lmstyle}, against "
+          f"{upstream.describe_source()}" + (f", cache {cache_path}" if cache_path else ""))
+    audit = audit_run(args.run, upstream, lmstyle, cache, dataset, args.show)
+    print(render(audit))
+    print()
+    print(headline(audit))
+    if args.json:
+        write_atomically(args.json, json.dumps(audit.as_json(), indent=1))
+        print(f"JSON report: {args.json}")
+    return audit.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
