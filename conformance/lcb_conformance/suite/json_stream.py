@@ -73,7 +73,7 @@ class _Reader:
                 if not _may_continue(self.buffer, error):
                     self.fail(f"{what} is not valid JSON ({error.msg})", error.lineno - 1)
                 if not self._grow():
-                    self.fail(f"{what} ends early (truncated?)")
+                    self.fail(f"{what} ends early (truncated?) or is not valid JSON ({error.msg})")
                 continue
             self.consume(end)
             return value

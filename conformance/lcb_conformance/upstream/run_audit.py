@@ -78,8 +78,10 @@ class Sample:
     def verdict(self) -> str:
         differs = [
             name
-            for name, outcome in ((PROMPT_DIFFERS, self.prompt), (EXTRACTION_DIFFERS,
-                                                                   self.extraction))
+            for name, outcome in (
+                (PROMPT_DIFFERS, self.prompt),
+                (EXTRACTION_DIFFERS, self.extraction),
+            )
             if outcome == DIFFERS
         ]
         if differs:
@@ -185,7 +187,8 @@ class CacheIndex:
 
 
 def default_cache(run: Path) -> Path | None:
-    """lcb_runner's cache for RUN: output/<repr>/<name>[_eval_all].json -> cache/<repr>/<name>.json."""
+    """lcb_runner's cache for RUN: output/<repr>/<name>[_eval_all].json ->
+    cache/<repr>/<name>.json, when that file exists."""
     if run.parent.parent.name != "output":
         return None
     name = run.name.removesuffix(".json").removesuffix("_eval_all") + ".json"
@@ -226,9 +229,7 @@ def _check_row(path: Path, line: int, row: object) -> dict:
             raise AuditInputError(f"{label}: {name!r} is {type(row[name]).__name__}")
     outputs, codes = row["output_list"], row["code_list"]
     if len(outputs) != len(codes):
-        raise AuditInputError(
-            f"{label}: {len(outputs)} outputs but {len(codes)} extracted codes"
-        )
+        raise AuditInputError(f"{label}: {len(outputs)} outputs but {len(codes)} extracted codes")
     for index, (output, code) in enumerate(zip(outputs, codes, strict=True)):
         if not isinstance(output, str) or not isinstance(code, str):
             raise AuditInputError(f"{label} sample {index}: output and code must be strings")
@@ -241,9 +242,7 @@ def read_dataset(path: Path) -> dict[str, dict]:
 
     try:
         return {
-            row["question_id"]: {
-                name: row[name] for name in LCB_RUNNER_FIELDS if name in row
-            }
+            row["question_id"]: {name: row[name] for name in LCB_RUNNER_FIELDS if name in row}
             for row in iter_dataset(path)
         }
     except DatasetError as error:
@@ -292,7 +291,10 @@ class Auditor:
         if len(audit.reports) < self.show:
             audit.reports.append(
                 showdiff.report(
-                    actual, expected, label=label, expected_name="lcb_runner",
+                    actual,
+                    expected,
+                    label=label,
+                    expected_name="lcb_runner",
                     actual_name="the run",
                 )
             )
@@ -315,8 +317,12 @@ class Auditor:
 
 
 def audit_run(
-    path: Path, upstream, lmstyle: str, cache: CacheIndex | None = None,
-    dataset: dict | None = None, show: int = 5,
+    path: Path,
+    upstream,
+    lmstyle: str,
+    cache: CacheIndex | None = None,
+    dataset: dict | None = None,
+    show: int = 5,
 ) -> Audit:
     """Every sample of an lcb_runner results file; AuditInputError on unusable input."""
     from lcb_conformance.upstream.differential import memoised_from_pretrained
@@ -345,8 +351,13 @@ def render(audit: Audit) -> str:
     per_problem: dict[str, Counter] = {}
     for sample in audit.samples:
         per_problem.setdefault(sample.question_id, Counter())[sample.verdict] += 1
-    verdicts = [IDENTICAL, PROMPT_DIFFERS, EXTRACTION_DIFFERS,
-                f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}", CANNOT]
+    verdicts = [
+        IDENTICAL,
+        PROMPT_DIFFERS,
+        EXTRACTION_DIFFERS,
+        f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}",
+        CANNOT,
+    ]
     width = max(30, *(len(qid) + 2 for qid in per_problem))
     lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {v}" for v in verdicts)]
     for qid, counts in per_problem.items():
@@ -437,8 +448,10 @@ def _audit(args: argparse.Namespace) -> int:
         upstream.lmstyle(lmstyle)
     except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
         raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
-    print(f"audit: {args.run} (lcb_runner format), LMStyle.{lmstyle}, against "
-          f"{upstream.describe_source()}" + (f", cache {cache_path}" if cache_path else ""))
+    print(
+        f"audit: {args.run} (lcb_runner format), LMStyle.{lmstyle}, against "
+        f"{upstream.describe_source()}" + (f", cache {cache_path}" if cache_path else "")
+    )
     audit = audit_run(args.run, upstream, lmstyle, cache, dataset, args.show)
     print(render(audit))
     print()
