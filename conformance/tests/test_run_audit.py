@@ -5,6 +5,7 @@ non-conformant ones fail with the right samples named, bad input is a clear exit
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -183,10 +184,11 @@ def test_bad_rows_are_exit_2_naming_file_line_and_sample(
     assert audit_cli(pytestconfig, path) == run_audit.EXIT_INPUT
     printed = capsys.readouterr().out
     assert path in printed
-    assert pytest.importorskip("re").search(message, printed), printed
+    assert re.search(message, printed), printed
     assert "Traceback" not in printed and "identical to lcb_runner" not in printed
 
 
+@pytest.mark.upstream  # the file is streamed: its end is read after upstream loads
 def test_a_truncated_results_file_is_exit_2_naming_file_and_line(tmp_path, capsys):
     path = copy_run("deepseek-instruct", tmp_path)
     text = path.read_text("utf-8")
@@ -212,8 +214,126 @@ def test_an_unknown_format_is_exit_2(tmp_path, capsys, content, message):
 
 
 def test_a_peer_format_not_yet_read_is_refused_by_name(capsys):
+    assert run_audit.main([str(results("openai-chat")), "--format", "opencompass"]) == 2
+    assert "--format opencompass: not supported yet" in capsys.readouterr().out
+
+
+def test_a_format_given_that_the_file_is_not_is_exit_2(capsys):
     assert run_audit.main([str(results("openai-chat")), "--format", "evalscope"]) == 2
-    assert "--format evalscope: not supported yet" in capsys.readouterr().out
+    assert "--format evalscope, but it reads as lcb_runner" in capsys.readouterr().out
+
+
+# evalscope 1.14.1's own run_task, end to end against the loopback stub server
+# (fixtures/audit/generate_evalscope.py).
+EVALSCOPE_RUN = cases.FIXTURES_DIR / "audit" / "evalscope" / "default"
+(REVIEWS,) = (EVALSCOPE_RUN / "reviews").glob("*/*.jsonl")
+EVALSCOPE_DATASET = EVALSCOPE_RUN / "dataset.jsonl"
+
+
+def test_evalscope_reviews_are_detected():
+    assert run_audit.detect_format(REVIEWS) == run_audit.EVALSCOPE
+
+
+def test_evalscope_needs_the_dataset_it_read(capsys):
+    assert run_audit.main([str(REVIEWS), "--style", "OpenAIChat"]) == run_audit.EXIT_INPUT
+    assert "do not name them: pass --dataset" in capsys.readouterr().out
+
+
+@pytest.mark.upstream
+def test_evalscope_as_shipped_is_caught_with_its_prompt_named(pytestconfig, capsys):
+    """evalscope sends the pre-December-2024 system message and no 'Ensure that' sentence
+    (docs/peers.md): every sample's prompt differs, and the report shows those words."""
+    code = audit_cli(
+        pytestconfig,
+        str(REVIEWS),
+        "--dataset",
+        str(EVALSCOPE_DATASET),
+        "--style",
+        "OpenAIChat",
+        "--show",
+        "1",
+    )
+    assert code == run_audit.EXIT_DIFFERS
+    printed = capsys.readouterr().out
+    assert "atc_grid_robot_detour sample 0 prompt: differs from the lcb_runner" in printed
+    assert "You will NOT return anything except for the program." in printed
+    assert "NOT CONFORMANT: 12 of 12 samples differ" in printed
+
+
+@pytest.mark.upstream
+def test_evalscope_think_answers_are_judged_on_the_raw_output(upstream):
+    """evalscope splits <think> off the server's answer and extracts from the rest; lcb_runner
+    reads the whole answer, where the fenced draft inside <think> is the last block: the
+    audit rebuilds the raw output and names the difference, on exactly the think samples."""
+    audit = run_audit.audit_evalscope(
+        REVIEWS, upstream, "OpenAIChat", run_audit.read_dataset(EVALSCOPE_DATASET)
+    )
+    differing = {(s.question_id, s.index) for s in audit.samples if s.extraction != "identical"}
+    assert differing == {(row["question_id"], 1) for row in rows("deepseek-instruct")}
+    think = next(s for s in audit.samples if s.index == 1)
+    assert think.why.startswith("scored nothing where lcb_runner extracts code; raw output")
+    assert {s.prompt for s in audit.samples} == {run_audit.DIFFERS}
+
+
+@pytest.mark.upstream
+def test_an_evalscope_sample_beyond_the_dataset_is_cannot_check(upstream, tmp_path):
+    dataset = tmp_path / "rows.jsonl"
+    dataset.write_text(EVALSCOPE_DATASET.read_text("utf-8").split("\n", 1)[0] + "\n", "utf-8")
+    audit = run_audit.audit_evalscope(
+        REVIEWS, upstream, "OpenAIChat", run_audit.read_dataset(dataset)
+    )
+    assert audit.prompt_unchecked == {
+        "group_id 1: the dataset has 1 rows": 3,
+        "group_id 2: the dataset has 1 rows": 3,
+        "group_id 3: the dataset has 1 rows": 3,
+    }
+
+
+def evalscope_damaged(tmp_path, change) -> str:
+    lines = [json.loads(line) for line in REVIEWS.read_text("utf-8").splitlines()]
+    change(lines)
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    return str(path)
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda lines: lines[3].pop("sample_score"), r"reviews.jsonl:4: sample 3 lacks"),
+        (
+            lambda lines: lines[5]["sample_score"]["score"].update(extracted_prediction=None),
+            r"reviews.jsonl:6: sample 5: prediction and extracted_prediction must be strings",
+        ),
+        (
+            lambda lines: lines[1].update(messages="hello"),
+            r"reviews.jsonl:2: sample 1: messages must be a list",
+        ),
+    ],
+    ids=["no sample_score", "null extraction", "messages not a list"],
+)
+def test_bad_evalscope_lines_are_exit_2_naming_line_and_sample(
+    pytestconfig, tmp_path, capsys, change, message
+):
+    path = evalscope_damaged(tmp_path, change)
+    code = audit_cli(
+        pytestconfig, path, "--dataset", str(EVALSCOPE_DATASET), "--style", "OpenAIChat"
+    )
+    assert code == run_audit.EXIT_INPUT
+    printed = capsys.readouterr().out
+    assert re.search(message, printed), printed
+    assert "Traceback" not in printed
+
+
+@pytest.mark.upstream  # the file is streamed: its end is read after upstream loads
+def test_a_truncated_evalscope_line_is_exit_2_naming_it(tmp_path, capsys):
+    text = REVIEWS.read_text("utf-8")
+    path = tmp_path / "reviews.jsonl"
+    path.write_text(text[: len(text) // 2], "utf-8")
+    code = run_audit.main([str(path), "--dataset", str(EVALSCOPE_DATASET), "--style", "OpenAIChat"])
+    assert code == run_audit.EXIT_INPUT
+    assert re.search(r"reviews.jsonl:\d+: not valid JSON", capsys.readouterr().out)
 
 
 def test_a_run_whose_model_cannot_be_told_asks_for_model_or_style(tmp_path, capsys):

@@ -40,14 +40,15 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
-from lcb_conformance.suite import cases, hf_cache, json_stream, showdiff
+from lcb_conformance.suite import cases, goldens, hf_cache, json_stream, showdiff
 
 IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT, EXIT_NOTHING = 0, 1, 2, 3
-FORMATS = ("auto", "lcb_runner")
+LCB_RUNNER, EVALSCOPE = "lcb_runner", "evalscope"
+FORMATS = ("auto", LCB_RUNNER, EVALSCOPE)
 # Named so that an auditor holding one sees it is known but not read by this version.
-NOT_YET = ("evalscope", "opencompass", "lm-eval", "lighteval")
+NOT_YET = ("opencompass", "lm-eval", "lighteval")
 LCB_RUNNER_FIELDS = {
     "question_id": str,
     "question_content": str,
@@ -92,6 +93,7 @@ class Sample:
 @dataclass
 class Audit:
     run: str
+    format: str
     lmstyle: str
     upstream: str
     cache: str | None
@@ -111,7 +113,7 @@ class Audit:
     def as_json(self) -> dict:
         return {
             "run": self.run,
-            "format": "lcb_runner",
+            "format": self.format,
             "lmstyle": self.lmstyle,
             "upstream": self.upstream,
             "cache": self.cache,
@@ -135,6 +137,18 @@ class Audit:
 
 def detect_format(path: Path) -> str:
     """The format of RUN, from its first element; AuditInputError when unknown."""
+    if path.suffix == ".jsonl":
+        lines = cases.iter_jsonl(path, AuditInputError)
+        try:
+            _, first = next(lines, (0, {}))
+        finally:
+            lines.close()
+        if "sample_score" in first and "messages" in first:
+            return EVALSCOPE
+        raise AuditInputError(
+            f"{path}: unknown format: JSON lines, but not evalscope's reviews (lines with "
+            f"messages and sample_score); supported: {', '.join(FORMATS[1:])}"
+        )
     elements = json_stream.iter_array(path)
     try:
         _, first = next(elements, (0, None))
@@ -143,7 +157,7 @@ def detect_format(path: Path) -> str:
     finally:
         elements.close()
     if isinstance(first, dict) and {"output_list", "code_list"} <= first.keys():
-        return "lcb_runner"
+        return LCB_RUNNER
     raise AuditInputError(
         f"{path}: unknown format: not lcb_runner's results (a JSON array of rows with "
         f"output_list and code_list); supported: {', '.join(FORMATS[1:])}"
@@ -209,11 +223,13 @@ def resolve_lmstyle(run: Path, model: str | None, style: str | None) -> str:
                 f"--model {model}: not in lcb_runner's model list; pass --style LMSTYLE"
             )
         return resolution.listed.lmstyle
-    by_repr = {listed.model_repr: listed.lmstyle for listed in models.models}
-    if run.parent.name in by_repr:
-        return by_repr[run.parent.name]
+    # lcb_runner names the folder by model_repr, evalscope by the model's name
+    by_folder = {listed.model_repr: listed.lmstyle for listed in models.models}
+    by_folder.update({listed.model_name: listed.lmstyle for listed in models.models})
+    if run.parent.name in by_folder:
+        return by_folder[run.parent.name]
     raise AuditInputError(
-        f"{run}: cannot tell the model (folder {run.parent.name!r} is no lcb_runner model_repr); "
+        f"{run}: cannot tell the model (folder {run.parent.name!r} is no model lcb_runner lists); "
         "pass --model MODEL_ID or --style LMSTYLE"
     )
 
@@ -258,10 +274,77 @@ def extraction_difference(expected: str, scored: str) -> str:
     return "scored other code than lcb_runner extracts"
 
 
+def _evalscope_record(path: Path, line: int, record: dict):
+    """(group_id, generation_index, messages sent, raw output, extracted, whether the raw
+    output was rebuilt) of a reviews line."""
+    label = f"{path}:{line}: sample {record.get('index', '(no index)')}"
+    try:
+        score = record["sample_score"]["score"]
+        group, generation = (
+            record["sample_score"]["group_id"],
+            record["sample_score"]["generation_index"],
+        )
+        messages, output, scored = (
+            record["messages"],
+            score["prediction"],
+            score["extracted_prediction"],
+        )
+    except (KeyError, TypeError) as error:
+        raise AuditInputError(f"{label} lacks {error}") from None
+    if not isinstance(group, int) or not isinstance(generation, int):
+        raise AuditInputError(f"{label}: group_id and generation_index must be integers")
+    if not isinstance(output, str) or not isinstance(scored, str):
+        raise AuditInputError(f"{label}: prediction and extracted_prediction must be strings")
+    sent, rebuilt = [], False
+    for message in messages if isinstance(messages, list) else [None]:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            # the conversation up to the model's answer is what was sent; the answer, as
+            # the server returned it, is the raw output (prediction lacks the reasoning)
+            output, rebuilt = raw_output(message.get("content"), output)
+            break
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+            raise AuditInputError(f"{label}: messages must be a list of {{role, content}}")
+        sent.append({"role": message.get("role"), "content": message["content"]})
+    return group, generation, sent, output, scored, rebuilt
+
+
+REBUILT = (
+    "raw output rebuilt from evalscope's reasoning and text parts (it splits <think> off the "
+    "server's answer; the whitespace around the tags is approximated)"
+)
+
+
+def raw_output(content, prediction: str) -> tuple[str, bool]:
+    """(the model's answer as lcb_runner would have read it, whether it was rebuilt):
+    evalscope keeps a <think> section as a separate reasoning part."""
+    if isinstance(content, str):
+        return content, False
+    if not isinstance(content, list):
+        return prediction, False
+    parts, rebuilt = [], False
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "reasoning":
+            parts.append(f"<think>\n{part.get('reasoning') or ''}\n</think>\n\n")
+            rebuilt = True
+        elif isinstance(part, dict) and part.get("type") == "text":
+            parts.append(part.get("text") or "")
+    return "".join(parts), rebuilt
+
+
+def as_messages(formatted) -> list[dict] | str:
+    """What upstream sends, as chat messages: Claude3's (system, messages) with the system
+    message first (the API's system parameter); a string style stays a string."""
+    if isinstance(formatted, tuple):
+        return [{"role": "system", "content": formatted[0]}, *formatted[1]]
+    return formatted
+
+
 class Auditor:
     def __init__(self, upstream, lmstyle: str, cache: CacheIndex | None, dataset, show: int):
         self.upstream, self.lmstyle, self.cache = upstream, lmstyle, cache
         self.dataset, self.show = dataset, show
+        # evalscope numbers a problem by its position in the dataset it read (group_id)
+        self.dataset_rows = list(dataset.values()) if dataset else []
 
     def prompt(self, path: Path, line: int, row: dict, audit: Audit) -> tuple[str, str]:
         """(outcome, why) of the problem's prompt: sent == rebuilt?"""
@@ -272,10 +355,8 @@ class Auditor:
             if row["question_id"] not in self.dataset:
                 return CANNOT, f"problem {row['question_id']} is not in the dataset"
             fields = self.dataset[row["question_id"]]
-        problem = {name: fields[name] for name in cases.PROBLEM_FIELDS if name in fields}
-        problem = {"question_title": "", "contest_id": "", **problem, **NO_TESTS}
         try:
-            expected = cache_key(self.upstream.format(self.lmstyle, problem))
+            expected = cache_key(self.upstream_prompt(fields))
         except Exception as error:  # upstream rejects the row: say so, never count it identical
             return CANNOT, f"upstream cannot build the prompt ({error!r:.200})"
         digest = _digest(row["output_list"])
@@ -286,6 +367,49 @@ class Auditor:
             return CANNOT, "no cache entry holds this problem's outputs"
         self._report(sent, expected, f"{path}:{line}: {row['question_id']} prompt", audit)
         return DIFFERS, ""
+
+    def upstream_prompt(self, fields: dict):
+        """upstream's format_prompt_generation for the problem (its native shape)."""
+        problem = {name: fields[name] for name in cases.PROBLEM_FIELDS if name in fields}
+        problem = {"question_title": "", "contest_id": "", **problem, **NO_TESTS}
+        return self.upstream.format(self.lmstyle, problem)
+
+    def extraction(self, output: str, scored: str, label: str, audit: Audit) -> tuple[str, str]:
+        """(outcome, kind of difference) of one sample's extraction."""
+        expected = self.upstream.extract_as(self.lmstyle, output)
+        if expected == scored:
+            return IDENTICAL, ""
+        kind = extraction_difference(expected, scored)
+        self._report(scored, expected, f"{label} extraction ({kind})", audit)
+        return DIFFERS, kind
+
+    def evalscope_line(self, path: Path, line: int, record: dict, audit: Audit) -> None:
+        group, generation, sent, output, scored, rebuilt = _evalscope_record(path, line, record)
+        rows = self.dataset_rows
+        question_id = rows[group]["question_id"] if group < len(rows) else f"group {group}"
+        label = f"{path}:{line}: {question_id} sample {generation}"
+        if group >= len(rows):
+            prompt, why = CANNOT, f"group_id {group}: the dataset has {len(rows)} rows"
+            audit.prompt_unchecked[why] += 1
+        else:
+            try:
+                expected = as_messages(self.upstream_prompt(rows[group]))
+            except Exception as error:  # upstream rejects the row: never count it identical
+                prompt, why = CANNOT, f"upstream cannot build the prompt ({error!r:.200})"
+                audit.prompt_unchecked[why] += 1
+            else:
+                prompt, why = IDENTICAL, ""
+                if sent != expected:
+                    prompt = DIFFERS
+                    self._report(
+                        goldens.canonical_json(sent),
+                        goldens.canonical_json(expected),
+                        f"{label} prompt",
+                        audit,
+                    )
+        extraction, kind = self.extraction(output, scored, label, audit)
+        notes = [note for note in (kind, why, REBUILT if rebuilt else "") if note]
+        audit.samples.append(Sample(question_id, generation, prompt, extraction, "; ".join(notes)))
 
     def _report(self, actual: str, expected: str, label: str, audit: Audit) -> None:
         if len(audit.reports) < self.show:
@@ -306,14 +430,9 @@ class Auditor:
         for index, (output, scored) in enumerate(
             zip(row["output_list"], row["code_list"], strict=True)
         ):
-            expected = self.upstream.extract_as(self.lmstyle, output)
-            if expected == scored:
-                audit.samples.append(Sample(row["question_id"], index, prompt, IDENTICAL, why))
-                continue
-            kind = extraction_difference(expected, scored)
-            audit.samples.append(Sample(row["question_id"], index, prompt, DIFFERS, kind))
-            label = f"{path}:{line}: {row['question_id']} sample {index} extraction ({kind})"
-            self._report(scored, expected, label, audit)
+            label = f"{path}:{line}: {row['question_id']} sample {index}"
+            extraction, kind = self.extraction(output, scored, label, audit)
+            audit.samples.append(Sample(row["question_id"], index, prompt, extraction, kind or why))
 
 
 def audit_run(
@@ -327,7 +446,9 @@ def audit_run(
     """Every sample of an lcb_runner results file; AuditInputError on unusable input."""
     from lcb_conformance.upstream.differential import memoised_from_pretrained
 
-    audit = Audit(str(path), lmstyle, upstream.describe_source(), cache and str(cache.path))
+    audit = Audit(
+        str(path), LCB_RUNNER, lmstyle, upstream.describe_source(), cache and str(cache.path)
+    )
     auditor = Auditor(upstream, lmstyle, cache, dataset, show)
     seen: set[str] = set()
     with memoised_from_pretrained():
@@ -344,6 +465,21 @@ def audit_run(
             raise AuditInputError(str(error)) from None
     if not seen:
         raise AuditInputError(f"{path}: no rows")
+    return audit
+
+
+def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int = 5) -> Audit:
+    """Every line of an evalscope reviews file (streamed); its group_id is the problem's
+    position in ``dataset``, the rows in the order the run read them."""
+    from lcb_conformance.upstream.differential import memoised_from_pretrained
+
+    audit = Audit(str(path), EVALSCOPE, lmstyle, upstream.describe_source(), None)
+    auditor = Auditor(upstream, lmstyle, None, dataset, show)
+    with memoised_from_pretrained():
+        for line, record in cases.iter_jsonl(path, AuditInputError):
+            auditor.evalscope_line(path, line, record, audit)
+    if not audit.samples:
+        raise AuditInputError(f"{path}: no samples")
     return audit
 
 
@@ -410,7 +546,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Audit a finished evaluation sample by sample: lcb_runner's prompt and "
         "extraction, or where they differ.",
     )
-    parser.add_argument("run", type=Path, help="the results file (lcb_runner's output JSON)")
+    parser.add_argument(
+        "run", type=Path, help="the results file: lcb_runner's output JSON, evalscope's reviews"
+    )
     parser.add_argument("--format", default="auto", choices=FORMATS + NOT_YET)
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", help="the model id, as lcb_runner lists it")
@@ -430,12 +568,21 @@ def main(argv: list[str] | None = None) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     if args.format in NOT_YET:
-        raise AuditInputError(f"--format {args.format}: not supported yet (only lcb_runner)")
+        raise AuditInputError(
+            f"--format {args.format}: not supported yet (supported: {', '.join(FORMATS[1:])})"
+        )
     if not args.run.is_file():
         raise AuditInputError(f"{args.run}: no such file")
-    detect_format(args.run)
+    found = detect_format(args.run)
+    if args.format != "auto" and args.format != found:
+        raise AuditInputError(f"{args.run}: --format {args.format}, but it reads as {found}")
+    if found == EVALSCOPE and not args.dataset:
+        raise AuditInputError(
+            f"{args.run}: evalscope's reviews number the problems but do not name them: pass "
+            "--dataset ROWS.jsonl, the rows in the order the run read them"
+        )
     lmstyle = resolve_lmstyle(args.run, args.model, args.style)
-    cache_path = args.cache or default_cache(args.run)
+    cache_path = (args.cache or default_cache(args.run)) if found == LCB_RUNNER else None
     if args.cache is not None and not args.cache.is_file():
         raise AuditInputError(f"--cache {args.cache}: no such file")
     cache = CacheIndex.read(cache_path) if cache_path else None
@@ -449,10 +596,13 @@ def _audit(args: argparse.Namespace) -> int:
     except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
         raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
     print(
-        f"audit: {args.run} (lcb_runner format), LMStyle.{lmstyle}, against "
+        f"audit: {args.run} ({found} format), LMStyle.{lmstyle}, against "
         f"{upstream.describe_source()}" + (f", cache {cache_path}" if cache_path else "")
     )
-    audit = audit_run(args.run, upstream, lmstyle, cache, dataset, args.show)
+    if found == EVALSCOPE:
+        audit = audit_evalscope(args.run, upstream, lmstyle, dataset, args.show)
+    else:
+        audit = audit_run(args.run, upstream, lmstyle, cache, dataset, args.show)
     print(render(audit))
     print()
     print(headline(audit))
