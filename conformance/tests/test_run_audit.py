@@ -4,9 +4,11 @@ non-conformant ones fail with the right samples named, bad input is a clear exit
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
+import urllib.request
 
 import pytest
 
@@ -369,3 +371,33 @@ def test_a_sample_is_identical_only_when_its_extraction_was_checked_identical():
     assert run_audit.Sample("q", 0, run_audit.CANNOT, run_audit.IDENTICAL).verdict == (
         run_audit.IDENTICAL
     )
+
+
+def load_stub_server():
+    """fixtures/audit/stub_openai.py (the generators' helper, not a package module)."""
+    spec = importlib.util.spec_from_file_location(
+        "stub_openai", cases.FIXTURES_DIR / "audit" / "stub_openai.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.enable_socket
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_the_stub_server_answers_on_loopback_only_and_stops():
+    stub = load_stub_server()
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 2}
+    with stub.serve(lambda sent: [sent["messages"][0]["content"] + "!"] * sent["n"]) as server:
+        assert server.server_address[0] == "127.0.0.1"
+        post = urllib.request.Request(
+            server.base_url + "/chat/completions",
+            data=json.dumps(request).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(post, timeout=10) as response:
+            answer = json.load(response)
+    assert [c["message"]["content"] for c in answer["choices"]] == ["hi!", "hi!"]
+    assert server.requests == [request]
+    with pytest.raises(OSError):  # closed on exit
+        urllib.request.urlopen(server.base_url + "/models", timeout=2)

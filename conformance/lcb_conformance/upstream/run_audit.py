@@ -1,12 +1,14 @@
 """Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction?
 
-    lcb-conformance audit RUN [--format auto|lcb_runner] [--model MODEL_ID | --style LMSTYLE]
+    lcb-conformance audit RUN [--format auto|lcb_runner|evalscope] [--model ID | --style LMSTYLE]
         [--cache FILE] [--dataset ROWS.jsonl] [--upstream installed|PATH] [--json F] [--show N]
 
 RUN is an evaluation's results file. Supported: lcb_runner's own
 ``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``):
 a JSON array of rows with the problem's fields, ``output_list`` (raw outputs) and
-``code_list`` (what was extracted and graded). For every sample (row x output), upstream
+``code_list`` (what was extracted and graded); and evalscope's reviews JSON lines (the
+messages sent, the answer, ``extracted_prediction``; the problem only as its position in the
+dataset, so ``--dataset`` is required). For every sample (row x output), upstream
 lcb_runner itself (``--upstream``: the installed stand-in or a checkout) re-extracts the raw
 output with the run's LMStyle and the result is compared with the graded code; the prompt
 is rebuilt with upstream's format_prompt_generation and looked up in lcb_runner's
