@@ -401,3 +401,21 @@ def test_the_stub_server_answers_on_loopback_only_and_stops():
     assert server.requests == [request]
     with pytest.raises(OSError):  # closed on exit
         urllib.request.urlopen(server.base_url + "/models", timeout=2)
+
+
+def test_the_rebuilt_evalscope_answer_is_the_servers_answer_byte_for_byte():
+    """On evalscope's real records, reasoning and text parts rebuild exactly what the stub
+    server sent: the generation_index-th canned answer (generate_lcb_runner.OUTPUTS)."""
+    spec = importlib.util.spec_from_file_location(
+        "generate_lcb_runner", cases.FIXTURES_DIR / "audit" / "generate_lcb_runner.py"
+    )
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    canned = {row["id"]: row["output"] for _, row in cases.iter_jsonl(cases.OUTPUTS_FILE)}
+    rebuilt_any = False
+    for line, record in cases.iter_jsonl(REVIEWS):
+        *_, output, _, rebuilt = run_audit.evalscope_record(REVIEWS, line, record)
+        generation = record["sample_score"]["generation_index"]
+        assert output == canned[generator.OUTPUTS[generation]]
+        rebuilt_any |= rebuilt
+    assert rebuilt_any  # the think answers went through the rebuild

@@ -276,7 +276,7 @@ def extraction_difference(expected: str, scored: str) -> str:
     return "scored other code than lcb_runner extracts"
 
 
-def _evalscope_record(path: Path, line: int, record: dict):
+def evalscope_record(path: Path, line: int, record: dict):
     """(group_id, generation_index, messages sent, raw output, extracted, whether the raw
     output was rebuilt) of a reviews line."""
     label = f"{path}:{line}: sample {record.get('index', '(no index)')}"
@@ -386,7 +386,7 @@ class Auditor:
         return DIFFERS, kind
 
     def evalscope_line(self, path: Path, line: int, record: dict, audit: Audit) -> None:
-        group, generation, sent, output, scored, rebuilt = _evalscope_record(path, line, record)
+        group, generation, sent, output, scored, rebuilt = evalscope_record(path, line, record)
         rows = self.dataset_rows
         question_id = rows[group]["question_id"] if group < len(rows) else f"group {group}"
         label = f"{path}:{line}: {question_id} sample {generation}"
