@@ -419,3 +419,14 @@ def test_the_rebuilt_evalscope_answer_is_the_servers_answer_byte_for_byte():
         assert output == canned[generator.OUTPUTS[generation]]
         rebuilt_any |= rebuilt
     assert rebuilt_any  # the think answers went through the rebuild
+
+
+@pytest.mark.upstream
+def test_only_the_llama3_style_memoises_tokenizer_loading():
+    from transformers import AutoTokenizer
+
+    original = AutoTokenizer.from_pretrained
+    with run_audit._tokenizers_memoised("LLaMa3") as cache:
+        assert cache == {} and AutoTokenizer.from_pretrained != original
+    with run_audit._tokenizers_memoised("OpenAIChat") as nothing:
+        assert nothing is None and AutoTokenizer.from_pretrained == original
