@@ -361,9 +361,9 @@ def test_a_truncated_cache_is_exit_2_naming_it(tmp_path, capsys):
     assert f"{cache}:" in capsys.readouterr().out
 
 
-def test_a_sample_is_identical_only_when_its_extraction_was_checked_identical():
-    """Never counted identical by default: a prompt-only match with nothing else checked is
-    not a pass, and any difference wins."""
+def test_any_difference_wins_and_an_unchecked_prompt_does_not_hide_one():
+    """A sample is identical only with nothing differing; an uncheckable prompt leaves the
+    (always checked) extraction to decide."""
     sample = run_audit.Sample("q", 0, run_audit.IDENTICAL, run_audit.DIFFERS)
     assert sample.verdict == run_audit.EXTRACTION_DIFFERS
     sample = run_audit.Sample("q", 0, run_audit.DIFFERS, run_audit.DIFFERS)

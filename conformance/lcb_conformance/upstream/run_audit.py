@@ -26,7 +26,7 @@ model_repr. The file is streamed (one row in memory at a time; the cache keeps o
 and a digest of each entry's outputs).
 
 Exit codes: 0 every checkable sample identical; 1 a sample differs; 2 unusable input (the
-message names file, line and sample); 3 nothing could be checked.
+message names file, line and sample). A file with no sample is unusable input.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from lcb_conformance.suite import cases, goldens, hf_cache, json_stream, showdif
 
 IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
-EXIT_OK, EXIT_DIFFERS, EXIT_INPUT, EXIT_NOTHING = 0, 1, 2, 3
+EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = 0, 1, 2
 LCB_RUNNER, EVALSCOPE = "lcb_runner", "evalscope"
 FORMATS = ("auto", LCB_RUNNER, EVALSCOPE)
 # Named so that an auditor holding one sees it is known but not read by this version.
@@ -88,9 +88,9 @@ class Sample:
             )
             if outcome == DIFFERS
         ]
-        if differs:
-            return " and ".join(differs)
-        return IDENTICAL if self.extraction == IDENTICAL else CANNOT
+        # extraction is always checked: a sample with nothing differing is identical, its
+        # prompt's "cannot check" noted in why and in Audit.prompt_unchecked
+        return " and ".join(differs) or IDENTICAL
 
 
 @dataclass
@@ -108,10 +108,7 @@ class Audit:
         return Counter(sample.verdict for sample in self.samples)
 
     def exit_code(self) -> int:
-        counts = self.counts()
-        if any(verdict not in (IDENTICAL, CANNOT) for verdict in counts):
-            return EXIT_DIFFERS
-        return EXIT_OK if counts[IDENTICAL] else EXIT_NOTHING
+        return EXIT_DIFFERS if set(self.counts()) - {IDENTICAL} else EXIT_OK
 
     def as_json(self) -> dict:
         return {
@@ -500,29 +497,31 @@ def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int
     return audit
 
 
+PROMPT_UNCHECKED = "prompt not checked"
+
+
 def render(audit: Audit) -> str:
+    """A table per problem and overall; the reasons prompts were not checked; the reports."""
     per_problem: dict[str, Counter] = {}
     for sample in audit.samples:
-        per_problem.setdefault(sample.question_id, Counter())[sample.verdict] += 1
-    verdicts = [
+        counts = per_problem.setdefault(sample.question_id, Counter())
+        counts[sample.verdict] += 1
+        counts[PROMPT_UNCHECKED] += sample.prompt == CANNOT
+    total = sum(per_problem.values(), Counter())
+    columns = [
         IDENTICAL,
         PROMPT_DIFFERS,
         EXTRACTION_DIFFERS,
         f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}",
-        CANNOT,
+        PROMPT_UNCHECKED,
     ]
     width = max(30, *(len(qid) + 2 for qid in per_problem))
-    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {v}" for v in verdicts)]
-    for qid, counts in per_problem.items():
+    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in columns)]
+    for qid, counts in [*per_problem.items(), ("all", total)]:
+        samples = sum(counts[c] for c in columns[:4])
         lines.append(
-            f"{qid:<{width}}{sum(counts.values()):>8}"
-            + "".join(f"  {counts[v]:>{len(v)}}" for v in verdicts)
+            f"{qid:<{width}}{samples:>8}" + "".join(f"  {counts[c]:>{len(c)}}" for c in columns)
         )
-    total = audit.counts()
-    lines.append(
-        f"{'all':<{width}}{sum(total.values()):>8}"
-        + "".join(f"  {total[v]:>{len(v)}}" for v in verdicts)
-    )
     for why, count in audit.prompt_unchecked.items():
         lines.append(f"prompt not checked for {count} samples: {why}")
     if audit.reports:
@@ -537,10 +536,8 @@ def headline(audit: Audit) -> str:
     if code == EXIT_OK:
         checked = "prompt and extraction" if not audit.prompt_unchecked else "extraction"
         return f"audit: every checkable sample identical to lcb_runner ({checked} checked)"
-    if code == EXIT_NOTHING:
-        return "audit: NOTHING CHECKED: no sample could be compared with lcb_runner"
     counts = audit.counts()
-    differing = sum(n for v, n in counts.items() if v not in (IDENTICAL, CANNOT))
+    differing = sum(n for v, n in counts.items() if v != IDENTICAL)
     return f"audit: NOT CONFORMANT: {differing} of {sum(counts.values())} samples differ"
 
 
