@@ -240,6 +240,10 @@ SUBCOMMANDS = {
         "lcb_conformance.upstream.differential",
         "an implementation against live upstream on every row of a dataset file",
     ),
+    "audit": (
+        "lcb_conformance.upstream.run_audit",
+        "a finished evaluation, sample by sample: lcb_runner's prompt and extraction?",
+    ),
     "peers": (
         "lcb_conformance.reports.peers",
         "run a peer harness's adapter through the suite, or render docs/peers.md",

@@ -194,7 +194,11 @@ class Upstream:
         return formatted
 
     def extract(self, style: str, output: str) -> str:
-        lmstyle = self.lmstyle(EXTRACTION_LMSTYLES[style])
+        return self.extract_as(EXTRACTION_LMSTYLES[style], output)
+
+    def extract_as(self, lmstyle_name: str, output: str) -> str:
+        """lcb_runner's extract_code(output, LMStyle.<lmstyle_name>)."""
+        lmstyle = self.lmstyle(lmstyle_name)
         extracted = self._function("extraction", "extract_code")(output, lmstyle)
         if not isinstance(extracted, str):
             raise UpstreamMissing(
