@@ -24,7 +24,7 @@ import platform
 import sys
 import traceback
 
-from . import audit, cases, goldens, hf_cache, showdiff
+from . import audit, cases, goldens, hf_cache, judge, showdiff
 from .goldens import GoldenKey
 from .producers import NotProducibleHere, Producer
 from .upstream import (
@@ -78,9 +78,11 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             goldens.TOKEN_AUDIT: "audit.py over upstream-built prompts, per transformers line",
             goldens.COMPARABILITY: "matrix.py over the upstream families, per transformers line",
             goldens.RESOLVER: "resolver.py over upstream lm_styles.LanguageModelList",
+            goldens.JUDGE: "upstream's judge on fixtures/judge (judge.py), as canonical JSON",
             goldens.REFERENCE_PREFIX: "reference implementation lcb_prompts (no upstream twin)",
             goldens.REFERENCE_DECODE: "reference implementation lcb_prompts (no upstream twin)",
         },
+        "judge": judge.provenance(),
         "kept_from_previous_run": [str(key) for key in failed],
     }
 
