@@ -7,18 +7,21 @@ upstream families)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import runpy
+import subprocess
+import tarfile
 import time
 from collections import Counter
 
 import pytest
 
-from lcb_conformance import goldens, judge
+from lcb_conformance import drift, goldens, judge
 from lcb_conformance.cases import REPO_ROOT, FixtureError
 from lcb_conformance.goldens import GoldenKey
-from lcb_conformance.upstream import INSTALLED, Upstream
+from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream
 
 JUDGE_KEYS = goldens.expected_keys(goldens.JUDGE)
 
@@ -301,3 +304,84 @@ def test_the_judge_child_has_no_internet(installed_source):
         judge.upstream_spec(installed_source), [safety_case("net", program, 6)], parallel=1
     )
     assert "the judge child has no network" in outcome["net"]["verdict"]["metadata"]["error"]
+
+
+# ---- drift: the stand-in's named gaps, and the judge before 16de2a1 ---------------------------
+
+
+class _Producing:
+    """A stand-in for producers.Producer: ``upstream`` and a fixed produced text."""
+
+    def __init__(self, upstream, text: str):
+        self.upstream = upstream
+        self.text = text
+
+    def __call__(self, key):
+        return self.text
+
+
+class _StandIn:
+    checkout = None
+
+    def version(self):
+        return "26.3"
+
+    def describe_source(self):
+        return "nvidia-livecodebench 26.3"
+
+
+class _Checkout(_StandIn):
+    checkout = REPO_ROOT
+
+
+def test_a_stand_in_lacking_a_needed_commit_is_missing_with_the_reason():
+    key = GoldenKey(goldens.JUDGE, "", "sum_stdin_buffer_read")
+    verdict = drift.judge(key, _Producing(_StandIn(), "{}\n"), reference=False)
+    assert verdict.status == drift.MISSING
+    assert "nvidia-livecodebench 26.3 lacks lcb_runner 16de2a1" in verdict.detail
+
+
+def test_a_stand_in_differing_elsewhere_is_drift():
+    key = GoldenKey(goldens.JUDGE, "", "sum_input_correct")
+    assert drift.judge(key, _Producing(_StandIn(), "{}\n"), reference=False).status == drift.DIFFERS
+
+
+def test_a_checkout_lacking_a_commit_is_drift_not_a_gap():
+    key = GoldenKey(goldens.JUDGE, "", "sum_stdin_buffer_read")
+    assert drift.judge(key, _Producing(_Checkout(), "{}\n"), reference=False).status == (
+        drift.DIFFERS
+    )
+
+
+BEFORE_STDIN_BUFFER = "16de2a1^"
+
+
+@pytest.mark.upstream
+def test_the_judge_before_16de2a1_fails_exactly_the_cases_that_need_it(upstream, tmp_path):
+    """lcb_runner's tree before 16de2a1 (exported from the --upstream checkout's history)
+    differs from the goldens on every case that needs 16de2a1, and on a sample of the others
+    gives the golden. Needs --upstream=<a LiveCodeBench clone with history>."""
+    if upstream.checkout is None:
+        pytest.skip(f"needs --upstream=<LiveCodeBench clone>: {CHECKOUT_HINT}")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(upstream.checkout), "archive", BEFORE_STDIN_BUFFER, "lcb_runner"],
+        capture_output=True,
+    )
+    if archive.returncode:
+        pytest.skip(f"{upstream.checkout} has no {BEFORE_STDIN_BUFFER} (a shallow clone?)")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(tree, filter="data")
+    cases = judge.judge_cases()
+    needing = [case for case in cases.values() if "16de2a1" in case.needs]
+    others = [case for case in cases.values() if not case.needs][:6]
+    outcomes = judge.run_batch(judge.upstream_spec(str(tree)), needing + others)
+    differing = {
+        case.id
+        for case in needing + others
+        if judge.canonical(outcomes[case.id]["verdict"]) != goldens.read(
+            GoldenKey(goldens.JUDGE, "", case.id)
+        )
+    }
+    assert differing == {case.id for case in needing}
