@@ -30,8 +30,9 @@ NO_TOKENIZER = "-"
 NO_TEMPLATE = "no template"
 MESSAGES_COLUMN = "messages"
 DECODE = "decode_context"
+JUDGE = "judge"  # the judge_program row: lcb_runner's verdicts on the judge corpus
 OTHER = "other checks"
-STYLE_ORDER = (*cases.EXTRACTION_LMSTYLES, DECODE, OTHER)
+STYLE_ORDER = (*cases.EXTRACTION_LMSTYLES, DECODE, JUDGE, OTHER)
 
 PASSED = "passed"
 FAILED = "failed"
@@ -46,6 +47,7 @@ GOLDEN_TESTS = {
     "test_extract_code",
     "test_extract_code_prefix",
     "test_decode_context",
+    "test_judge",
 }
 # short names of the golden families, for the "checks" column
 CHECK_NAMES = {
@@ -57,6 +59,7 @@ CHECK_NAMES = {
     goldens.EXTRACT_AFTER_THINK: "extract",
     goldens.REFERENCE_PREFIX: "prefix",
     goldens.REFERENCE_DECODE: "decode",
+    goldens.JUDGE: "judge",
 }
 
 
@@ -103,6 +106,8 @@ def cell_of_key(key: GoldenKey) -> Cell:
         return Cell(style, tokenizer)
     if key.family == goldens.REFERENCE_DECODE:
         return Cell(DECODE, NO_TOKENIZER)
+    if key.family == goldens.JUDGE:
+        return Cell(JUDGE, NO_TOKENIZER)
     return Cell(key.group, NO_TOKENIZER)  # extract, extract-after-think, prefix
 
 
