@@ -72,15 +72,16 @@ def _difference(recorded: dict, outcome: dict) -> str | None:
 
 
 def markdown(name: str, differences: list[dict]) -> str:
+    lines = [f"### {name}: judge vs lcb_runner 28fef95", "", *table_lines(differences)]
+    return "\n".join(lines) + "\n"
+
+
+def table_lines(differences: list[dict]) -> list[str]:
+    """A summary sentence and a table of the differences (Markdown lines)."""
     total = len(judge.judge_cases())
     counts = Counter(entry["difference"] for entry in differences)
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
-    lines = [
-        f"### {name}: judge vs lcb_runner 28fef95 on {total} corpus pairs",
-        "",
-        f"Differences: {summary}.",
-        "",
-    ]
+    lines = [f"Judge differences on {total} corpus pairs: {summary}.", ""]
     if differences:
         lines += [
             "| case | category | difference | lcb_runner | implementation |",
@@ -91,7 +92,8 @@ def markdown(name: str, differences: list[dict]) -> str:
                 f"| {entry['case']} | {entry['category']} | {entry['difference']} | "
                 f"{_brief(entry['lcb_runner'])} | {_brief(entry['implementation'])} |"
             )
-    return "\n".join(lines) + "\n"
+        lines.append("")
+    return lines
 
 
 def _brief(verdict) -> str:

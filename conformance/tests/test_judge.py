@@ -18,7 +18,7 @@ from collections import Counter
 
 import pytest
 
-from lcb_conformance import drift, goldens, judge
+from lcb_conformance import drift, goldens, judge, judge_report
 from lcb_conformance.cases import REPO_ROOT, FixtureError
 from lcb_conformance.goldens import GoldenKey
 from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream
@@ -385,3 +385,39 @@ def test_the_judge_before_16de2a1_fails_exactly_the_cases_that_need_it(upstream,
         )
     }
     assert differing == {case.id for case in needing}
+
+
+# ---- what a judge costs: judge_report's directions ------------------------------------------
+
+
+def _as_outcomes(**changed) -> dict[str, dict]:
+    """Every case's golden as a judged outcome, with ``changed`` ones replaced."""
+    outcomes = {}
+    for case_id in judge.judge_cases():
+        verdict = golden_verdict(case_id)
+        rejected = "rejected" in verdict
+        outcomes[case_id] = {"failure": "ValueError: bad row"} if rejected else {"verdict": verdict}
+    return outcomes | changed
+
+
+def test_the_goldens_themselves_have_no_judge_difference():
+    assert judge_report.compare(_as_outcomes()) == []
+
+
+def test_judge_differences_are_named_by_direction():
+    passing, failing = golden_verdict("sum_input_correct"), golden_verdict("sum_off_by_one")
+    changed = _as_outcomes(
+        sum_input_correct={"verdict": {**passing, "passed": False, "results": [-4]}},
+        sum_off_by_one={"verdict": {**failing, "passed": True, "results": [True]}},
+        sum_zero_division={"verdict": {**golden_verdict("sum_zero_division"), "results": [-3]}},
+        malformed_private_payload={"verdict": passing},
+        two_sum_correct={"failure": "RuntimeError: adapter broke"},
+    )
+    found = {entry["case"]: entry["difference"] for entry in judge_report.compare(changed)}
+    assert found == {
+        "sum_input_correct": judge_report.FALSE_FAIL,
+        "sum_off_by_one": judge_report.FALSE_PASS,
+        "sum_zero_division": judge_report.DETAIL,
+        "malformed_private_payload": judge_report.GRADED,
+        "two_sum_correct": judge_report.NO_VERDICT,
+    }
