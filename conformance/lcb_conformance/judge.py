@@ -172,7 +172,8 @@ def known_gap(upstream, case_id: str) -> str | None:
     gaps = STAND_IN_GAPS.get(upstream.version(), {})
     lacking = [commit for commit in judge_cases()[case_id].needs if commit in gaps]
     return "; ".join(
-        f"{upstream.describe_source()} lacks lcb_runner {commit}: it {gaps[commit]}"
+        f"judge case {case_id} needs lcb_runner {commit}, which {upstream.describe_source()} "
+        f"lacks: it {gaps[commit]}"
         for commit in lacking
     ) or None
 
