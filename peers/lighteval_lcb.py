@@ -14,6 +14,13 @@ Extraction: lcb/codegen_metrics.py's ``extract_code`` on ``ModelResponse.final_t
 after the pipeline's default ``remove_reasoning_tags`` (PipelineParameters' defaults, read
 from the installed pipeline.py).
 
+Judge: ``judge_program`` decodes the row's tests with main.py's own
+``lcb_codegeneration_prompt_fn`` (compiled from the installed file, as above: public tests as
+JSON, private tests through ``translate_private_test_cases``, which knows only the
+base64/zlib/pickle form) and grades with codegen_metrics.py's ``evaluate_generations_by_problem``
+on the evaluation sample ``CodegenMetric.compute`` builds from the Doc. lighteval's judge
+returns per-test results only, so the metadata is empty. The suite calls it in a child process.
+
 lighteval's comment points at lcb_runner's code_generation.py and it renders through the
 model's chat template, so it is held to lcb_runner's generic style.
 """
@@ -60,6 +67,42 @@ def _defaults() -> dict:
         # PipelineParameters.__post_init__ parses the string the same way
         "reasoning_tags": tags if isinstance(tags, list) else ast.literal_eval(tags),
     }
+
+
+@cache
+def _judge():
+    import json
+
+    from lighteval.tasks.requests import Doc
+    from lighteval.tasks.tasks.lcb import codegen_metrics
+
+    prompt_fn = _source.load_function(
+        _file("tasks/tasks/lcb/main.py"),
+        "lcb_codegeneration_prompt_fn",
+        {
+            "json": json,
+            "Doc": Doc,
+            "prepare_prompt": prepare_prompt(),
+            "translate_private_test_cases": codegen_metrics.translate_private_test_cases,
+        },
+    )
+    return prompt_fn, codegen_metrics
+
+
+def judge_program(row, program, timeout):
+    """(per-test results, {}) from lighteval's judge for one program."""
+    import json
+
+    prompt_fn, codegen_metrics = _judge()
+    specific = prompt_fn(row).specific
+    # the sample CodegenMetric.compute passes to codegen_metrics
+    sample = {
+        "input_output": json.dumps(
+            {key: specific[key] for key in ("inputs", "outputs", "fn_name")}
+        )
+    }
+    (results,) = codegen_metrics.evaluate_generations_by_problem([[program], sample, timeout])
+    return results, {}
 
 
 def doc(row):

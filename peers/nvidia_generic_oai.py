@@ -7,6 +7,11 @@ message, the generic template ``.rstrip()``-ed, no system message) and
 ``extract_code(output, LMStyle.GenericOAIServer)`` for extraction (the first ```python block,
 stripped; the whole output stripped when there is none).
 
+``judge_program`` grades with the installed package's own judge, the path its
+``codegen_metrics`` takes for one program: ``evaluate_generations_by_problem`` (check_correctness
+around run_test) on ``CodeGenerationProblem(**row).get_evaluation_sample()``. The suite calls it
+in a child process only (lcb_conformance.upstream.judge).
+
 Held to lcb_runner's generic style (OpenAIChat; LLaMa3 through a chat template), which is the
 style GenericOAIServer stands in for. Messages become one string as described in
 peers/_render.py; the server would render them with the model's chat template.
@@ -40,6 +45,22 @@ def _livecodebench():
         format_prompt_generation,
         lcb_extract_code,
     )
+
+
+@cache
+def _judge_modules():
+    from livecodebench.benchmarks import code_generation
+    from livecodebench.evaluation import compute_code_generation_metrics
+
+    return code_generation.CodeGenerationProblem, compute_code_generation_metrics
+
+
+def judge_program(row, program, timeout):
+    """(per-test results, metadata) from nvidia-livecodebench's judge for one program."""
+    problem_class, metrics = _judge_modules()
+    sample = problem_class(**row).get_evaluation_sample()
+    results, metadata = metrics.evaluate_generations_by_problem(([program], sample, False, timeout))
+    return results[0], metadata[0]
 
 
 def messages(row) -> list[dict[str, str]]:

@@ -11,12 +11,20 @@ itself is that object. The object provides any of:
     extract_code(model_output, style="generic") -> str
     extract_code_prefix(model_output, style="generic") -> str
     decode_context(context) -> str
+    judge_program(row, program, timeout) -> (results, metadata)
     STYLES      optional: the styles it implements, e.g. ("generic",)
 
 (the signatures of the reference ``lcb_prompts``). A function it does not provide, or a case
 for a style missing from its STYLES, is reported as not provided (the test skips saying so),
 never as a failure. A style the suite does not know is passed through untouched, so bad-input
 tests still see the implementation's own error.
+
+``judge_program`` grades a candidate program against a dataset row's tests (public and
+private, in the dataset's encoding) with a per-test ``timeout`` in seconds, and returns what
+lcb_runner's judge returns for one program: the per-test results (True/False, or -1/-2/-3/-4
+for global timeout, wrong answer, time limit, runtime error) and the metadata dict
+(error_code, error_message, ...). It raises when the row's tests cannot be decoded. The suite
+calls it only in a child process (lcb_conformance.judge), never in its own.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ API = (
     "extract_code",
     "extract_code_prefix",
     "decode_context",
+    "judge_program",
 )
 REFERENCE = "lcb_prompts"
 # The styles the suite has cases for (format_lcb_prompt, extract_code, extract_code_prefix).

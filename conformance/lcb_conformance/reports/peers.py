@@ -25,7 +25,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.suite import cases, deviations, goldens, showdiff
+from lcb_conformance.upstream import judge
+
 OUT_DIR = cases.REPO_ROOT / "build" / "peers"
 PREDICTIONS_FILE = cases.REPO_ROOT / "peers" / "predictions.toml"
 OUTPUT = cases.REPO_ROOT / "docs" / "peers.md"
@@ -68,6 +71,11 @@ def run(module_name: str, out_dir: Path) -> int:
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name)
+        if callable(getattr(importlib.import_module(module_name), "judge_program", None)):
+            # which way each judge difference goes (false pass / false fail), for the page
+            report["judge"] = judge_report.compare(
+                judge.run_batch(judge.impl_spec(module_name), list(judge.judge_cases().values()))
+            )
         path.write_text(json.dumps(report, ensure_ascii=False) + "\n", "utf-8")
     return code
 
@@ -361,6 +369,8 @@ def render_peer(report: dict) -> list[str]:
             f"`{last}`",
             "",
         ]
+    if "judge" in report:
+        lines += judge_report.table_lines(report["judge"])
     firsts = _first_per_cell(report)
     if firsts:
         lines += ["First failing case of each failing cell:", "", "```"]

@@ -17,6 +17,7 @@ from lcb_conformance.suite import cases, goldens, index, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.suite.index import (
     DECODE,
+    JUDGE,
     MESSAGES_COLUMN,
     NO_TEMPLATE,
     NO_TOKENIZER,
@@ -24,7 +25,7 @@ from lcb_conformance.suite.index import (
 )
 
 OTHER = "other checks"
-STYLE_ORDER = (*cases.EXTRACTION_LMSTYLES, DECODE, OTHER)
+STYLE_ORDER = (*cases.EXTRACTION_LMSTYLES, DECODE, JUDGE, OTHER)
 
 PASSED = "passed"
 FAILED = "failed"
@@ -41,6 +42,7 @@ CHECK_NAMES = {
     goldens.EXTRACT_AFTER_THINK: "extract",
     goldens.REFERENCE_PREFIX: "prefix",
     goldens.REFERENCE_DECODE: "decode",
+    goldens.JUDGE: "judge",
 }
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, judge_cases
 from lcb_conformance.suite.audit import AUDIT_LINES, transformers_line
 
 GOLDENS_DIR = cases.REPO_ROOT / "conformance" / "goldens"
@@ -48,6 +48,9 @@ RESOLVER_CASE = "models"
 # `lcb-conformance resolve` answers from by default, offline
 LM_STYLES = "lm-styles"
 LM_STYLES_CASE = "lm_styles"
+# lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
+# (suite/judge_cases.py), as canonical JSON
+JUDGE = "judge"
 REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
 REFERENCE_DECODE = "reference-impl/decode_context"
 UPSTREAM_FAMILIES = (
@@ -60,6 +63,7 @@ UPSTREAM_FAMILIES = (
     COMPARABILITY,
     RESOLVER,
     LM_STYLES,
+    JUDGE,
 )
 # Families whose drift is a list (of LMStyles, of models) rather than a prompt or extraction.
 MODEL_LIST_FAMILIES = (RESOLVER, LM_STYLES)
@@ -101,7 +105,7 @@ def key_of(name: str) -> GoldenKey:
 
 
 def suffix_of(family: str) -> str:
-    return JSON_SUFFIX if family in (MESSAGES, LM_STYLES) else SUFFIX
+    return JSON_SUFFIX if family in (MESSAGES, LM_STYLES, JUDGE) else SUFFIX
 
 
 def canonical_json(value) -> str:
@@ -169,6 +173,7 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
     keys += [GoldenKey(REFERENCE_DECODE, "", context_id) for context_id in cases.contexts()]
     keys.append(GoldenKey(RESOLVER, "", RESOLVER_CASE))
     keys.append(GoldenKey(LM_STYLES, "", LM_STYLES_CASE))
+    keys += [GoldenKey(JUDGE, "", case_id) for case_id in judge_cases.judge_cases()]
     keys += [
         GoldenKey(CHAT_PROMPT, rendering.name, question_id)
         for rendering in cases.CHAT_RENDERINGS

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from lcb_conformance.suite import cases, deviations, goldens
+from lcb_conformance.suite import cases, deviations, goldens, judge_cases
 from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-case-index/1"
@@ -25,14 +25,18 @@ NO_TOKENIZER = "-"
 NO_TEMPLATE = "no template"
 MESSAGES_COLUMN = "messages"
 DECODE = "decode_context"
+JUDGE = "judge"  # the judge_program row: lcb_runner's verdicts on the judge corpus
 
 # How a case's result is compared with its golden.
 TEXT, CANONICAL_JSON, TOKEN_AUDIT = "text", "canonical-json", "token-audit"
+JUDGE_VERDICT = "judge-verdict"
 
 FIXTURE_FILES = {
     "problems": cases.PROBLEMS_FILE.name,
     "outputs": cases.OUTPUTS_FILE.name,
     "contexts": cases.CONTEXTS_FILE.name,
+    "judge-problems": judge_cases.PROBLEMS_FILE.relative_to(cases.FIXTURES_DIR).as_posix(),
+    "judge-cases": judge_cases.CASES_FILE.relative_to(cases.FIXTURES_DIR).as_posix(),
 }
 
 
@@ -134,6 +138,22 @@ def entry(key: GoldenKey) -> dict:
             },
             "cell": [DECODE, NO_TOKENIZER],
         }
+    elif key.family == goldens.JUDGE:
+        case = judge_cases.judge_cases()[key.case]
+        found |= {
+            "compare": JUDGE_VERDICT,
+            "call": {
+                "function": "judge_program",
+                "args": {
+                    "row": _fixture("judge-problems", case.problem),
+                    "program": _fixture("judge-cases", case.id),
+                    "timeout": case.timeout,
+                },
+            },
+            "cell": [JUDGE, NO_TOKENIZER],
+            "upstream": "evaluate_generations_by_problem(([program], "
+            "CodeGenerationProblem(**row).get_evaluation_sample(), False, timeout))",
+        }
     elif key.family in goldens.UPSTREAM_FAMILIES:
         found["upstream"] = "upstream only (drift run)"
     return found
@@ -184,8 +204,13 @@ def held_cases(family: str) -> list[dict]:
 def arguments(call: dict) -> dict:
     """A call's arguments with fixture references replaced by the fixture values (a
     tokenizer stays its repo id; enable_thinking=None is left out of the call)."""
+    problems = {
+        FIXTURE_FILES["problems"]: cases.problems,
+        FIXTURE_FILES["judge-problems"]: judge_cases.problems,
+    }
     loaders = {
-        "row": lambda ref: cases.problems()[ref["id"]],
+        "row": lambda ref: problems[ref["fixture"]]()[ref["id"]],
+        "program": lambda ref: judge_cases.judge_cases()[ref["id"]].program,
         "model_output": lambda ref: cases.outputs()[ref["id"]].output,
         "context": lambda ref: cases.contexts()[ref["id"]],
     }

@@ -11,6 +11,8 @@ Each upstream golden gets one verdict:
                  leaderboard lists, not how any prompt is built); red only for the reference
     missing      this upstream has no such LMStyle or builds no prompt for it (an older
                  snapshot, such as the installed nvidia-livecodebench)
+                 or, for a judge case, an installed stand-in lacks a judge commit the case
+                 needs (judge.STAND_IN_GAPS: nvidia-livecodebench 26.3 lacks 16de2a1)
 
 The drift run (tests/test_upstream_drift.py) fails on "differs" and skips the other two with
 their reason. ``--history`` exports each COMMIT's lcb_runner/ from a LiveCodeBench clone
@@ -45,6 +47,7 @@ HISTORY_FAMILIES = (
     goldens.EXTRACT,
     goldens.EXTRACT_AFTER_THINK,
     *goldens.MODEL_LIST_FAMILIES,
+    goldens.JUDGE,
 )
 COMMIT_TIMEOUT = 900  # seconds for one commit's child process
 
@@ -59,14 +62,22 @@ class Verdict:
 def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
     from lcb_conformance.upstream import UpstreamMissing
+    from lcb_conformance.upstream.judge import JudgeRunError, known_gap
 
     try:
         produced = produce(key)
     except UpstreamMissing as missing:
         return Verdict(str(key), MISSING, str(missing))
+    except JudgeRunError as failed:  # the upstream's judge gave no verdict at all
+        return Verdict(str(key), DIFFERS, str(failed))
     recorded = goldens.read(key)
     if produced == recorded:
         return Verdict(str(key), IDENTICAL)
+    if key.family == goldens.JUDGE:
+        # an installed stand-in lacking a judge commit the case needs: named, not drift
+        gap = known_gap(produce.upstream, key.case)
+        if gap:
+            return Verdict(str(key), MISSING, gap)
     if key.family in goldens.MODEL_LIST_FAMILIES and recorded is not None and not reference:
         change = _list_change(key, recorded, produced)
         if change:

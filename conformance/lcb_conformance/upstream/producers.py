@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lcb_conformance.suite import audit, cases, goldens
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.upstream import Upstream, matrix, resolver
+from lcb_conformance.upstream import Upstream, judge, matrix, resolver
 
 
 class NotProducibleHere(LookupError):
@@ -51,6 +51,8 @@ class Producer:
             return resolver.table(resolver.ModelList.of(self.upstream))
         if key.family == goldens.LM_STYLES:
             return goldens.canonical_json(resolver.ModelList.of(self.upstream).as_json())
+        if key.family == goldens.JUDGE:
+            return self.judge_verdict(key.case)
         if key.family == goldens.REFERENCE_DECODE:
             return lcb_prompts.decode_context(cases.contexts()[key.case])
         output = cases.outputs()[key.case].output
@@ -61,6 +63,18 @@ class Producer:
         if key.family == goldens.REFERENCE_PREFIX:
             return lcb_prompts.extract_code_prefix(output, key.group)
         raise ValueError(f"unknown golden family {key.family!r}")
+
+    def judge_verdict(self, case_id: str) -> str:
+        """upstream's judge on one corpus case, as canonical JSON (judge.upstream_outcomes:
+        the whole corpus is judged once per source and process)."""
+        outcome = judge.upstream_outcomes(str(self.upstream.checkout or self.upstream.source))[
+            case_id
+        ]
+        if "failure" in outcome:
+            raise judge.JudgeRunError(
+                f"{self.upstream.describe_source()} judged no verdict: {outcome['failure']}"
+            )
+        return judge.canonical(outcome["verdict"])
 
     def chat_prompt(self, rendering: cases.ChatRendering, question_id: str) -> str:
         """upstream's OpenAIChat messages rendered by the family's own chat template."""

@@ -33,6 +33,7 @@ from lcb_conformance.upstream import (
     Upstream,
     UpstreamMissing,
     UpstreamSourceError,
+    judge,
 )
 from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
@@ -78,9 +79,12 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             goldens.TOKEN_AUDIT: "audit.py over upstream-built prompts, per transformers line",
             goldens.COMPARABILITY: "matrix.py over the upstream families, per transformers line",
             goldens.RESOLVER: "resolver.py over upstream lm_styles.LanguageModelList",
+            goldens.JUDGE: "upstream's judge on fixtures/judge (upstream/judge.py), as "
+            "canonical JSON",
             goldens.REFERENCE_PREFIX: "reference implementation lcb_prompts (no upstream twin)",
             goldens.REFERENCE_DECODE: "reference implementation lcb_prompts (no upstream twin)",
         },
+        "judge": judge.provenance(),
         "kept_from_previous_run": [str(key) for key in failed],
     }
 

@@ -119,6 +119,16 @@ class Upstream:
             raise UpstreamMissing(f"{self.describe_source()} has no {module}.{name}")
         return function
 
+    def module(self, name: str) -> ModuleType:
+        """One of lcb_runner's modules by its dotted name under the package, e.g.
+        "evaluation.testing_util" (the judge's modules, which the prompt side does not import)."""
+        try:
+            return self._import(name)
+        except ImportError as error:
+            raise UpstreamSourceError(
+                f"cannot import {name} from {self.describe_source()}: {error}"
+            ) from error
+
     def lmstyle(self, name: str):
         lmstyle_enum = self._modules["lm_styles"].LMStyle
         try:

@@ -1,0 +1,133 @@
+"""What a judge costs the score: where an implementation's judge_program disagrees with
+lcb_runner's judge goldens, and which way.
+
+    python -m lcb_conformance.reports.judge --impl MODULE[:ATTR] [--json FILE] [--markdown FILE]
+
+Every corpus pair is judged by the implementation (in child processes,
+lcb_conformance.upstream.judge) and compared with its golden. Each difference is one of:
+
+    false pass   the implementation passes a program lcb_runner fails (scores too high)
+    false fail   it fails a program lcb_runner passes (scores too low)
+    graded       lcb_runner rejects the row's tests (undecodable) and the implementation
+                 grades it anyway
+    detail       same pass verdict; per-test results, error code or message differ
+    no verdict   the implementation raised or its child died where lcb_runner gave a verdict
+
+Exit status 1 when any pass verdict differs (false pass, false fail, graded, no verdict).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from lcb_conformance.suite import goldens
+from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import judge
+
+FALSE_PASS, FALSE_FAIL, GRADED, DETAIL, NO_VERDICT = (
+    "false pass",
+    "false fail",
+    "graded",
+    "detail",
+    "no verdict",
+)
+SCORE_CHANGING = (FALSE_PASS, FALSE_FAIL, GRADED, NO_VERDICT)
+
+
+def compare(outcomes: dict[str, dict]) -> list[dict]:
+    """One entry per corpus case whose outcome differs from its golden."""
+    differences = []
+    for case_id, case in judge.judge_cases().items():
+        recorded = json.loads(goldens.read(GoldenKey(goldens.JUDGE, "", case_id)))
+        outcome = outcomes[case_id]
+        kind = _difference(recorded, outcome)
+        if kind:
+            differences.append(
+                {
+                    "case": case_id,
+                    "category": case.category,
+                    "covers": case.covers,
+                    "difference": kind,
+                    "lcb_runner": recorded,
+                    "implementation": outcome.get("verdict") or outcome.get("failure"),
+                }
+            )
+    return differences
+
+
+def _difference(recorded: dict, outcome: dict) -> str | None:
+    if "rejected" in recorded:
+        return None if "failure" in outcome else GRADED
+    if "failure" in outcome:
+        return NO_VERDICT
+    verdict = outcome["verdict"]
+    if verdict == recorded:
+        return None
+    if verdict["passed"] != recorded["passed"]:
+        return FALSE_PASS if verdict["passed"] else FALSE_FAIL
+    return DETAIL
+
+
+def markdown(name: str, differences: list[dict]) -> str:
+    lines = [f"### {name}: judge vs lcb_runner 28fef95", "", *table_lines(differences)]
+    return "\n".join(lines) + "\n"
+
+
+def table_lines(differences: list[dict]) -> list[str]:
+    """A summary sentence and a table of the differences (Markdown lines)."""
+    total = len(judge.judge_cases())
+    counts = Counter(entry["difference"] for entry in differences)
+    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
+    lines = [f"Judge differences on {total} corpus pairs: {summary}.", ""]
+    if differences:
+        lines += [
+            "| case | category | difference | lcb_runner | implementation |",
+            "|---|---|---|---|---|",
+        ]
+        for entry in differences:
+            lines.append(
+                f"| {entry['case']} | {entry['category']} | {entry['difference']} | "
+                f"{_brief(entry['lcb_runner'])} | {_brief(entry['implementation'])} |"
+            )
+        lines.append("")
+    return lines
+
+
+def _brief(verdict) -> str:
+    if not isinstance(verdict, dict):
+        return str(verdict).replace("|", "/")[:120]
+    if "rejected" in verdict:
+        return f"rejected ({verdict['rejected']})".replace("|", "/")[:120]
+    metadata = verdict["metadata"]
+    code = metadata.get("error_code")
+    what = f"{'pass' if verdict['passed'] else 'fail'} {verdict['results']}"
+    if code is not None:
+        what += f" {code} {metadata.get('error', metadata.get('error_message', ''))}"
+    return what.replace("|", "/")[:120]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m lcb_conformance.reports.judge", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--impl", required=True, metavar="MODULE[:ATTR]")
+    parser.add_argument("--json", metavar="FILE", help="also write the differences as JSON")
+    parser.add_argument("--markdown", metavar="FILE", help="also write them as Markdown")
+    args = parser.parse_args(argv)
+    outcomes = judge.run_batch(judge.impl_spec(args.impl), list(judge.judge_cases().values()))
+    differences = compare(outcomes)
+    text = markdown(args.impl, differences)
+    print(text, end="")
+    if args.json:
+        Path(args.json).write_text(json.dumps(differences, indent=1) + "\n", "utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(text, "utf-8")
+    return 1 if any(entry["difference"] in SCORE_CHANGING for entry in differences) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,419 @@
+"""The judge: how lcb_runner grades a program against a problem's tests, as goldens.
+
+A judge case is a (problem, candidate program) pair from fixtures/judge/: problems are rows in
+the dataset's schema (public tests as JSON, private tests as JSON or in the dataset's
+base64(zlib(pickle(json))) form, LeetCode's ``func_name`` in metadata), cases name a problem,
+give a program and say what they cover. Its golden is what lcb_runner's own judge returns for
+the pair: ``evaluate_generations_by_problem`` (what ``codegen_metrics`` runs per problem:
+``check_correctness`` around ``run_test``, plus its numpy clean-up and its -5 "TestRunnerError"
+fallback) on ``CodeGenerationProblem(**row).get_evaluation_sample()``, and whether the program
+passes by ``pass_k_utils.extract_instance_results``, all run from the upstream source itself.
+
+Untrusted code (candidate programs, and upstream's judge itself, whose reliability_guard
+disables os functions in its process) never runs in the calling process: :func:`run_batch`
+starts ``python -m lcb_conformance.upstream.judge`` as a child in its own session (process
+group), with RLIMIT_AS, a wall-time limit, a fresh temporary working directory, output to
+files (an orphan holding a pipe cannot block the caller), and internet sockets refused. When
+the child ends, or its wall limit passes, the whole process group is killed.
+
+Golden normalisation (:func:`normalise`), so that a run on any machine gives the same bytes:
+``results`` is kept as lcb_runner returns it (True/False/-1/-2/-3/-4); ``execution time`` is
+dropped (a timing); memory addresses (``0x7f...``) in any string become ``0x?``. Nothing else
+is changed. Every case's program is instant or runs forever: none sits near a time limit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from functools import cache
+from pathlib import Path
+
+from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
+    CASES_FILE,
+    CATEGORIES,
+    DEFAULT_TIMEOUT,
+    PROBLEMS_FILE,
+    JudgeCase,
+    judge_cases,
+    problems,
+)
+
+# The child's address-space limit. lcb_runner sets none (reliability_guard(None)); this one is
+# the suite's, far above what any case needs (the largest prints a few MB).
+MEMORY_LIMIT_BYTES = 4 * 1024**3
+# Seconds the child may take beyond upstream's own global timeout for each case (interpreter
+# start-up, imports, decoding the tests): far above what any case needs on a loaded machine.
+CHILD_OVERHEAD_SECONDS = 60
+PARALLEL_CHILDREN = 2
+ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+# What an installed stand-in of lcb_runner is known to lack, by its version: upstream commit ->
+# what the stand-in does instead. A judge case that ``needs`` such a commit is reported as not
+# reproducible by that stand-in (with this reason) instead of as drift; test_judge checks that
+# the stand-in really differs on each of them, so a stale entry fails.
+STAND_IN_GAPS = {
+    "26.3": {
+        "16de2a1": "patches sys.stdin with a plain StringIO (no sys.stdin.buffer, and iterable), "
+        "as lcb_runner did before 16de2a1 (2025-05-23)",
+    },
+}
+
+
+def known_gap(upstream, case_id: str) -> str | None:
+    """Why ``upstream`` (an upstream.Upstream) cannot reproduce the case's golden, when it is
+    an installed stand-in lacking a commit the case needs; None otherwise (a checkout is
+    always held to the goldens)."""
+    if upstream.checkout is not None:
+        return None
+    gaps = STAND_IN_GAPS.get(upstream.version(), {})
+    lacking = [commit for commit in judge_cases()[case_id].needs if commit in gaps]
+    return "; ".join(
+        f"judge case {case_id} needs lcb_runner {commit}, which {upstream.describe_source()} "
+        f"lacks: it {gaps[commit]}"
+        for commit in lacking
+    ) or None
+
+
+def provenance() -> dict:
+    """What the judge goldens depend on besides lcb_runner's commit."""
+    import importlib.metadata
+    import platform
+
+    return {
+        "entry": "compute_code_generation_metrics.evaluate_generations_by_problem(([program], "
+        "CodeGenerationProblem(**row).get_evaluation_sample(), False, timeout)); passed: "
+        "pass_k_utils.extract_instance_results",
+        "python": platform.python_version(),
+        "numpy": importlib.metadata.version("numpy"),
+        "default_timeout_seconds": DEFAULT_TIMEOUT,
+        "child_memory_limit_bytes": MEMORY_LIMIT_BYTES,
+        "parallel_children": PARALLEL_CHILDREN,
+        "normalisation": "results and error codes as returned; 'execution time' dropped; "
+        "memory addresses 0x... -> 0x?; undecodable rows: {'rejected': 'module.Type: message'}",
+    }
+
+
+def decode_private(payload: str) -> list:
+    """The private tests of a row, in either of the dataset's encodings: a JSON list, or
+    base64(zlib(pickle(JSON string))). For sizing limits and checking fixtures; the goldens
+    use upstream's own decoding."""
+    import base64
+    import pickle
+    import zlib
+
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return json.loads(pickle.loads(zlib.decompress(base64.b64decode(payload))))
+
+
+def count_tests(row: dict) -> int | None:
+    """How many tests the row has (public + private), or None when its payload is undecodable
+    by the dataset's rules; only to size wall-time limits."""
+    try:
+        return len(json.loads(row["public_test_cases"])) + len(
+            decode_private(row["private_test_cases"])
+        )
+    except Exception:
+        return None
+
+
+def upstream_wall_limit(case: JudgeCase) -> int:
+    """Seconds upstream's check_correctness itself waits at most for the case: its global
+    timeout, (timeout + 1) * number of tests + 5."""
+    return (case.timeout + 1) * (count_tests(case.row()) or 1) + 5
+
+
+# ---- normalisation -------------------------------------------------------------------------
+
+
+def _scrub(value):
+    if isinstance(value, str):
+        return ADDRESS.sub("0x?", value)
+    if isinstance(value, list | tuple):
+        return [_scrub(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _scrub(item) for key, item in value.items()}
+    return value
+
+
+def passed(results: list) -> bool:
+    """lcb_runner's pass rule for one program (pass_k_utils: every test result > 0; an empty
+    list passes). The goldens record upstream's own answer; test_judge checks this agrees."""
+    return all(result > 0 for result in results)
+
+
+def normalise(results, metadata, passed_by_upstream: bool | None = None) -> dict:
+    """The golden form of a judge's answer (see the module docstring)."""
+    if not isinstance(results, list):
+        raise TypeError(f"judge results must be a list, got {type(results).__name__}")
+    if not isinstance(metadata, dict):
+        raise TypeError(f"judge metadata must be a dict, got {type(metadata).__name__}")
+    kept = {key: value for key, value in metadata.items() if key != "execution time"}
+    return {
+        "results": _scrub(results),
+        "passed": passed(results) if passed_by_upstream is None else passed_by_upstream,
+        "metadata": _scrub(kept),
+    }
+
+
+def rejected(error: BaseException) -> dict:
+    """The golden of a row whose tests upstream cannot decode: it raises before judging, so
+    the program gets no verdict at all (a judge that scores it is wrong)."""
+    kind = type(error)
+    return {"rejected": _scrub(f"{kind.__module__}.{kind.__qualname__}: {error}")}
+
+
+def canonical(verdict: dict) -> str:
+    from lcb_conformance.suite.goldens import canonical_json
+
+    return canonical_json(verdict)
+
+
+# ---- the child process ---------------------------------------------------------------------
+
+
+class JudgeRunError(RuntimeError):
+    """The judge child failed or was killed; the message says how, with its last stderr."""
+
+
+def upstream_spec(source: str) -> dict:
+    return {"upstream": source}
+
+
+@cache
+def upstream_outcomes(source: str) -> dict[str, dict]:
+    """Every corpus case judged by the upstream at ``source`` (run_batch outcomes), once per
+    process: regeneration, --check and the drift tests of one run share it."""
+    return run_batch(upstream_spec(source), list(judge_cases().values()))
+
+
+def impl_spec(name: str) -> dict:
+    return {"impl": name}
+
+
+def run_batch(
+    spec: dict,
+    cases: list[JudgeCase],
+    *,
+    wall_limit: float | None = None,
+    memory_limit: int = MEMORY_LIMIT_BYTES,
+    parallel: int = PARALLEL_CHILDREN,
+) -> dict[str, dict]:
+    """case id -> {"verdict": normalised} or {"failure": why}, judged by ``spec`` (upstream
+    source or adapter) in up to ``parallel`` child processes. ``wall_limit`` (default: the
+    sum of upstream's own limits for the chunk, plus CHILD_OVERHEAD_SECONDS) bounds each child."""
+    chunks = [cases[index::parallel] for index in range(parallel)]
+    running = [
+        _Child(spec, chunk, wall_limit or _default_wall_limit(chunk), memory_limit)
+        for chunk in chunks
+        if chunk
+    ]
+    outcomes: dict[str, dict] = {}
+    for child in running:
+        outcomes.update(child.wait())
+    return outcomes
+
+
+def _default_wall_limit(chunk: list[JudgeCase]) -> float:
+    return sum(upstream_wall_limit(case) for case in chunk) + CHILD_OVERHEAD_SECONDS
+
+
+class _Child:
+    def __init__(self, spec: dict, cases: list[JudgeCase], wall_limit: float, memory_limit: int):
+        self.cases = cases
+        self.wall_limit = wall_limit
+        self.directory = tempfile.TemporaryDirectory(prefix="lcb-judge-")
+        root = Path(self.directory.name)
+        work = root / "work"  # the program's working directory; our files live beside it
+        work.mkdir()
+        self.request = root / "request.json"
+        self.result = root / "result.json"
+        self.stderr_path = root / "stderr.txt"
+        self.request.write_text(
+            json.dumps(
+                {
+                    "judge": spec,
+                    "cases": [
+                        {
+                            "id": case.id,
+                            "row": case.row(),
+                            "program": case.program,
+                            "timeout": case.timeout,
+                        }
+                        for case in cases
+                    ],
+                }
+            ),
+            "utf-8",
+        )
+        self.started = time.monotonic()
+        with (root / "stdout.txt").open("wb") as out, self.stderr_path.open("wb") as err:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", __spec__.name, str(self.request), str(self.result)],
+                cwd=work,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                preexec_fn=lambda: _limit_memory(memory_limit),
+                env=_child_environment(),
+            )
+
+    def wait(self) -> dict[str, dict]:
+        killed = False
+        try:
+            self.process.wait(timeout=max(1.0, self.wall_limit - self._elapsed()))
+        except subprocess.TimeoutExpired:
+            killed = True
+        finally:
+            _kill_group(self.process)
+        try:
+            outcomes = self._outcomes(killed)
+        finally:
+            self.directory.cleanup()
+        return outcomes
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def _outcomes(self, killed: bool) -> dict[str, dict]:
+        done: dict[str, dict] = {}
+        if self.result.is_file():
+            try:
+                done = json.loads(self.result.read_text("utf-8"))
+            except ValueError:
+                done = {}
+        if killed:
+            why = f"killed at its wall-time limit of {self.wall_limit:.0f} s"
+        else:
+            stderr = self.stderr_path.read_text("utf-8", errors="replace").strip().splitlines()
+            why = f"the judge child exited with {self.process.returncode}" + (
+                f": {stderr[-1]}" if stderr else ""
+            )
+        return {
+            case.id: done.get(case.id) or {"failure": f"no verdict: {why}"} for case in self.cases
+        }
+
+
+def _limit_memory(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _child_environment() -> dict[str, str]:
+    environment = dict(os.environ)
+    environment["PYTHONDONTWRITEBYTECODE"] = "1"  # a checkout is never written to
+    # the child imports what the caller can (an --impl adapter in peers/, say), from its
+    # temporary working directory
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(entry).resolve()) for entry in sys.path if entry]
+        + [os.environ.get("PYTHONPATH", "")]
+    ).rstrip(os.pathsep)
+    environment.pop("PYTHONSTARTUP", None)
+    return environment
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Kill the child's whole process group: upstream's judge processes, and anything the
+    program spawned, which may outlive the child."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+# ---- inside the child ------------------------------------------------------------------------
+
+
+def _block_internet() -> None:
+    """Refuse internet sockets in this process and its children (unix sockets, which
+    multiprocessing's Manager uses, stay allowed). No case needs the network."""
+    import socket
+
+    class NoInternetSocket(socket.socket):
+        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+            if fileno is None and family in (-1, socket.AF_INET, socket.AF_INET6):
+                raise PermissionError("the judge child has no network")
+            super().__init__(family, type, proto, fileno)
+
+    socket.socket = NoInternetSocket
+
+
+class UpstreamJudge:
+    """lcb_runner's judge, as found in an upstream source ("installed" or a checkout)."""
+
+    def __init__(self, source: str):
+        from lcb_conformance.upstream import Upstream
+
+        self.upstream = Upstream(source)
+        # only the modules the judge path uses (not the prompt side's), so a tree whose
+        # prompts do not import still has its judge checked
+        self.benchmark = self.upstream.module("benchmarks.code_generation")
+        self.metrics = self.upstream.module("evaluation.compute_code_generation_metrics")
+        self.pass_k = self.upstream.module("evaluation.pass_k_utils")
+
+    def __call__(self, row: dict, program: str, timeout: int) -> dict:
+        try:
+            sample = self.benchmark.CodeGenerationProblem(**row).get_evaluation_sample()
+        except Exception as error:  # upstream cannot decode the row's tests: nothing is run
+            return rejected(error)
+        results, metadata = self.metrics.evaluate_generations_by_problem(
+            ([program], sample, False, timeout)
+        )
+        grades = self.pass_k.extract_instance_results({0: results})
+        return normalise(results[0], metadata[0], bool(grades[0][0]))
+
+
+def _judge_function(spec: dict):
+    if "upstream" in spec:
+        return UpstreamJudge(spec["upstream"])
+    from lcb_conformance.adapters import implementation
+
+    judge_program = implementation.load(spec["impl"]).judge_program
+
+    def adapter_judge(row: dict, program: str, timeout: int) -> dict:
+        results, metadata = judge_program(row, program, timeout)
+        return normalise(results, metadata)
+
+    return adapter_judge
+
+
+def _json_safe(value):
+    return json.loads(json.dumps(value, default=_plain))
+
+
+def _plain(value):
+    # numpy scalars (upstream's results may hold np.bool_ / np.int64) and anything else
+    if hasattr(value, "item"):
+        return value.item()
+    return repr(value)
+
+
+def child_main(request_path: str, result_path: str) -> int:
+    _block_internet()
+    request = json.loads(Path(request_path).read_text("utf-8"))
+    judge = _judge_function(request["judge"])
+    done: dict[str, dict] = {}
+    for case in request["cases"]:
+        try:
+            verdict = judge(case["row"], case["program"], case["timeout"])
+            done[case["id"]] = {"verdict": _json_safe(verdict)}
+        except Exception as error:  # the judge under test failed on this case: report it
+            done[case["id"]] = {"failure": f"{type(error).__name__}: {error}"}
+        # after every case, so a child killed at its limit still reports the ones it finished
+        partial = Path(result_path + ".partial")
+        partial.write_text(json.dumps(done), "utf-8")
+        partial.replace(result_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child_main(*sys.argv[1:3]))
