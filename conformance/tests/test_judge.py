@@ -91,7 +91,7 @@ def test_fixture_files_are_what_build_py_writes():
     """problems.jsonl and cases.jsonl come from fixtures/judge/build.py (the readable source):
     a hand edit of either, or an edit of build.py not written out, fails here. Encoded private
     tests are compared decoded (zlib's bytes may differ between builds)."""
-    built = runpy.run_path(str(judge.JUDGE_FIXTURES_DIR / "build.py"))
+    built = runpy.run_path(str(judge_cases.JUDGE_FIXTURES_DIR / "build.py"))
     rows = judge.problems()
     assert [row["question_id"] for row in built["PROBLEMS"]] == list(rows)
     for row in built["PROBLEMS"]:
@@ -294,7 +294,7 @@ def test_memory_is_limited_and_files_stay_in_the_temporary_directory(installed_s
     verdict = outcome["hog"]["verdict"]
     assert verdict["metadata"]["error"] == "MemoryError()", verdict
     assert not (REPO_ROOT / "judge-wrote-this.txt").exists()
-    assert not (judge.JUDGE_FIXTURES_DIR / "judge-wrote-this.txt").exists()
+    assert not (judge_cases.JUDGE_FIXTURES_DIR / "judge-wrote-this.txt").exists()
 
 
 @pytest.mark.selftest
