@@ -10,8 +10,9 @@
 cases, passed, failed and not provided per style x tokenizer family, with each failing
 cell's first case and its diff. Exit code 0 when nothing failed (cases the implementation
 does not provide are not failures), 1 when a case failed, 2 when the implementation cannot
-be loaded, and pytest's own code (3-5) when the suite could not run. The JSON and HTML
-reports are written by :mod:`lcb_conformance.reports.report`.
+be loaded, pytest's own code (3-5) when the suite could not run, and 6 when a report asked
+for could not be written (one line on stderr says why; the verdict is still printed). The JSON
+and HTML reports are written by :mod:`lcb_conformance.reports.report`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ TESTS_DIR = cases.REPO_ROOT / "conformance" / "tests"
 MARKERS = "not upstream and not selftest"
 SHOWN_FAILURES = 3  # first failing case of this many cells printed
 SHOWN_REPORT_LINES = 16
+# Exit code when a report asked for (--json, --html) could not be written; above pytest's 0-5.
+REPORT_NOT_WRITTEN = 6
 
 
 class Collector:
@@ -326,15 +329,35 @@ def run_main(argv: list[str]) -> int:
         print(run.pytest_output, end="")
     print_verdict(run, use_color(args.color))
 
+    wanted = {"JSON": (args.json, "write_json"), "HTML": (args.html, "write_html")}
+    return run.exit_code() if write_reports(run, wanted) else REPORT_NOT_WRITTEN
+
+
+def write_reports(run: verdict.Run, wanted: dict[str, tuple[Path | None, str]]) -> bool:
+    """Each asked-for report (kind -> (path, writer in reports.report)); False when one could
+    not be written, said in one line on stderr. Every report is tried: one failing loses no
+    other, and a failed one leaves nothing at its path."""
     from lcb_conformance.reports import report
 
-    if args.json:
-        report.write_json(run, args.json)
-        print(f"JSON report: {args.json}")
-    if args.html:
-        report.write_html(run, args.html)
-        print(f"HTML report: {args.html}")
-    return run.exit_code()
+    all_written = True
+    for kind, (path, writer) in wanted.items():
+        if path is None:
+            continue
+        try:
+            getattr(report, writer)(run, path)
+        except report.ReportNotWritten as error:
+            print(f"lcb-conformance: {kind} report not written: {error}", file=sys.stderr)
+            all_written = False
+        except Exception as error:  # a rendering bug must not pass for "cases failed"
+            print(
+                f"lcb-conformance: {kind} report not written to {path}: rendering failed "
+                f"({type(error).__name__}: {error})",
+                file=sys.stderr,
+            )
+            all_written = False
+        else:
+            print(f"{kind} report: {path}")
+    return all_written
 
 
 if __name__ == "__main__":

@@ -196,6 +196,67 @@ def test_a_correct_adapter_declaring_a_style_subset_passes(adapters, tmp_path):
     assert "cases not provided" in result.stdout
 
 
+HOSTILE_ADAPTER = r"""
+import lcb_prompts
+
+# lone surrogates, NUL, C0 and C1 controls, an ANSI escape
+HOSTILE = "lone \ud800 \udfff, NUL \x00, bell \x07, esc \x1b[31m, c1 \x85"
+calls = 0
+
+
+def extract_code(model_output, style="generic"):
+    global calls
+    calls += 1
+    if calls == 1:
+        return "x" * 10_000_000
+    return lcb_prompts.extract_code(model_output, style) + HOSTILE
+"""
+
+
+@pytest.fixture(scope="module")
+def hostile_adapter(tmp_path_factory) -> Path:
+    """A folder with hostile_adapter: extract_code returning a 10 MB string once, then
+    lcb_runner's extraction followed by characters UTF-8 and HTML cannot carry as they are."""
+    folder = tmp_path_factory.mktemp("hostile")
+    (folder / "hostile_adapter.py").write_text(HOSTILE_ADAPTER, "utf-8")
+    return folder
+
+
+def test_hostile_strings_give_whole_valid_reports(hostile_adapter, tmp_path):
+    result = run_cli(
+        "--impl", "hostile_adapter", "--json", "r.json", "--html", "r.html",
+        "--", "-k", "test_extract_code and claude",
+        pythonpath=hostile_adapter, cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_bytes().decode("utf-8"))  # strict UTF-8
+    actual = [failure["actual"] for failure in report["failures"]]
+    assert "x" * 10_000_000 in actual
+    assert sum(a.endswith("lone \ud800 \udfff, NUL \x00, bell \x07, esc \x1b[31m, c1 \x85")
+               for a in actual) == len(actual) - 1 > 10
+    page = (tmp_path / "r.html").read_bytes().decode("utf-8")  # strict UTF-8
+    assert "\x00" not in page and "\x1b" not in page and "\x85" not in page
+    assert "\\ud800" in page and "\\x00" in page  # shown as escapes
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
+
+
+def test_a_report_that_cannot_be_written_exits_6_and_the_other_is_written(tmp_path):
+    (tmp_path / "taken").mkdir()  # a directory where the JSON report should go
+    result = run_cli(
+        "--impl", "lcb_prompts", "--json", "taken", "--html", "r.html",
+        "--", "-k", "test_decode_context",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 6, result.stdout[-3000:] + result.stderr[-3000:]
+    message = [line for line in result.stderr.splitlines() if "report not written" in line]
+    assert message == [f"lcb-conformance: JSON report not written: cannot write taken: "
+                       f"{os.strerror(21)}"], result.stderr
+    assert "identical to lcb_runner" in result.stdout  # the verdict is still printed
+    assert 'id="verdict-matrix"' in (tmp_path / "r.html").read_text("utf-8")
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
+    assert os.listdir(tmp_path / "taken") == []
+
+
 def test_an_implementation_that_cannot_be_imported_exits_2(tmp_path):
     result = run_cli("--impl", "no_such_module_anywhere", cwd=tmp_path)
     assert result.returncode == 2

@@ -9,6 +9,12 @@ characters) and the full line diff.
 HTML: the verdict matrix coloured by result, the per-cell table, every failing case with a
 side-by-side diff with whitespace made visible, and the comparability matrix golden of this
 transformers line.
+
+Both accept any string a case or an implementation produces (lone surrogates, NUL, other
+control characters, megabytes): JSON keeps a lone surrogate as a ``\\udXXX`` escape, HTML
+shows control characters and surrogates as visible escapes. Each file is written to a
+temporary file beside it and renamed into place, so a report is whole or absent; a report that
+cannot be written raises :class:`ReportNotWritten`.
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ import difflib
 import html
 import importlib.metadata
 import json
+import os
+import re
+import tempfile
 from pathlib import Path
 
 from lcb_conformance.reports import verdict
@@ -33,6 +42,31 @@ from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-report/1"
 HTML_DIFFS = 100  # failing cases shown with a side-by-side diff; the rest with their report
+# difflib.HtmlDiff compares changed lines character by character (quadratic): above this many
+# characters (golden + actual) a case gets its report only, the full texts being in the JSON.
+SIDE_BY_SIDE_LIMIT = 200_000
+
+
+class ReportNotWritten(Exception):
+    """A report could not be rendered or written; nothing was left at its path."""
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """data at path, whole or not at all: written beside it, then renamed over it."""
+    path = Path(path)
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".partial", delete=False
+        ) as stream:
+            temporary = Path(stream.name)
+            stream.write(data)
+        os.replace(temporary, path)
+    except OSError as error:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        raise ReportNotWritten(f"cannot write {path}: {error.strerror or error}") from error
 
 
 def _version(distribution: str) -> str | None:
@@ -144,10 +178,15 @@ def to_json(run: Run) -> dict:
     }
 
 
+def json_bytes(run: Run) -> bytes:
+    """The JSON report as UTF-8. json.dumps escapes control characters itself; a lone
+    surrogate (which UTF-8 cannot carry) becomes the JSON escape \\udXXX, so nothing is lost."""
+    text = json.dumps(to_json(run), indent=1, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")
+
+
 def write_json(run: Run, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_json(run), indent=1, ensure_ascii=False) + "\n", "utf-8")
+    write_atomically(path, json_bytes(run))
 
 
 # --- HTML ------------------------------------------------------------------------------------
@@ -190,6 +229,7 @@ table.diff thead th { background: #eaeef2; }
 td.diff_next { background: #f6f8fa; }
 .diff_add { background: #aceebb; } .diff_chg { background: #fff1a8; }
 .diff_sub { background: #ffcecb; }
+.escape { background: #fff1a8; color: #a40e26; }
 """
 
 STATUS_CLASS = {
@@ -207,8 +247,20 @@ COLUMN_TITLES = {
 }
 
 
+# Characters a page cannot show or UTF-8 cannot carry: C0 controls but tab and line breaks,
+# DEL, C1 controls and lone surrogates.
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown_escape(match: re.Match) -> str:
+    code = ord(match.group())
+    escape = f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return f'<span class="escape">{escape}</span>'
+
+
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """text as HTML, invisible and unencodable characters shown as escapes."""
+    return _INVISIBLE.sub(_shown_escape, html.escape(str(text), quote=True))
 
 
 def _anchor(index: int) -> str:
@@ -307,6 +359,11 @@ def side_by_side(result: CaseResult) -> str:
     golden, actual = result.golden, result.actual_text
     if golden is None or actual is None:
         return ""
+    if len(golden) + len(actual) > SIDE_BY_SIDE_LIMIT:
+        return (
+            f"<p>No side-by-side diff: {len(golden) + len(actual)} characters is too many "
+            "(both texts are in the JSON report).</p>"
+        )
     table = difflib.HtmlDiff(tabsize=4, wrapcolumn=80).make_table(
         visible_lines(golden),
         visible_lines(actual),
@@ -427,6 +484,4 @@ def to_html(run: Run) -> str:
 
 
 def write_html(run: Run, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(to_html(run), "utf-8")
+    write_atomically(path, to_html(run).encode("utf-8"))

@@ -12,34 +12,42 @@ import re
 
 WINDOW = 40  # characters shown on each side of the first difference
 TRAILING_SPACE = "·"
-_REST_OF_LINE_BLANK = re.compile(r" *(?:\r|\n|\Z)")
+
+
+_SPACES = re.compile(" +")
+_SHOWN_AS_ESCAPE = re.compile(r"[^ -~]|\\")  # anything but printable ASCII, and backslash
+_NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _shown(chunk: str) -> str:
+    return _SHOWN_AS_ESCAPE.sub(_escape, chunk)
 
 
 def visible(text: str, start: int = 0, end: int | None = None) -> str:
     """text[start:end] with invisible characters made visible; whether a space is trailing
-    is judged on the whole text, not the slice."""
-    out = []
-    for index in range(start, len(text) if end is None else min(end, len(text))):
-        char = text[index]
-        if char == " ":
-            trailing = _REST_OF_LINE_BLANK.match(text, index + 1) is not None
-            out.append(TRAILING_SPACE if trailing else " ")
-        elif char == "\\":
-            out.append("\\\\")
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\r":
-            out.append("\\r")
-        elif char == "\t":
-            out.append("\\t")
-        elif " " <= char <= "~":
-            out.append(char)
-        elif ord(char) <= 0xFF:
-            out.append(f"\\x{ord(char):02x}")
-        elif ord(char) <= 0xFFFF:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(f"\\U{ord(char):08x}")
+    is judged on the whole text, not the slice. Linear (regular expressions over runs, not a
+    loop over characters): a 10 MB output is shown in well under a second."""
+    end = len(text) if end is None else min(end, len(text))
+    out, position = [], start
+    for run in _SPACES.finditer(text, start):  # whole runs, even past end: trailing or not
+        if run.start() >= end:
+            break
+        after = run.end()
+        trailing = after == len(text) or text[after] in "\r\n"
+        out.append(_shown(text[position : run.start()]))
+        out.append((TRAILING_SPACE if trailing else " ") * (min(after, end) - run.start()))
+        position = min(after, end)
+    out.append(_shown(text[position:end]))
     return "".join(out)
 
 
