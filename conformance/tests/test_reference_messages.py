@@ -1,5 +1,6 @@
 """The reference lcb_prompts word for word where the goldens cannot see: its error messages
-(docs/hardening.md's bad-input matrix quotes them) and its call to a tokenizer's apply_chat_template.
+(docs/hardening.md's bad-input matrix quotes them) and its call to a tokenizer's
+apply_chat_template.
 
 Another implementation (--impl) only has to raise the same exception types, which
 test_bad_input.py checks; these tests skip for it. Mutation testing (tox -e mutation) needs

@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.suite import cases, deviations, goldens, showdiff
+
 OUT_DIR = cases.REPO_ROOT / "build" / "peers"
 PREDICTIONS_FILE = cases.REPO_ROOT / "peers" / "predictions.toml"
 OUTPUT = cases.REPO_ROOT / "docs" / "peers.md"
