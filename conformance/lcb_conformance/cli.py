@@ -94,7 +94,8 @@ class Collector:
         if report.failed:
             self.collection_errors.append((report.nodeid, report.longreprtext))
 
-    def results(self) -> list[verdict.CaseResult]:
+    def results(self, deviations: tuple[str, ...] = ()) -> list[verdict.CaseResult]:
+        """Each test's result, for an implementation declaring these DEVIATIONS."""
         return [
             verdict.CaseResult(
                 nodeid,
@@ -103,6 +104,7 @@ class Collector:
                 self.actual.get(nodeid, verdict.NO_ACTUAL)
                 if outcome == verdict.FAILED
                 else verdict.NO_ACTUAL,
+                deviations,
             )
             for nodeid, (outcome, message) in self.outcomes.items()
         ]
@@ -146,7 +148,7 @@ def run_suite(
         progress.write("\n")
     return verdict.Run(
         impl=impl.describe(),
-        results=collector.results(),
+        results=collector.results(impl.deviations),
         pytest_exit_code=exit_code,
         pytest_args=pytest_args,
         pytest_output=output.getvalue(),

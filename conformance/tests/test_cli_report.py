@@ -72,9 +72,11 @@ def adapters(tmp_path_factory) -> Path:
         "    format_lcb_prompt=mutant_prompts.format_lcb_prompt,\n"
         "    extract_code=mutant_prompts.extract_code,\n"
         "    STYLES=('generic', 'codeqwen'),\n"
+        "    DEVIATIONS=('think',),  # lcb_prompts' extraction: it cuts at </think>\n"
         ")\n"
         "class Harness:\n"
         "    STYLES = ('generic',)\n"
+        "    DEVIATIONS = lcb_prompts.DEVIATIONS\n"
         "    format_lcb_prompt = staticmethod(lcb_prompts.format_lcb_prompt)\n"
         "    extract_code = staticmethod(lcb_prompts.extract_code)\n"
         "correct = Harness()\n",
@@ -116,10 +118,18 @@ def test_the_console_script_is_declared():
 def test_the_reference_passes_the_whole_suite(tmp_path):
     result = run_cli("--impl", "lcb_prompts", "--json", "r.json", "--html", "r.html", cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "lcb_prompts: identical to lcb_runner on every case it provides" in result.stdout
+    # its declared </think> deviation is the only difference from lcb_runner (tier 1), and
+    # it is identical to every golden once that deviation is declared (tier 2)
+    assert "lcb_prompts: NOT identical to lcb_runner: " in result.stdout
+    assert "cases differ, all by its declared deviations" in result.stdout
+    assert "identical except its declared deviations (think): yes" in result.stdout
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert report["verdict"] == "pass" and report["exit_code"] == 0
+    tiers = report["tiers"]
+    assert tiers["upstream"]["differing"] == tiers["upstream"]["differing_by_declared_deviations"]
+    assert tiers["upstream"]["differing"] > 0 and tiers["declared_deviations"]["identical"]
+    assert tiers["api_contract"]["failed"] == 0 and tiers["api_contract"]["run"] > 0
     assert report["failures"] == []
     assert report["totals"]["failed"] == 0 and report["totals"]["passed"] > 1000
     assert {c["status"] for c in report["cells"]} == {"pass"}
@@ -140,6 +150,11 @@ def test_a_broken_implementation_fails_with_red_cells_and_diffs(broken_run):
     assert "\x1b[31;1mgeneric" in result.stdout  # --color always: the failing rows are red
     assert "first difference at offset" in result.stdout
     assert report["verdict"] == "fail"
+    assert not report["tiers"]["upstream"]["identical"]
+    assert report["tiers"]["upstream"]["differing_by_declared_deviations"] > 0  # think
+    assert report["tiers"]["api_contract"]["failed"] == 0  # one more space breaks no contract
+    assert {f["tier"] for f in report["failures"]} == {"upstream"}
+    assert {f["severity"] for f in report["failures"]} == {"whitespace-only"}  # one more space
 
     # exactly the generic prompts fail: untemplated and Llama-3-templated
     failed = {failure["golden_key"] for failure in report["failures"]}
@@ -171,6 +186,36 @@ def test_a_broken_implementation_fails_with_red_cells_and_diffs(broken_run):
     assert page.count('<table class="diff"') == min(len(expected), 100)
     assert "programmer.&nbsp;&nbsp;You" in page or "programmer.  You" in page
     assert "http://" not in page.replace("http://www.w3.org", "") and "<script" not in page
+
+
+def test_lcb_runners_own_extraction_is_identical_to_lcb_runner_on_the_think_cases(tmp_path):
+    """An extractor with lcb_runner's rule, declaring no deviation, is held to lcb_runner's
+    own goldens on the </think> cases of deviations.toml, and passes them."""
+    (tmp_path / "runner_rule_adapter.py").write_text(
+        "from lcb_conformance.suite.extraction_rule import upstream_rule\n"
+        "def extract_code(model_output, style='generic'):\n"
+        "    if style == 'genericbase':\n"
+        "        return model_output.strip()\n"
+        "    return upstream_rule(model_output)\n",
+        "utf-8",
+    )
+    result = run_cli(
+        "--impl", "runner_rule_adapter", "--json", "r.json", "--", "-k", "test_extract_code",
+        pythonpath=tmp_path, cwd=tmp_path,
+    )
+    # exit 1: the bad-input checks -k selects fail (it accepts what lcb_prompts rejects),
+    # reported apart from comparability
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["impl"]["deviations"] == []
+    tiers = report["tiers"]
+    upstream = tiers["upstream"]
+    assert upstream["identical"] and upstream["run"] == upstream["identical_cases"] > 900
+    assert tiers["declared_deviations"]["identical"] and tiers["api_contract"]["failed"] > 0
+    assert {f["tier"] for f in report["failures"]} == {"api_contract"}
+    assert "runner_rule_adapter: identical to lcb_runner on every case it provides" in (
+        result.stdout
+    )
 
 
 def test_a_correct_adapter_declaring_a_style_subset_passes(adapters, tmp_path):

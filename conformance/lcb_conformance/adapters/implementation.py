@@ -12,11 +12,15 @@ itself is that object. The object provides any of:
     extract_code_prefix(model_output, style="generic") -> str
     decode_context(context) -> str
     STYLES      optional: the styles it implements, e.g. ("generic",)
+    DEVIATIONS  optional: the deliberate differences from lcb_runner it declares, by their
+                id in conformance/deviations.toml, e.g. ("think",)
 
-(the signatures of the reference ``lcb_prompts``). A function it does not provide, or a case
-for a style missing from its STYLES, is reported as not provided (the test skips saying so),
-never as a failure. A style the suite does not know is passed through untouched, so bad-input
-tests still see the implementation's own error.
+(the signatures of the reference ``lcb_prompts``). A case of a declared deviation is held to
+that deviation's golden (for "think": upstream's extraction of the answer after </think>);
+without the declaration it is held to lcb_runner's own golden, like every other case. A
+function it does not provide, or a case for a style missing from its STYLES, is reported as
+not provided (the test skips saying so), never as a failure. A style the suite does not know
+is passed through untouched, so bad-input tests still see the implementation's own error.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lcb_conformance.suite import deviations
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
 API = (
@@ -59,6 +64,7 @@ class Implementation:
     name: str  # as given to --impl: "module" or "module:attr"
     module: object  # the adapter object holding the functions (a module unless :attr)
     styles: tuple[str, ...] | None = None  # its declared STYLES; None: every style
+    deviations: tuple[str, ...] = ()  # its declared DEVIATIONS (ids in deviations.toml)
 
     def provides(self, function: str, style: str | None = None) -> bool:
         if not callable(getattr(self.module, function, None)):
@@ -81,6 +87,7 @@ class Implementation:
             "styles": list(self.styles) if self.styles is not None else None,
             "styles_not_provided": list(self.not_provided_styles()),
             "styles_unknown_to_the_suite": list(self.unknown_declared_styles()),
+            "deviations": list(self.deviations),
         }
 
     def _declares(self, style: object) -> bool:
@@ -128,6 +135,23 @@ def _styles_of(name: str, adapter: object) -> tuple[str, ...] | None:
     return tuple(declared)
 
 
+def _deviations_of(name: str, adapter: object) -> tuple[str, ...]:
+    declared = getattr(adapter, "DEVIATIONS", ())
+    known = deviations.ids()
+    if isinstance(declared, str) or not all(isinstance(item, str) for item in declared):
+        raise ImportError(
+            f"--impl {name}: DEVIATIONS must be a tuple or list of deviation ids, e.g. "
+            f'("think",); got {declared!r}'
+        )
+    unknown = [item for item in declared if item not in known]
+    if unknown:
+        raise ImportError(
+            f"--impl {name}: DEVIATIONS names {', '.join(map(repr, unknown))}, not a deviation "
+            f"of conformance/deviations.toml (known: {', '.join(known)})"
+        )
+    return tuple(declared)
+
+
 def load(name: str = REFERENCE) -> Implementation:
     """The implementation named ``module`` or ``module:attr``."""
     module_name, _, attribute = name.partition(":")
@@ -145,4 +169,6 @@ def load(name: str = REFERENCE) -> Implementation:
                 ) from None
     if not any(callable(getattr(adapter, function, None)) for function in API):
         raise ImportError(f"--impl {name}: provides none of {', '.join(API)}")
-    return Implementation(name, adapter, _styles_of(name, adapter))
+    return Implementation(
+        name, adapter, _styles_of(name, adapter), _deviations_of(name, adapter)
+    )

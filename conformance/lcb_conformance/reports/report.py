@@ -118,6 +118,15 @@ def failure_record(result: CaseResult) -> dict:
             if golden is not None and actual is not None
             else None
         ),
+        "tier": (
+            "api_contract"
+            if result.key is None
+            else "upstream"
+            if result.upstream_golden and not result.declared_deviation
+            else "declared_deviations"
+        ),
+        "declared_deviation": result.declared_deviation,
+        **result.severity(),
         "report": result.mismatch_report(),
         "diff": line_diff(result),
         "pytest_report": result.message,
@@ -133,6 +142,7 @@ def to_json(run: Run) -> dict:
         "schema": SCHEMA,
         "verdict": "pass" if run.exit_code() == 0 else "fail",
         "headline": run.headline(),
+        "tiers": run.tiers(),
         "exit_code": run.exit_code(),
         "impl": run.impl,
         "goldens": {
@@ -162,6 +172,7 @@ def to_json(run: Run) -> dict:
                 "checks": list(s.checks),
                 "status": s.status,
                 "cases": s.cases,
+                "run": s.run,
                 "passed": s.counts[PASSED],
                 "failed": s.counts[FAILED],
                 "not_provided": s.counts[NOT_PROVIDED_OUTCOME],
@@ -229,6 +240,7 @@ table.diff thead th { background: #eaeef2; }
 td.diff_next { background: #f6f8fa; }
 .diff_add { background: #aceebb; } .diff_chg { background: #fff1a8; }
 .diff_sub { background: #ffcecb; }
+#tiers li.pass { color: #116329; } #tiers li.fail { color: #a40e26; font-weight: 600; }
 .escape { background: #fff1a8; color: #a40e26; }
 """
 
@@ -297,7 +309,7 @@ def matrix_table(run: Run, anchors: dict[str, str]) -> str:
             if summary.status == "not provided":
                 text = "n/p"
             else:
-                text = f"{counts[PASSED]}/{summary.cases}"
+                text = f"{counts[PASSED]}/{summary.run}"  # of the cases that ran
             if summary.first_failure is not None:
                 anchor = anchors.get(summary.first_failure.nodeid)
                 if anchor:
@@ -376,6 +388,43 @@ def side_by_side(result: CaseResult) -> str:
     return table
 
 
+def severity_text(found: dict) -> str:
+    return ": ".join(filter(None, (found["severity"], found.get("detail"))))
+
+
+def tiers_list(tiers: dict[str, dict]) -> str:
+    """The three questions, in order, each with its answer and counts of the cases run."""
+    upstream, declared, contract = (
+        tiers["upstream"],
+        tiers["declared_deviations"],
+        tiers["api_contract"],
+    )
+    items = [
+        (
+            "pass" if upstream["identical"] else "fail",
+            f"1. {upstream['question']}: {'yes' if upstream['identical'] else 'NO'}: "
+            f"{upstream['identical_cases']} of {upstream['run']} cases identical"
+            + (
+                f" ({upstream['differing_by_declared_deviations']} differ by declared deviations)"
+                if upstream["differing_by_declared_deviations"]
+                else ""
+            ),
+        ),
+        (
+            "pass" if declared["identical"] else "fail",
+            f"2. {declared['question']} ({', '.join(declared['deviations']) or 'none declared'})"
+            f": {'yes' if declared['identical'] else 'NO'}: {declared['passed']} of "
+            f"{declared['run']} cases",
+        ),
+        (
+            "pass" if not contract["failed"] else "fail",
+            f"3. {contract['question']}: {contract['passed']} of {contract['run']} passed",
+        ),
+    ]
+    rows = "".join(f'<li class="{status}">{_e(text)}</li>' for status, text in items)
+    return f'<ul id="tiers">{rows}</ul>'
+
+
 def failure_section(index: int, result: CaseResult, with_diff: bool) -> str:
     golden_file = f"conformance/goldens/{result.key.relative}" if result.key is not None else "-"
     parts = [
@@ -385,6 +434,7 @@ def failure_section(index: int, result: CaseResult, with_diff: bool) -> str:
         f"<dt>cell</dt><dd>{_e(result.cell.style)} / {_e(result.cell.tokenizer)}</dd>",
         f"<dt>test</dt><dd><code>{_e(result.nodeid)}</code></dd>",
         f"<dt>golden</dt><dd><code>{_e(golden_file)}</code></dd>",
+        f"<dt>severity</dt><dd>{_e(severity_text(result.severity()))}</dd>",
         "</dl>",
         f"<pre>{_e(result.mismatch_report())}</pre>",
     ]
@@ -410,6 +460,7 @@ def to_html(run: Run) -> str:
             "styles",
             ", ".join(impl["styles"]) if impl.get("styles") is not None else "all (no STYLES)",
         ),
+        ("declared deviations", ", ".join(impl.get("deviations", [])) or "none"),
         ("goldens from upstream", upstream_text),
         (
             "transformers",
@@ -448,11 +499,13 @@ def to_html(run: Run) -> str:
         f"<style>{CSS}</style></head><body>",
         "<h1>lcb-conformance report</h1>",
         f'<p class="headline {status}" id="verdict">{_e(run.headline())}</p>',
+        tiers_list(data["tiers"]),
         '<dl class="meta">',
         *(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta),
         "</dl>",
         '<h2 id="matrix">Verdict matrix: style × tokenizer family</h2>',
-        "<p>Each cell: cases identical to lcb_runner's golden / cases run, for that style and "
+        "<p>Each cell: cases identical to their golden / cases run (not provided ones left "
+        "out), for that style and "
         "tokenizer family (prompts, chat renderings, token audits, extractions). A red cell "
         "links to its first failing case.</p>",
         matrix_table(run, anchors),
