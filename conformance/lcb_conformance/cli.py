@@ -1,6 +1,8 @@
 """lcb-conformance: one command for every user-facing job (``lcb-conformance --help``).
 
-    lcb-conformance [run] [--impl MODULE[:ATTR]] [--upstream installed|PATH] [--tokenizers DIR]
+    lcb-conformance [run] [--impl MODULE[:ATTR] [--impl-path DIR]] [--impl-cmd CMD
+                    [--impl-timeout S] [--impl-memory-mb MB]]
+                    [--upstream installed|PATH] [--tokenizers DIR]
                     [--json FILE] [--html FILE] [--color auto|always|never]
                     [--show-pytest] [-- PYTEST ARGS...]
     lcb-conformance resolve | regen | drift | diff | peers | hub-check ...   (SUBCOMMANDS)
@@ -25,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters import implementation, process
 from lcb_conformance.reports import verdict
 from lcb_conformance.suite import cases, hf_cache
 from lcb_conformance.upstream import INSTALLED
@@ -119,6 +121,9 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
         "-m",
         MARKERS,
         f"--impl={args.impl}",
+        *((f"--impl-cmd={args.impl_cmd}",) if args.impl_cmd else ()),
+        f"--impl-timeout={args.impl_timeout}",
+        f"--impl-memory-mb={args.impl_memory_mb}",
         f"--upstream={args.upstream}",
         f"--tokenizers={args.tokenizers}",
         "-p",
@@ -200,6 +205,34 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODULE[:ATTR]",
         help="the implementation under test: a module, or MODULE:ATTR naming the adapter "
         "object in it that holds the functions (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--impl-path",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder to import --impl from (before PYTHONPATH; may be repeated)",
+    )
+    parser.add_argument(
+        "--impl-cmd",
+        metavar="CMD",
+        help="the implementation is this program (any language, any environment), speaking "
+        "the JSON-lines adapter protocol on stdin/stdout; overrides --impl",
+    )
+    parser.add_argument(
+        "--impl-timeout",
+        type=float,
+        default=process.DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="--impl-cmd: time limit per request (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--impl-memory-mb",
+        type=int,
+        default=process.DEFAULT_MEMORY_MB,
+        metavar="MB",
+        help="--impl-cmd: address-space limit of the program (default: %(default)s)",
     )
     parser.add_argument(
         "--upstream",
@@ -305,8 +338,13 @@ def run_main(argv: list[str]) -> int:
 
     # Before anything (the implementation included) imports transformers or huggingface_hub.
     hf_cache.activate_offline_cache(snapshots_dir=args.tokenizers)
+    sys.path[:0] = [str(folder.resolve()) for folder in args.impl_path]
     try:
-        impl = implementation.load(args.impl)
+        if args.impl_cmd:
+            impl = process.load_command(args.impl_cmd, args.impl_timeout, args.impl_memory_mb)
+            impl.module.close()  # the suite starts its own; this one only described it
+        else:
+            impl = implementation.load(args.impl)
     except ImportError as error:
         print(f"lcb-conformance: {error}", file=sys.stderr)
         return 2

@@ -302,6 +302,66 @@ def test_a_report_that_cannot_be_written_exits_6_and_the_other_is_written(tmp_pa
     assert os.listdir(tmp_path / "taken") == []
 
 
+OTHER_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
+EXAMPLE_ADAPTER = cases.REPO_ROOT / "conformance" / "examples" / "jsonl_adapter.py"
+
+
+def test_an_adapter_under_another_python_runs_through_impl_cmd(tmp_path):
+    if not OTHER_PYTHON.is_file() or OTHER_PYTHON.resolve() == Path(sys.executable).resolve():
+        pytest.skip(f"no Python besides {sys.executable} at {OTHER_PYTHON}")
+    result = run_cli(
+        "--impl-cmd", f"{OTHER_PYTHON} {EXAMPLE_ADAPTER}", "--json", "r.json",
+        "--", "-k", "test_extract_code or test_decode_context",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["impl"]["name"] == f"cmd: {OTHER_PYTHON} {EXAMPLE_ADAPTER}"
+    assert report["impl"]["deviations"] == ["think"]
+    assert report["tiers"]["declared_deviations"]["identical"]
+    assert report["tiers"]["declared_deviations"]["run"] > 900
+
+
+def test_a_hanging_or_crashing_adapter_process_fails_its_cases_and_the_suite_ends(tmp_path):
+    (tmp_path / "bad_adapter.py").write_text(
+        "import json, sys, time\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    if request['function'] == 'describe':\n"
+        "        result = {'provides': ['decode_context']}\n"
+        "        print(json.dumps({'id': request['id'], 'result': result}), flush=True)\n"
+        "    elif request['args']['context'] == '':\n"
+        "        sys.exit(9)  # crash\n"
+        "    else:\n"
+        "        time.sleep(3600)  # hang\n",
+        "utf-8",
+    )
+    result = run_cli(
+        "--impl-cmd", f"{sys.executable} bad_adapter.py", "--impl-timeout", "1",
+        "--json", "r.json", "--", "-k", "test_decode_context and reference",  # the goldens
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    reports = [failure["pytest_report"] for failure in report["failures"]]
+    assert reports and all("--impl-cmd" in text for text in reports)
+    assert any("no answer within 1 s (killed)" in text for text in reports)
+
+
+def test_impl_path_makes_an_adapter_importable_and_a_failed_import_says_what_to_do(tmp_path):
+    folder = tmp_path / "adapters"
+    folder.mkdir()
+    (folder / "path_adapter.py").write_text("from lcb_prompts import decode_context\n", "utf-8")
+    missing = run_cli("--impl", "path_adapter", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "--impl-path DIR" in missing.stderr and "--impl-cmd" in missing.stderr
+    found = run_cli(
+        "--impl", "path_adapter", "--impl-path", str(folder), "--", "-k", "test_decode_context",
+        cwd=tmp_path,
+    )
+    assert found.returncode == 0, found.stdout[-3000:] + found.stderr[-3000:]
+
+
 def test_an_implementation_that_cannot_be_imported_exits_2(tmp_path):
     result = run_cli("--impl", "no_such_module_anywhere", cwd=tmp_path)
     assert result.returncode == 2

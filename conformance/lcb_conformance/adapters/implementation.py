@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -158,7 +159,12 @@ def load(name: str = REFERENCE) -> Implementation:
     try:
         adapter = importlib.import_module(module_name)
     except ImportError as error:
-        raise ImportError(f"--impl {name}: cannot import {module_name} ({error})") from error
+        raise ImportError(
+            f"--impl {name}: cannot import {module_name} ({error}). Make it importable here "
+            f"({sys.executable}): --impl-path DIR (the folder holding it), PYTHONPATH=DIR, or "
+            "pip install it into this environment; or, if it needs another Python or its own "
+            'environment, serve it with --impl-cmd "CMD" (docs/implementations.md)'
+        ) from error
     if attribute:
         for part in attribute.split("."):
             try:
@@ -169,6 +175,9 @@ def load(name: str = REFERENCE) -> Implementation:
                 ) from None
     if not any(callable(getattr(adapter, function, None)) for function in API):
         raise ImportError(f"--impl {name}: provides none of {', '.join(API)}")
-    return Implementation(
-        name, adapter, _styles_of(name, adapter), _deviations_of(name, adapter)
-    )
+    return wrap(name, adapter)
+
+
+def wrap(name: str, adapter: object) -> Implementation:
+    """The implementation of an adapter object, its STYLES and DEVIATIONS checked."""
+    return Implementation(name, adapter, _styles_of(name, adapter), _deviations_of(name, adapter))
