@@ -193,7 +193,12 @@ class CaseResult:
         """showdiff's report for a failed golden comparison; the test's own report else."""
         golden, actual = self.golden, self.actual_text
         if golden is not None and actual is not None:
-            return showdiff.report(actual, golden, label=str(self.key))
+            spoken = (
+                showdiff.messages_differences(actual, golden)
+                if self.key.family == goldens.MESSAGES
+                else []
+            )
+            return "\n".join([*spoken, showdiff.report(actual, golden, label=str(self.key))])
         if self.actual is not NO_ACTUAL:
             return f"{self.case_id}: returned {self.actual!r:.300}, not a str\n{self.message}"
         return self.message

@@ -8,6 +8,7 @@ fullwidth ｜ cannot pass for its look-alike. Backslashes are doubled.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 
 WINDOW = 40  # characters shown on each side of the first difference
@@ -112,3 +113,76 @@ def report(
         lines.append("line diff (visible characters):")
         lines += context[:40] + (["… (diff truncated)"] if len(context) > 40 else [])
     return "\n".join(lines)
+
+
+# --- chat messages ---------------------------------------------------------------------------
+
+
+def _conversation(value) -> tuple[str | None, list] | None:
+    """(top-level system or None, messages) of a canonical-JSON message golden; None when
+    the value has neither shape."""
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        return value.get("system"), value["messages"]
+    if isinstance(value, list):
+        return None, value
+    return None
+
+
+def _part(message) -> tuple[str, str]:
+    if isinstance(message, dict):
+        content = message.get("content")
+        return str(message.get("role")), content if isinstance(content, str) else repr(content)
+    return "?", repr(message)
+
+
+def _text_difference(what: str, actual: str, expected: str) -> str:
+    offset = first_difference(actual, expected)
+    shown_expected, _ = _window(expected, offset)
+    shown_actual, _ = _window(actual, offset)
+    return (
+        f"{what} differs at offset {offset} ({_position(expected, offset)}): "
+        f"golden {shown_expected!s} | actual {shown_actual!s}"
+    )
+
+
+def messages_differences(actual_json: str, golden_json: str) -> list[str]:
+    """What differs between two chat conversations (canonical JSON, goldens.canonical_json),
+    in words: "system message missing", "user message differs at offset …", roles, counts.
+    Empty when either side is not a conversation or they are equal."""
+    try:
+        actual = _conversation(json.loads(actual_json))
+        golden = _conversation(json.loads(golden_json))
+    except ValueError:
+        return []
+    if actual is None or golden is None or actual == golden:
+        return []
+    found = []
+    (actual_system, actual_messages), (golden_system, golden_messages) = actual, golden
+    if golden_system is not None and actual_system is None:
+        found.append("system prompt missing (lcb_runner sends (system, messages))")
+    elif golden_system is None and actual_system is not None:
+        found.append("a separate system prompt lcb_runner does not send")
+    elif golden_system != actual_system:
+        found.append(_text_difference("system prompt", str(actual_system), str(golden_system)))
+    actual_parts = [_part(message) for message in actual_messages]
+    golden_parts = [_part(message) for message in golden_messages]
+    golden_has_system = bool(golden_parts) and golden_parts[0][0] == "system"
+    actual_has_system = bool(actual_parts) and actual_parts[0][0] == "system"
+    if golden_has_system and not actual_has_system:
+        found.append("system message missing")
+        golden_parts = golden_parts[1:]
+    elif actual_has_system and not golden_has_system:
+        found.append("system message extra (lcb_runner sends none)")
+        actual_parts = actual_parts[1:]
+    if len(actual_parts) != len(golden_parts):
+        found.append(
+            f"{len(golden_parts)} other messages in the golden, {len(actual_parts)} in the actual"
+        )
+    for number, ((role, content), (golden_role, golden_content)) in enumerate(
+        zip(actual_parts, golden_parts, strict=False), start=1
+    ):
+        if role != golden_role:
+            found.append(f"message {number}: role {role!r}, lcb_runner's {golden_role!r}")
+        elif content != golden_content:
+            found.append(_text_difference(f"{role} message", content, golden_content))
+    return found
