@@ -78,7 +78,8 @@ def test_it_runs_in_a_temporary_directory(tmp_path):
         assert adapter.request("describe", {})["cwd"] == str(adapter.workdir)
         assert adapter.workdir != Path.cwd() and adapter.workdir.name.startswith("lcb-impl-cmd-")
     finally:
-        adapter.close()
+        adapter._remove()  # what exit does
+    assert not adapter.workdir.exists()
 
 
 def test_its_errors_are_raised_by_type(scripted):

@@ -30,6 +30,7 @@ import os
 import resource
 import selectors
 import shlex
+import shutil
 import subprocess
 import tempfile
 import time
@@ -103,7 +104,7 @@ class ProcessAdapter:
         self._process: subprocess.Popen | None = None
         self._buffer = b""
         self._next_id = 0
-        atexit.register(self.close)
+        atexit.register(self._remove)
         described = self.request("describe", {})
         if not isinstance(described, dict) or not isinstance(described.get("provides"), list):
             raise AdapterProcessError(
@@ -202,10 +203,16 @@ class ProcessAdapter:
         return response["result"]
 
     def close(self) -> None:
+        """Stop the program (the next request starts it again)."""
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.kill()
             process.wait()
+
+    def _remove(self) -> None:
+        """At exit: stop the program and remove its directory."""
+        self.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 def _exception(name: object, message: str) -> Exception:
