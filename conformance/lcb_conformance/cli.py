@@ -1,6 +1,8 @@
 """lcb-conformance: one command for every user-facing job (``lcb-conformance --help``).
 
-    lcb-conformance [run] [--impl MODULE[:ATTR]] [--upstream installed|PATH] [--tokenizers DIR]
+    lcb-conformance [run] [--impl MODULE[:ATTR] [--impl-path DIR]] [--impl-cmd CMD
+                    [--impl-timeout S] [--impl-memory-mb MB]]
+                    [--upstream installed|PATH] [--tokenizers DIR]
                     [--json FILE] [--html FILE] [--color auto|always|never]
                     [--show-pytest] [-- PYTEST ARGS...]
     lcb-conformance resolve | regen | drift | diff | peers | hub-check ...   (SUBCOMMANDS)
@@ -10,8 +12,9 @@
 cases, passed, failed and not provided per style x tokenizer family, with each failing
 cell's first case and its diff. Exit code 0 when nothing failed (cases the implementation
 does not provide are not failures), 1 when a case failed, 2 when the implementation cannot
-be loaded, and pytest's own code (3-5) when the suite could not run. The JSON and HTML
-reports are written by :mod:`lcb_conformance.reports.report`.
+be loaded, pytest's own code (3-5) when the suite could not run, and 6 when a report asked
+for could not be written (one line on stderr says why; the verdict is still printed). The JSON
+and HTML reports are written by :mod:`lcb_conformance.reports.report`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters import implementation, process
 from lcb_conformance.reports import verdict
 from lcb_conformance.suite import cases, hf_cache
 from lcb_conformance.upstream import INSTALLED
@@ -33,6 +36,8 @@ TESTS_DIR = cases.REPO_ROOT / "conformance" / "tests"
 MARKERS = "not upstream and not selftest"
 SHOWN_FAILURES = 3  # first failing case of this many cells printed
 SHOWN_REPORT_LINES = 16
+# Exit code when a report asked for (--json, --html) could not be written; above pytest's 0-5.
+REPORT_NOT_WRITTEN = 6
 
 
 class Collector:
@@ -91,7 +96,8 @@ class Collector:
         if report.failed:
             self.collection_errors.append((report.nodeid, report.longreprtext))
 
-    def results(self) -> list[verdict.CaseResult]:
+    def results(self, deviations: tuple[str, ...] = ()) -> list[verdict.CaseResult]:
+        """Each test's result, for an implementation declaring these DEVIATIONS."""
         return [
             verdict.CaseResult(
                 nodeid,
@@ -100,6 +106,7 @@ class Collector:
                 self.actual.get(nodeid, verdict.NO_ACTUAL)
                 if outcome == verdict.FAILED
                 else verdict.NO_ACTUAL,
+                deviations,
             )
             for nodeid, (outcome, message) in self.outcomes.items()
         ]
@@ -114,6 +121,9 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
         "-m",
         MARKERS,
         f"--impl={args.impl}",
+        *((f"--impl-cmd={args.impl_cmd}",) if args.impl_cmd else ()),
+        f"--impl-timeout={args.impl_timeout}",
+        f"--impl-memory-mb={args.impl_memory_mb}",
         f"--upstream={args.upstream}",
         f"--tokenizers={args.tokenizers}",
         "-p",
@@ -143,7 +153,7 @@ def run_suite(
         progress.write("\n")
     return verdict.Run(
         impl=impl.describe(),
-        results=collector.results(),
+        results=collector.results(impl.deviations),
         pytest_exit_code=exit_code,
         pytest_args=pytest_args,
         pytest_output=output.getvalue(),
@@ -195,6 +205,34 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODULE[:ATTR]",
         help="the implementation under test: a module, or MODULE:ATTR naming the adapter "
         "object in it that holds the functions (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--impl-path",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder to import --impl from (before PYTHONPATH; may be repeated)",
+    )
+    parser.add_argument(
+        "--impl-cmd",
+        metavar="CMD",
+        help="the implementation is this program (any language, any environment), speaking "
+        "the JSON-lines adapter protocol on stdin/stdout; overrides --impl",
+    )
+    parser.add_argument(
+        "--impl-timeout",
+        type=float,
+        default=process.DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="--impl-cmd: time limit per request (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--impl-memory-mb",
+        type=int,
+        default=process.DEFAULT_MEMORY_MB,
+        metavar="MB",
+        help="--impl-cmd: address-space limit of the program (default: %(default)s)",
     )
     parser.add_argument(
         "--upstream",
@@ -304,8 +342,13 @@ def run_main(argv: list[str]) -> int:
 
     # Before anything (the implementation included) imports transformers or huggingface_hub.
     hf_cache.activate_offline_cache(snapshots_dir=args.tokenizers)
+    sys.path[:0] = [str(folder.resolve()) for folder in args.impl_path]
     try:
-        impl = implementation.load(args.impl)
+        if args.impl_cmd:
+            impl = process.load_command(args.impl_cmd, args.impl_timeout, args.impl_memory_mb)
+            impl.module.close()  # the suite starts its own; this one only described it
+        else:
+            impl = implementation.load(args.impl)
     except ImportError as error:
         print(f"lcb-conformance: {error}", file=sys.stderr)
         return 2
@@ -330,15 +373,35 @@ def run_main(argv: list[str]) -> int:
         print(run.pytest_output, end="")
     print_verdict(run, use_color(args.color))
 
+    wanted = {"JSON": (args.json, "write_json"), "HTML": (args.html, "write_html")}
+    return run.exit_code() if write_reports(run, wanted) else REPORT_NOT_WRITTEN
+
+
+def write_reports(run: verdict.Run, wanted: dict[str, tuple[Path | None, str]]) -> bool:
+    """Each asked-for report (kind -> (path, writer in reports.report)); False when one could
+    not be written, said in one line on stderr. Every report is tried: one failing loses no
+    other, and a failed one leaves nothing at its path."""
     from lcb_conformance.reports import report
 
-    if args.json:
-        report.write_json(run, args.json)
-        print(f"JSON report: {args.json}")
-    if args.html:
-        report.write_html(run, args.html)
-        print(f"HTML report: {args.html}")
-    return run.exit_code()
+    all_written = True
+    for kind, (path, writer) in wanted.items():
+        if path is None:
+            continue
+        try:
+            getattr(report, writer)(run, path)
+        except report.ReportNotWritten as error:
+            print(f"lcb-conformance: {kind} report not written: {error}", file=sys.stderr)
+            all_written = False
+        except Exception as error:  # a rendering bug must not pass for "cases failed"
+            print(
+                f"lcb-conformance: {kind} report not written to {path}: rendering failed "
+                f"({type(error).__name__}: {error})",
+                file=sys.stderr,
+            )
+            all_written = False
+        else:
+            print(f"{kind} report: {path}")
+    return all_written
 
 
 if __name__ == "__main__":

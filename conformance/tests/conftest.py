@@ -2,6 +2,7 @@
 
 --impl MODULE[:ATTR] the implementation under test (default: the reference lcb_prompts);
                     ATTR names the adapter object holding the functions
+--impl-cmd CMD      the implementation is a program speaking JSON lines (adapters/process.py)
 --upstream SOURCE   'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path
 --tokenizers DIR    tokenizer snapshots to serve offline (default: fixtures/tokenizers)
 """
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters import implementation, process
 from lcb_conformance.suite import audit, goldens, hf_cache, index
 from lcb_conformance.suite.snapshot import extension_for
 from lcb_conformance.tools import hypothesis_profiles
@@ -31,6 +32,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="MODULE[:ATTR]",
         help="module under test, or MODULE:ATTR for an adapter object in it that holds "
         "the functions (and optionally STYLES) (default: %(default)s)",
+    )
+    group.addoption(
+        "--impl-cmd",
+        default=None,
+        metavar="CMD",
+        help="the implementation under test is this program, speaking the JSON-lines adapter "
+        "protocol on stdin/stdout (lcb_conformance.adapters.process); overrides --impl",
+    )
+    group.addoption(
+        "--impl-timeout",
+        type=float,
+        default=process.DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="--impl-cmd: time limit per request (default: %(default)s)",
+    )
+    group.addoption(
+        "--impl-memory-mb",
+        type=int,
+        default=process.DEFAULT_MEMORY_MB,
+        metavar="MB",
+        help="--impl-cmd: address-space limit of the program (default: %(default)s)",
     )
     group.addoption(
         "--upstream",
@@ -61,15 +83,26 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     recorded = goldens.provenance().get("upstream", {})
     return [
-        f"implementation under test: {config.getoption('--impl')}",
+        f"implementation under test: "
+        f"{config.getoption('--impl-cmd') or config.getoption('--impl')}",
         f"upstream: {config.getoption('--upstream')}",
         f"goldens generated from: {recorded or 'unknown (no PROVENANCE.json)'}",
     ]
 
 
 @pytest.fixture(scope="session")
-def impl(pytestconfig: pytest.Config) -> implementation.Implementation:
-    return implementation.load(pytestconfig.getoption("--impl"))
+def impl(pytestconfig: pytest.Config):
+    command = pytestconfig.getoption("--impl-cmd")
+    if command is None:
+        yield implementation.load(pytestconfig.getoption("--impl"))
+        return
+    served = process.load_command(
+        command,
+        pytestconfig.getoption("--impl-timeout"),
+        pytestconfig.getoption("--impl-memory-mb"),
+    )
+    yield served
+    served.module.close()
 
 
 @pytest.fixture(scope="session")

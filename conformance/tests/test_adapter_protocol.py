@@ -38,6 +38,12 @@ def adapter_module(monkeypatch):
     module.bad_styles = types.SimpleNamespace(
         extract_code=lcb_prompts.extract_code, STYLES="generic"
     )
+    module.bad_deviations = types.SimpleNamespace(
+        extract_code=lcb_prompts.extract_code, DEVIATIONS="think"
+    )
+    module.unknown_deviation = types.SimpleNamespace(
+        extract_code=lcb_prompts.extract_code, DEVIATIONS=("think", "no-such-deviation")
+    )
     module.nothing = types.SimpleNamespace(helper=len)
     module.extract_code = lcb_prompts.extract_code  # the module itself provides one function
     monkeypatch.setitem(sys.modules, "my_adapter", module)
@@ -89,6 +95,14 @@ def test_an_unknown_style_reaches_the_implementation(adapter_module):
         implementation.load("my_adapter:harness").extract_code("x", style="no-such-style")
 
 
+def test_the_reference_declares_its_think_deviation_and_an_adapter_none_by_default(
+    adapter_module,
+):
+    assert implementation.load().deviations == ("think",)
+    assert implementation.load().describe()["deviations"] == ["think"]
+    assert implementation.load("my_adapter:harness").deviations == ()
+
+
 def test_reference_declares_every_style_and_is_not_wrapped():
     impl = implementation.load()
     assert impl.not_provided_styles() == ()
@@ -101,6 +115,8 @@ def test_reference_declares_every_style_and_is_not_wrapped():
         ("my_adapter:missing", "has no attribute 'missing'"),
         ("my_adapter:nothing", "provides none of"),
         ("my_adapter:bad_styles", "STYLES must be a tuple or list"),
+        ("my_adapter:bad_deviations", "DEVIATIONS must be a tuple or list"),
+        ("my_adapter:unknown_deviation", "DEVIATIONS names 'no-such-deviation', not a deviation"),
         ("no_such_module_anywhere:x", "cannot import no_such_module_anywhere"),
     ],
 )

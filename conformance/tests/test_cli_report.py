@@ -72,9 +72,11 @@ def adapters(tmp_path_factory) -> Path:
         "    format_lcb_prompt=mutant_prompts.format_lcb_prompt,\n"
         "    extract_code=mutant_prompts.extract_code,\n"
         "    STYLES=('generic', 'codeqwen'),\n"
+        "    DEVIATIONS=('think',),  # lcb_prompts' extraction: it cuts at </think>\n"
         ")\n"
         "class Harness:\n"
         "    STYLES = ('generic',)\n"
+        "    DEVIATIONS = lcb_prompts.DEVIATIONS\n"
         "    format_lcb_prompt = staticmethod(lcb_prompts.format_lcb_prompt)\n"
         "    extract_code = staticmethod(lcb_prompts.extract_code)\n"
         "correct = Harness()\n",
@@ -116,10 +118,18 @@ def test_the_console_script_is_declared():
 def test_the_reference_passes_the_whole_suite(tmp_path):
     result = run_cli("--impl", "lcb_prompts", "--json", "r.json", "--html", "r.html", cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "lcb_prompts: identical to lcb_runner on every case it provides" in result.stdout
+    # its declared </think> deviation is the only difference from lcb_runner (tier 1), and
+    # it is identical to every golden once that deviation is declared (tier 2)
+    assert "lcb_prompts: NOT identical to lcb_runner: " in result.stdout
+    assert "cases differ, all by its declared deviations" in result.stdout
+    assert "identical except its declared deviations (think): yes" in result.stdout
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert report["verdict"] == "pass" and report["exit_code"] == 0
+    tiers = report["tiers"]
+    assert tiers["upstream"]["differing"] == tiers["upstream"]["differing_by_declared_deviations"]
+    assert tiers["upstream"]["differing"] > 0 and tiers["declared_deviations"]["identical"]
+    assert tiers["api_contract"]["failed"] == 0 and tiers["api_contract"]["run"] > 0
     assert report["failures"] == []
     assert report["totals"]["failed"] == 0 and report["totals"]["passed"] > 1000
     # lcb_prompts has no judge: its judge row is the one cell not provided
@@ -142,6 +152,11 @@ def test_a_broken_implementation_fails_with_red_cells_and_diffs(broken_run):
     assert "\x1b[31;1mgeneric" in result.stdout  # --color always: the failing rows are red
     assert "first difference at offset" in result.stdout
     assert report["verdict"] == "fail"
+    assert not report["tiers"]["upstream"]["identical"]
+    assert report["tiers"]["upstream"]["differing_by_declared_deviations"] > 0  # think
+    assert report["tiers"]["api_contract"]["failed"] == 0  # one more space breaks no contract
+    assert {f["tier"] for f in report["failures"]} == {"upstream"}
+    assert {f["severity"] for f in report["failures"]} == {"whitespace-only"}  # one more space
 
     # exactly the generic prompts fail: untemplated and Llama-3-templated
     failed = {failure["golden_key"] for failure in report["failures"]}
@@ -175,6 +190,36 @@ def test_a_broken_implementation_fails_with_red_cells_and_diffs(broken_run):
     assert "http://" not in page.replace("http://www.w3.org", "") and "<script" not in page
 
 
+def test_lcb_runners_own_extraction_is_identical_to_lcb_runner_on_the_think_cases(tmp_path):
+    """An extractor with lcb_runner's rule, declaring no deviation, is held to lcb_runner's
+    own goldens on the </think> cases of deviations.toml, and passes them."""
+    (tmp_path / "runner_rule_adapter.py").write_text(
+        "from lcb_conformance.suite.extraction_rule import upstream_rule\n"
+        "def extract_code(model_output, style='generic'):\n"
+        "    if style == 'genericbase':\n"
+        "        return model_output.strip()\n"
+        "    return upstream_rule(model_output)\n",
+        "utf-8",
+    )
+    result = run_cli(
+        "--impl", "runner_rule_adapter", "--json", "r.json", "--", "-k", "test_extract_code",
+        pythonpath=tmp_path, cwd=tmp_path,
+    )
+    # exit 1: the bad-input checks -k selects fail (it accepts what lcb_prompts rejects),
+    # reported apart from comparability
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["impl"]["deviations"] == []
+    tiers = report["tiers"]
+    upstream = tiers["upstream"]
+    assert upstream["identical"] and upstream["run"] == upstream["identical_cases"] > 900
+    assert tiers["declared_deviations"]["identical"] and tiers["api_contract"]["failed"] > 0
+    assert {f["tier"] for f in report["failures"]} == {"api_contract"}
+    assert "runner_rule_adapter: identical to lcb_runner on every case it provides" in (
+        result.stdout
+    )
+
+
 def test_a_correct_adapter_declaring_a_style_subset_passes(adapters, tmp_path):
     result = run_cli(
         "--impl",
@@ -196,6 +241,127 @@ def test_a_correct_adapter_declaring_a_style_subset_passes(adapters, tmp_path):
     ]
     assert cell(report, "codeqwen", verdict.NO_TOKENIZER)["status"] == "not provided"
     assert "cases not provided" in result.stdout
+
+
+HOSTILE_ADAPTER = r"""
+import lcb_prompts
+
+# lone surrogates, NUL, C0 and C1 controls, an ANSI escape
+HOSTILE = "lone \ud800 \udfff, NUL \x00, bell \x07, esc \x1b[31m, c1 \x85"
+calls = 0
+
+
+def extract_code(model_output, style="generic"):
+    global calls
+    calls += 1
+    if calls == 1:
+        return "x" * 10_000_000
+    return lcb_prompts.extract_code(model_output, style) + HOSTILE
+"""
+
+
+@pytest.fixture(scope="module")
+def hostile_adapter(tmp_path_factory) -> Path:
+    """A folder with hostile_adapter: extract_code returning a 10 MB string once, then
+    lcb_runner's extraction followed by characters UTF-8 and HTML cannot carry as they are."""
+    folder = tmp_path_factory.mktemp("hostile")
+    (folder / "hostile_adapter.py").write_text(HOSTILE_ADAPTER, "utf-8")
+    return folder
+
+
+def test_hostile_strings_give_whole_valid_reports(hostile_adapter, tmp_path):
+    result = run_cli(
+        "--impl", "hostile_adapter", "--json", "r.json", "--html", "r.html",
+        "--", "-k", "test_extract_code and claude",
+        pythonpath=hostile_adapter, cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_bytes().decode("utf-8"))  # strict UTF-8
+    actual = [failure["actual"] for failure in report["failures"]]
+    assert "x" * 10_000_000 in actual
+    assert sum(a.endswith("lone \ud800 \udfff, NUL \x00, bell \x07, esc \x1b[31m, c1 \x85")
+               for a in actual) == len(actual) - 1 > 10
+    page = (tmp_path / "r.html").read_bytes().decode("utf-8")  # strict UTF-8
+    assert "\x00" not in page and "\x1b" not in page and "\x85" not in page
+    assert "\\ud800" in page and "\\x00" in page  # shown as escapes
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
+
+
+def test_a_report_that_cannot_be_written_exits_6_and_the_other_is_written(tmp_path):
+    (tmp_path / "taken").mkdir()  # a directory where the JSON report should go
+    result = run_cli(
+        "--impl", "lcb_prompts", "--json", "taken", "--html", "r.html",
+        "--", "-k", "test_decode_context",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 6, result.stdout[-3000:] + result.stderr[-3000:]
+    message = [line for line in result.stderr.splitlines() if "report not written" in line]
+    assert message == [f"lcb-conformance: JSON report not written: cannot write taken: "
+                       f"{os.strerror(21)}"], result.stderr
+    assert "identical to lcb_runner" in result.stdout  # the verdict is still printed
+    assert 'id="verdict-matrix"' in (tmp_path / "r.html").read_text("utf-8")
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
+    assert os.listdir(tmp_path / "taken") == []
+
+
+OTHER_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
+EXAMPLE_ADAPTER = cases.REPO_ROOT / "conformance" / "examples" / "jsonl_adapter.py"
+
+
+def test_an_adapter_under_another_python_runs_through_impl_cmd(tmp_path):
+    if not OTHER_PYTHON.is_file() or OTHER_PYTHON.resolve() == Path(sys.executable).resolve():
+        pytest.skip(f"no Python besides {sys.executable} at {OTHER_PYTHON}")
+    result = run_cli(
+        "--impl-cmd", f"{OTHER_PYTHON} {EXAMPLE_ADAPTER}", "--json", "r.json",
+        "--", "-k", "test_extract_code or test_decode_context",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["impl"]["name"] == f"cmd: {OTHER_PYTHON} {EXAMPLE_ADAPTER}"
+    assert report["impl"]["deviations"] == ["think"]
+    assert report["tiers"]["declared_deviations"]["identical"]
+    assert report["tiers"]["declared_deviations"]["run"] > 900
+
+
+def test_a_hanging_or_crashing_adapter_process_fails_its_cases_and_the_suite_ends(tmp_path):
+    (tmp_path / "bad_adapter.py").write_text(
+        "import json, sys, time\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    if request['function'] == 'describe':\n"
+        "        result = {'provides': ['decode_context']}\n"
+        "        print(json.dumps({'id': request['id'], 'result': result}), flush=True)\n"
+        "    elif request['args']['context'] == '':\n"
+        "        sys.exit(9)  # crash\n"
+        "    else:\n"
+        "        time.sleep(3600)  # hang\n",
+        "utf-8",
+    )
+    result = run_cli(
+        "--impl-cmd", f"{sys.executable} bad_adapter.py", "--impl-timeout", "1",
+        "--json", "r.json", "--", "-k", "test_decode_context and reference",  # the goldens
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    reports = [failure["pytest_report"] for failure in report["failures"]]
+    assert reports and all("--impl-cmd" in text for text in reports)
+    assert any("no answer within 1 s (killed)" in text for text in reports)
+
+
+def test_impl_path_makes_an_adapter_importable_and_a_failed_import_says_what_to_do(tmp_path):
+    folder = tmp_path / "adapters"
+    folder.mkdir()
+    (folder / "path_adapter.py").write_text("from lcb_prompts import decode_context\n", "utf-8")
+    missing = run_cli("--impl", "path_adapter", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "--impl-path DIR" in missing.stderr and "--impl-cmd" in missing.stderr
+    found = run_cli(
+        "--impl", "path_adapter", "--impl-path", str(folder), "--", "-k", "test_decode_context",
+        cwd=tmp_path,
+    )
+    assert found.returncode == 0, found.stdout[-3000:] + found.stderr[-3000:]
 
 
 def test_an_implementation_that_cannot_be_imported_exits_2(tmp_path):

@@ -103,6 +103,11 @@ def _run(actual: str, golden: str) -> dict:
             "follows": "generic: one HUMAN round",
         },
         "headline": "peers.opencompass_lcb: NOT identical to lcb_runner",
+        "tiers": {
+            "upstream": {"identical": False, "identical_cases": 0, "run": 1},
+            "declared_deviations": {"deviations": [], "identical": False, "passed": 0, "run": 1},
+            "api_contract": {"passed": 1, "run": 2},
+        },
         "impl": {"not_provided": ["decode_context"], "styles_not_provided": ["codeqwen"]},
         "totals": {"not_provided": 3},
         "cells": [
@@ -134,6 +139,8 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
     assert "| generic | no template | prompt | 1 | 0 | 1 |" in page
     assert "the styles codeqwen and the functions decode_context" in page
     assert "1 passed, 1 failed in test_bad_input.py (1)" in page
+    assert "1. identical to lcb_runner (its own goldens): no, 0 of 1 cases run" in page
+    assert "3. API contract and other checks (apart): 1 of 2 passed" in page
     # the first failing case, as showdiff shows it
     assert "first difference at offset 0" in page
     assert "golden: You are an expert Python programmer. You…" in page

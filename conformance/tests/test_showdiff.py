@@ -36,3 +36,68 @@ def test_report_names_the_case_offset_and_both_sides():
 def test_first_difference_of_a_prefix_is_its_length():
     assert first_difference("abc", "abcd") == 3
     assert first_difference("same", "same") is None
+
+
+# --- chat messages: differences in words -----------------------------------------------------
+
+
+def _message_golden(group: str) -> str:
+    from lcb_conformance.suite import goldens
+
+    return goldens.read(goldens.GoldenKey(goldens.MESSAGES, group, "atc_crlf_statement"))
+
+
+def test_a_missing_system_message_is_named():
+    import json
+
+    from lcb_conformance.suite import goldens, showdiff
+
+    golden = _message_golden("OpenAIChat")
+    messages = json.loads(golden)
+    assert messages[0]["role"] == "system"
+    actual = goldens.canonical_json(messages[1:])
+    assert showdiff.messages_differences(actual, golden) == ["system message missing"]
+
+
+def test_a_differing_user_message_is_named_with_where():
+    import json
+
+    from lcb_conformance.suite import goldens, showdiff
+
+    golden = _message_golden("OpenAIChat")
+    messages = json.loads(golden)
+    messages[-1]["content"] = messages[-1]["content"].replace("### Question", "### Problem", 1)
+    (found,) = showdiff.messages_differences(goldens.canonical_json(messages), golden)
+    assert found.startswith("user message differs at offset 4 (line 1, column 5): golden ")
+
+
+def test_claude3s_separate_system_prompt_missing_is_named():
+    import json
+
+    from lcb_conformance.suite import goldens, showdiff
+
+    golden = _message_golden("Claude3")
+    conversation = json.loads(golden)
+    assert set(conversation) == {"system", "messages"}
+    actual = goldens.canonical_json(conversation["messages"])
+    assert showdiff.messages_differences(actual, golden) == [
+        "system prompt missing (lcb_runner sends (system, messages))"
+    ]
+    assert showdiff.messages_differences(golden, golden) == []
+    assert showdiff.messages_differences("not json", golden) == []
+
+
+def test_the_reports_say_it_first():
+    import json
+
+    from lcb_conformance.reports import verdict
+    from lcb_conformance.suite import goldens
+
+    golden = _message_golden("OpenAIChat")
+    actual = goldens.canonical_json(json.loads(golden)[1:])
+    nodeid = "t.py::test_messages[messages/OpenAIChat/atc_crlf_statement]"
+    result = verdict.CaseResult(nodeid, verdict.FAILED, "", actual)
+    assert result.mismatch_report().split("\n")[:2] == [
+        "system message missing",
+        "messages/OpenAIChat/atc_crlf_statement: differs from the golden",
+    ]

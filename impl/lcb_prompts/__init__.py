@@ -18,7 +18,12 @@ from .prompts import (
 )
 from .streaming import PrefixExtractor
 
+# For lcb-conformance's adapter protocol: lcb_prompts' deliberate differences from lcb_runner,
+# by their id in conformance/deviations.toml (extract_code cuts at the last </think>).
+DEVIATIONS = ("think",)
+
 __all__ = [
+    "DEVIATIONS",
     "MESSAGE_STYLES",
     "PROMPT_STYLES",
     "PrefixExtractor",

@@ -13,27 +13,33 @@ itself is that object. The object provides any of:
     decode_context(context) -> str
     judge_program(row, program, timeout) -> (results, metadata)
     STYLES      optional: the styles it implements, e.g. ("generic",)
+    DEVIATIONS  optional: the deliberate differences from lcb_runner it declares, by their
+                id in conformance/deviations.toml, e.g. ("think",)
 
-(the signatures of the reference ``lcb_prompts``). A function it does not provide, or a case
-for a style missing from its STYLES, is reported as not provided (the test skips saying so),
-never as a failure. A style the suite does not know is passed through untouched, so bad-input
-tests still see the implementation's own error.
+(the signatures of the reference ``lcb_prompts``). A case of a declared deviation is held to
+that deviation's golden (for "think": upstream's extraction of the answer after </think>);
+without the declaration it is held to lcb_runner's own golden, like every other case. A
+function it does not provide, or a case for a style missing from its STYLES, is reported as
+not provided (the test skips saying so), never as a failure. A style the suite does not know
+is passed through untouched, so bad-input tests still see the implementation's own error.
 
 ``judge_program`` grades a candidate program against a dataset row's tests (public and
 private, in the dataset's encoding) with a per-test ``timeout`` in seconds, and returns what
 lcb_runner's judge returns for one program: the per-test results (True/False, or -1/-2/-3/-4
 for global timeout, wrong answer, time limit, runtime error) and the metadata dict
 (error_code, error_message, ...). It raises when the row's tests cannot be decoded. The suite
-calls it only in a child process (lcb_conformance.judge), never in its own.
+calls it only in a child process (lcb_conformance.upstream.judge), never in its own.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lcb_conformance.suite import deviations
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
 API = (
@@ -68,6 +74,7 @@ class Implementation:
     name: str  # as given to --impl: "module" or "module:attr"
     module: object  # the adapter object holding the functions (a module unless :attr)
     styles: tuple[str, ...] | None = None  # its declared STYLES; None: every style
+    deviations: tuple[str, ...] = ()  # its declared DEVIATIONS (ids in deviations.toml)
 
     def provides(self, function: str, style: str | None = None) -> bool:
         if not callable(getattr(self.module, function, None)):
@@ -90,6 +97,7 @@ class Implementation:
             "styles": list(self.styles) if self.styles is not None else None,
             "styles_not_provided": list(self.not_provided_styles()),
             "styles_unknown_to_the_suite": list(self.unknown_declared_styles()),
+            "deviations": list(self.deviations),
         }
 
     def _declares(self, style: object) -> bool:
@@ -137,13 +145,35 @@ def _styles_of(name: str, adapter: object) -> tuple[str, ...] | None:
     return tuple(declared)
 
 
+def _deviations_of(name: str, adapter: object) -> tuple[str, ...]:
+    declared = getattr(adapter, "DEVIATIONS", ())
+    known = deviations.ids()
+    if isinstance(declared, str) or not all(isinstance(item, str) for item in declared):
+        raise ImportError(
+            f"--impl {name}: DEVIATIONS must be a tuple or list of deviation ids, e.g. "
+            f'("think",); got {declared!r}'
+        )
+    unknown = [item for item in declared if item not in known]
+    if unknown:
+        raise ImportError(
+            f"--impl {name}: DEVIATIONS names {', '.join(map(repr, unknown))}, not a deviation "
+            f"of conformance/deviations.toml (known: {', '.join(known)})"
+        )
+    return tuple(declared)
+
+
 def load(name: str = REFERENCE) -> Implementation:
     """The implementation named ``module`` or ``module:attr``."""
     module_name, _, attribute = name.partition(":")
     try:
         adapter = importlib.import_module(module_name)
     except ImportError as error:
-        raise ImportError(f"--impl {name}: cannot import {module_name} ({error})") from error
+        raise ImportError(
+            f"--impl {name}: cannot import {module_name} ({error}). Make it importable here "
+            f"({sys.executable}): --impl-path DIR (the folder holding it), PYTHONPATH=DIR, or "
+            "pip install it into this environment; or, if it needs another Python or its own "
+            'environment, serve it with --impl-cmd "CMD" (docs/implementations.md)'
+        ) from error
     if attribute:
         for part in attribute.split("."):
             try:
@@ -154,4 +184,9 @@ def load(name: str = REFERENCE) -> Implementation:
                 ) from None
     if not any(callable(getattr(adapter, function, None)) for function in API):
         raise ImportError(f"--impl {name}: provides none of {', '.join(API)}")
-    return Implementation(name, adapter, _styles_of(name, adapter))
+    return wrap(name, adapter)
+
+
+def wrap(name: str, adapter: object) -> Implementation:
+    """The implementation of an adapter object, its STYLES and DEVIATIONS checked."""
+    return Implementation(name, adapter, _styles_of(name, adapter), _deviations_of(name, adapter))

@@ -200,14 +200,24 @@ def last_block(report):
 
 
 def strips_think(report):
-    """The generic </think> cases of deviations.toml expect the answer after the reasoning;
-    an extractor that does not cut the reasoning passes none of them."""
+    """The generic </think> cases of deviations.toml: an extractor that cuts the reasoning
+    returns upstream's extraction of the answer after </think> there (the extract-after-think
+    golden): it passes them when it declares the think deviation (DEVIATIONS), and otherwise
+    fails them, held to lcb_runner's own extraction, with that answer."""
     listed = sorted(case for case, style in deviations.think_deviations() if style == "generic")
-    failed = [c for c in listed if _failed(report, f"extract/generic/{c}")]
-    passed = len(listed) - len(failed)
-    return passed > 0, (
-        f"passes {passed} of the {len(listed)} generic </think> cases (an extractor that keeps "
-        f"the reasoning passes none); fails {', '.join(failed) or 'none'}"
+    declared = "think" in report["impl"].get("deviations", [])
+    cut = []
+    for case in listed:
+        failure = _failed(report, f"extract/generic/{case}")
+        after_think = goldens.read(goldens.GoldenKey(goldens.EXTRACT_AFTER_THINK, "generic", case))
+        if (failure is None and declared) or (
+            failure is not None and failure.get("actual") == after_think
+        ):
+            cut.append(case)
+    return bool(cut), (
+        f"returns the answer after </think> in {len(cut)} of the {len(listed)} generic "
+        f"</think> cases (an extractor that keeps the reasoning: none); "
+        f"{', '.join(cut) or 'none'}"
     )
 
 
@@ -323,6 +333,30 @@ def _headline(report: dict) -> str:
     )
 
 
+def _tier_lines(report: dict) -> list[str]:
+    """The run's three questions (lcb_conformance.reports.verdict), as a list; none for a
+    run stored before the report had tiers."""
+    tiers = report.get("tiers")
+    if tiers is None:
+        return []
+    upstream, declared, contract = (
+        tiers["upstream"],
+        tiers["declared_deviations"],
+        tiers["api_contract"],
+    )
+    return [
+        f"1. identical to lcb_runner (its own goldens): "
+        f"{'yes' if upstream['identical'] else 'no'}, {upstream['identical_cases']} of "
+        f"{upstream['run']} cases run",
+        f"2. identical except its declared deviations "
+        f"({', '.join(declared['deviations']) or 'none declared'}): "
+        f"{'yes' if declared['identical'] else 'no'}, {declared['passed']} of {declared['run']}",
+        f"3. API contract and other checks (apart): {contract['passed']} of {contract['run']} "
+        "passed",
+        "",
+    ]
+
+
 def render_peer(report: dict) -> list[str]:
     peer = report["peer"]
     name = peer["module"].rsplit(".", 1)[-1]
@@ -334,6 +368,7 @@ def render_peer(report: dict) -> list[str]:
         "",
         f"**{_headline(report)}**",
         "",
+        *_tier_lines(report),
         "| style | tokenizer | checks | cases run | passed | failed | first failing case |",
         "|---|---|---|---|---|---|---|",
     ]

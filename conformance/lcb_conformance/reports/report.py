@@ -9,6 +9,12 @@ characters) and the full line diff.
 HTML: the verdict matrix coloured by result, the per-cell table, every failing case with a
 side-by-side diff with whitespace made visible, and the comparability matrix golden of this
 transformers line.
+
+Both accept any string a case or an implementation produces (lone surrogates, NUL, other
+control characters, megabytes): JSON keeps a lone surrogate as a ``\\udXXX`` escape, HTML
+shows control characters and surrogates as visible escapes. Each file is written to a
+temporary file beside it and renamed into place, so a report is whole or absent; a report that
+cannot be written raises :class:`ReportNotWritten`.
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ import difflib
 import html
 import importlib.metadata
 import json
+import os
+import re
+import tempfile
 from pathlib import Path
 
 from lcb_conformance.reports import verdict
@@ -33,6 +42,31 @@ from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-report/1"
 HTML_DIFFS = 100  # failing cases shown with a side-by-side diff; the rest with their report
+# difflib.HtmlDiff compares changed lines character by character (quadratic): above this many
+# characters (golden + actual) a case gets its report only, the full texts being in the JSON.
+SIDE_BY_SIDE_LIMIT = 200_000
+
+
+class ReportNotWritten(Exception):
+    """A report could not be rendered or written; nothing was left at its path."""
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """data at path, whole or not at all: written beside it, then renamed over it."""
+    path = Path(path)
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".partial", delete=False
+        ) as stream:
+            temporary = Path(stream.name)
+            stream.write(data)
+        os.replace(temporary, path)
+    except OSError as error:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        raise ReportNotWritten(f"cannot write {path}: {error.strerror or error}") from error
 
 
 def _version(distribution: str) -> str | None:
@@ -84,6 +118,15 @@ def failure_record(result: CaseResult) -> dict:
             if golden is not None and actual is not None
             else None
         ),
+        "tier": (
+            "api_contract"
+            if result.key is None
+            else "upstream"
+            if result.upstream_golden and not result.declared_deviation
+            else "declared_deviations"
+        ),
+        "declared_deviation": result.declared_deviation,
+        **result.severity(),
         "report": result.mismatch_report(),
         "diff": line_diff(result),
         "pytest_report": result.message,
@@ -99,6 +142,7 @@ def to_json(run: Run) -> dict:
         "schema": SCHEMA,
         "verdict": "pass" if run.exit_code() == 0 else "fail",
         "headline": run.headline(),
+        "tiers": run.tiers(),
         "exit_code": run.exit_code(),
         "impl": run.impl,
         "goldens": {
@@ -128,6 +172,7 @@ def to_json(run: Run) -> dict:
                 "checks": list(s.checks),
                 "status": s.status,
                 "cases": s.cases,
+                "run": s.run,
                 "passed": s.counts[PASSED],
                 "failed": s.counts[FAILED],
                 "not_provided": s.counts[NOT_PROVIDED_OUTCOME],
@@ -144,10 +189,15 @@ def to_json(run: Run) -> dict:
     }
 
 
+def json_bytes(run: Run) -> bytes:
+    """The JSON report as UTF-8. json.dumps escapes control characters itself; a lone
+    surrogate (which UTF-8 cannot carry) becomes the JSON escape \\udXXX, so nothing is lost."""
+    text = json.dumps(to_json(run), indent=1, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")
+
+
 def write_json(run: Run, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_json(run), indent=1, ensure_ascii=False) + "\n", "utf-8")
+    write_atomically(path, json_bytes(run))
 
 
 # --- HTML ------------------------------------------------------------------------------------
@@ -190,6 +240,8 @@ table.diff thead th { background: #eaeef2; }
 td.diff_next { background: #f6f8fa; }
 .diff_add { background: #aceebb; } .diff_chg { background: #fff1a8; }
 .diff_sub { background: #ffcecb; }
+#tiers li.pass { color: #116329; } #tiers li.fail { color: #a40e26; font-weight: 600; }
+.escape { background: #fff1a8; color: #a40e26; }
 """
 
 STATUS_CLASS = {
@@ -207,8 +259,20 @@ COLUMN_TITLES = {
 }
 
 
+# Characters a page cannot show or UTF-8 cannot carry: C0 controls but tab and line breaks,
+# DEL, C1 controls and lone surrogates.
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown_escape(match: re.Match) -> str:
+    code = ord(match.group())
+    escape = f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return f'<span class="escape">{escape}</span>'
+
+
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """text as HTML, invisible and unencodable characters shown as escapes."""
+    return _INVISIBLE.sub(_shown_escape, html.escape(str(text), quote=True))
 
 
 def _anchor(index: int) -> str:
@@ -245,7 +309,7 @@ def matrix_table(run: Run, anchors: dict[str, str]) -> str:
             if summary.status == "not provided":
                 text = "n/p"
             else:
-                text = f"{counts[PASSED]}/{summary.cases}"
+                text = f"{counts[PASSED]}/{summary.run}"  # of the cases that ran
             if summary.first_failure is not None:
                 anchor = anchors.get(summary.first_failure.nodeid)
                 if anchor:
@@ -307,6 +371,11 @@ def side_by_side(result: CaseResult) -> str:
     golden, actual = result.golden, result.actual_text
     if golden is None or actual is None:
         return ""
+    if len(golden) + len(actual) > SIDE_BY_SIDE_LIMIT:
+        return (
+            f"<p>No side-by-side diff: {len(golden) + len(actual)} characters is too many "
+            "(both texts are in the JSON report).</p>"
+        )
     table = difflib.HtmlDiff(tabsize=4, wrapcolumn=80).make_table(
         visible_lines(golden),
         visible_lines(actual),
@@ -319,6 +388,43 @@ def side_by_side(result: CaseResult) -> str:
     return table
 
 
+def severity_text(found: dict) -> str:
+    return ": ".join(filter(None, (found["severity"], found.get("detail"))))
+
+
+def tiers_list(tiers: dict[str, dict]) -> str:
+    """The three questions, in order, each with its answer and counts of the cases run."""
+    upstream, declared, contract = (
+        tiers["upstream"],
+        tiers["declared_deviations"],
+        tiers["api_contract"],
+    )
+    items = [
+        (
+            "pass" if upstream["identical"] else "fail",
+            f"1. {upstream['question']}: {'yes' if upstream['identical'] else 'NO'}: "
+            f"{upstream['identical_cases']} of {upstream['run']} cases identical"
+            + (
+                f" ({upstream['differing_by_declared_deviations']} differ by declared deviations)"
+                if upstream["differing_by_declared_deviations"]
+                else ""
+            ),
+        ),
+        (
+            "pass" if declared["identical"] else "fail",
+            f"2. {declared['question']} ({', '.join(declared['deviations']) or 'none declared'})"
+            f": {'yes' if declared['identical'] else 'NO'}: {declared['passed']} of "
+            f"{declared['run']} cases",
+        ),
+        (
+            "pass" if not contract["failed"] else "fail",
+            f"3. {contract['question']}: {contract['passed']} of {contract['run']} passed",
+        ),
+    ]
+    rows = "".join(f'<li class="{status}">{_e(text)}</li>' for status, text in items)
+    return f'<ul id="tiers">{rows}</ul>'
+
+
 def failure_section(index: int, result: CaseResult, with_diff: bool) -> str:
     golden_file = f"conformance/goldens/{result.key.relative}" if result.key is not None else "-"
     parts = [
@@ -328,6 +434,7 @@ def failure_section(index: int, result: CaseResult, with_diff: bool) -> str:
         f"<dt>cell</dt><dd>{_e(result.cell.style)} / {_e(result.cell.tokenizer)}</dd>",
         f"<dt>test</dt><dd><code>{_e(result.nodeid)}</code></dd>",
         f"<dt>golden</dt><dd><code>{_e(golden_file)}</code></dd>",
+        f"<dt>severity</dt><dd>{_e(severity_text(result.severity()))}</dd>",
         "</dl>",
         f"<pre>{_e(result.mismatch_report())}</pre>",
     ]
@@ -353,6 +460,7 @@ def to_html(run: Run) -> str:
             "styles",
             ", ".join(impl["styles"]) if impl.get("styles") is not None else "all (no STYLES)",
         ),
+        ("declared deviations", ", ".join(impl.get("deviations", [])) or "none"),
         ("goldens from upstream", upstream_text),
         (
             "transformers",
@@ -391,11 +499,13 @@ def to_html(run: Run) -> str:
         f"<style>{CSS}</style></head><body>",
         "<h1>lcb-conformance report</h1>",
         f'<p class="headline {status}" id="verdict">{_e(run.headline())}</p>',
+        tiers_list(data["tiers"]),
         '<dl class="meta">',
         *(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta),
         "</dl>",
         '<h2 id="matrix">Verdict matrix: style × tokenizer family</h2>',
-        "<p>Each cell: cases identical to lcb_runner's golden / cases run, for that style and "
+        "<p>Each cell: cases identical to their golden / cases run (not provided ones left "
+        "out), for that style and "
         "tokenizer family (prompts, chat renderings, token audits, extractions). A red cell "
         "links to its first failing case.</p>",
         matrix_table(run, anchors),
@@ -427,6 +537,4 @@ def to_html(run: Run) -> str:
 
 
 def write_html(run: Run, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(to_html(run), "utf-8")
+    write_atomically(path, to_html(run).encode("utf-8"))

@@ -5,10 +5,23 @@ A golden test's parameter id is a case id of the case index (``test_prompt[promp
 llama3/lc_x]``), and the index says the case's cell and golden (lcb_conformance.suite.index):
 whatever the test function is called. Any other test is an "other checks" cell named after
 its test module.
+
+A run answers three questions, in this order (its tiers):
+
+1. identical to lcb_runner? -- the cases whose golden lcb_runner produced, each held to
+   lcb_runner's own golden; a case of a deviation the implementation declares differs by
+   that declaration, so it counts as differing.
+2. identical except its declared deviations? -- every golden case, a declared deviation's
+   case held to that deviation's golden (and the reference's own prefix/decode goldens).
+3. its API contract and other checks (bad input, properties) -- apart: never counted as
+   (in)comparability with lcb_runner.
+
+Every count's denominator is the cases that ran: not provided and skipped cases are left out.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -75,14 +88,57 @@ def parse_nodeid(nodeid: str) -> tuple[str, str, str | None]:
     return path.rsplit("/", 1)[-1], function, parameter[:-1] if bracket else None
 
 
-def classify(nodeid: str) -> tuple[Cell, GoldenKey | None]:
-    """The cell of a test, and the golden it compares with (None for other checks)."""
-    module, _, parameter = parse_nodeid(nodeid)
+def case_of(nodeid: str) -> dict | None:
+    """The case-index entry a test checks (None: not a golden case)."""
+    _, _, parameter = parse_nodeid(nodeid)
     case = index.by_id().get(parameter or "")
-    if case is None or case["cell"] is None:
-        return Cell(OTHER, module), None
-    # a listed deviation is held to another golden (upstream's extraction after </think>)
-    return Cell(*case["cell"]), goldens.key_of(case["golden"])
+    return case if case is not None and case["cell"] is not None else None
+
+
+def classify(nodeid: str, deviations: tuple[str, ...] = ()) -> tuple[Cell, GoldenKey | None]:
+    """The cell of a test, and the golden it compares with (None for other checks), for an
+    implementation declaring these deviations."""
+    case = case_of(nodeid)
+    if case is None:
+        return Cell(OTHER, parse_nodeid(nodeid)[0]), None
+    # a declared deviation is held to another golden (upstream's extraction after </think>)
+    return Cell(*case["cell"]), goldens.key_of(index.golden_held_to(case, deviations))
+
+
+WHITESPACE_ONLY = "whitespace-only"
+CONTENT = "content"
+NO_TEXT = "no text"  # the call raised, or returned something else than a string
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _edge(text: str, where: str) -> str:
+    if where == "leading":
+        return text[: len(text) - len(text.lstrip())]
+    return text[len(text.rstrip()) :]
+
+
+def severity(golden: str | None, actual: str | None) -> dict:
+    """How two differing texts differ: {"severity": content | whitespace-only | no text}, and
+    for whitespace only, "where" (leading, trailing, interior) and "detail": what each side
+    has there, with invisible characters shown."""
+    if golden is None or actual is None:
+        return {"severity": NO_TEXT}
+    if _WHITESPACE.sub("", golden) != _WHITESPACE.sub("", actual):
+        return {"severity": CONTENT}
+    where, details = [], []
+    for edge in ("leading", "trailing"):
+        ours, theirs = _edge(golden, edge), _edge(actual, edge)
+        if ours != theirs:
+            where.append(edge)
+            details.append(
+                f"{edge} whitespace: golden '{showdiff.visible(ours)}', "
+                f"actual '{showdiff.visible(theirs)}'"
+            )
+    if golden.strip() != actual.strip():
+        where.append("interior")
+        offset = showdiff.first_difference(actual.strip(), golden.strip())
+        details.append(f"interior whitespace differs at offset {offset} of the stripped texts")
+    return {"severity": WHITESPACE_ONLY, "where": where, "detail": "; ".join(details)}
 
 
 NO_ACTUAL = object()  # the test failed before comparing (an exception), or was not captured
@@ -94,11 +150,33 @@ class CaseResult:
     outcome: str  # PASSED, FAILED, NOT_PROVIDED_OUTCOME or SKIPPED
     message: str = ""  # the failure report, or the skip reason
     actual: object = NO_ACTUAL  # what the implementation returned, for a failed comparison
+    deviations: tuple[str, ...] = ()  # the implementation's declared DEVIATIONS
     cell: Cell = field(init=False)
     key: GoldenKey | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.cell, self.key = classify(self.nodeid)
+        self.cell, self.key = classify(self.nodeid, self.deviations)
+
+    @property
+    def ran(self) -> bool:
+        return self.outcome in (PASSED, FAILED)
+
+    @property
+    def upstream_golden(self) -> bool:
+        """Whether lcb_runner produced this case's golden (tier 1 counts it)."""
+        case = case_of(self.nodeid)
+        return case is not None and case["upstream"] is not None
+
+    @property
+    def declared_deviation(self) -> str | None:
+        """The declared deviation this case is held to instead of lcb_runner's golden."""
+        case = case_of(self.nodeid)
+        if case is None or case.get("deviation") not in self.deviations:
+            return None
+        return case["deviation"]
+
+    def severity(self) -> dict:
+        return severity(self.golden, self.actual_text)
 
     @property
     def case_id(self) -> str:
@@ -117,7 +195,12 @@ class CaseResult:
         """showdiff's report for a failed golden comparison; the test's own report else."""
         golden, actual = self.golden, self.actual_text
         if golden is not None and actual is not None:
-            return showdiff.report(actual, golden, label=str(self.key))
+            spoken = (
+                showdiff.messages_differences(actual, golden)
+                if self.key.family == goldens.MESSAGES
+                else []
+            )
+            return "\n".join([*spoken, showdiff.report(actual, golden, label=str(self.key))])
         if self.actual is not NO_ACTUAL:
             return f"{self.case_id}: returned {self.actual!r:.300}, not a str\n{self.message}"
         return self.message
@@ -133,6 +216,11 @@ class CellSummary:
     @property
     def cases(self) -> int:
         return sum(self.counts.values())
+
+    @property
+    def run(self) -> int:
+        """The cases that ran (passed or failed): the denominator of the cell."""
+        return self.counts[PASSED] + self.counts[FAILED]
 
     @property
     def status(self) -> str:
@@ -247,28 +335,92 @@ class Run:
             return 1
         return 0
 
-    def headline(self) -> str:
-        totals = self.totals()
-        name = self.impl.get("name", "?")
-        not_provided = (
-            f"; {totals[NOT_PROVIDED_OUTCOME]} cases not provided"
-            if totals[NOT_PROVIDED_OUTCOME]
-            else ""
+    def tiers(self) -> dict[str, dict]:
+        """The three questions a run answers (module docstring), counted over the cases
+        that ran."""
+        ran = [result for result in self.results if result.ran]
+        upstream = [r for r in ran if r.upstream_golden]
+        by_deviation = [r for r in upstream if r.declared_deviation]
+        upstream_identical = sum(
+            1 for r in upstream if r.outcome == PASSED and not r.declared_deviation
         )
+        golden = [r for r in ran if r.key is not None]
+        contract = [r for r in ran if r.key is None]
+        golden_failed = sum(1 for r in golden if r.outcome == FAILED)
+        contract_failed = sum(1 for r in contract if r.outcome == FAILED)
+        return {
+            "upstream": {
+                "question": "identical to lcb_runner? (lcb_runner's own goldens only)",
+                "identical": upstream_identical == len(upstream),
+                "run": len(upstream),
+                "identical_cases": upstream_identical,
+                "differing": len(upstream) - upstream_identical,
+                "differing_by_declared_deviations": len(by_deviation),
+            },
+            "declared_deviations": {
+                "question": "identical except its declared deviations? (every golden case)",
+                "deviations": list(self.impl.get("deviations", [])),
+                "identical": golden_failed == 0,
+                "run": len(golden),
+                "passed": len(golden) - golden_failed,
+                "failed": golden_failed,
+            },
+            "api_contract": {
+                "question": "its API contract and other checks (bad input, properties); "
+                "apart, not a comparability verdict",
+                "run": len(contract),
+                "passed": len(contract) - contract_failed,
+                "failed": contract_failed,
+            },
+        }
+
+    def headline(self) -> str:
+        """The three tiers in one line (the CLI's last line, the reports' headline)."""
+        name = self.impl.get("name", "?")
         if self.pytest_exit_code not in (0, 1):
             return f"{name}: the suite did not run (pytest exit code {self.pytest_exit_code})"
-        if self.exit_code():
-            cells = sum(1 for s in self.summaries() if s.counts[FAILED])
-            errors = (
-                f", {len(self.collection_errors)} collection errors"
-                if self.collection_errors
-                else ""
-            )
-            return (
-                f"{name}: NOT identical to lcb_runner: {totals[FAILED]} of {sum(totals.values())} "
-                f"cases failed in {cells} cells{errors}{not_provided}"
-            )
-        return (
-            f"{name}: identical to lcb_runner on every case it provides "
-            f"({totals[PASSED]} passed{not_provided})"
+        tiers = self.tiers()
+        upstream, declared, contract = (
+            tiers["upstream"],
+            tiers["declared_deviations"],
+            tiers["api_contract"],
         )
+        if upstream["identical"]:
+            first = (
+                f"identical to lcb_runner on every case it provides "
+                f"({upstream['run']} cases with lcb_runner's goldens)"
+            )
+        else:
+            by_deviation = upstream["differing_by_declared_deviations"]
+            if by_deviation == upstream["differing"]:
+                why = ", all by its declared deviations"
+            elif by_deviation:
+                why = f", {by_deviation} of them by its declared deviations"
+            else:
+                why = ""
+            first = (
+                f"NOT identical to lcb_runner: {upstream['differing']} of {upstream['run']} "
+                f"cases differ{why}"
+            )
+        names = ", ".join(declared["deviations"]) or "none declared"
+        if declared["identical"]:
+            second = (
+                f"identical except its declared deviations ({names}): yes, "
+                f"{declared['passed']} of {declared['run']} golden cases"
+            )
+        else:
+            cells = sum(1 for s in self.summaries() if s.counts[FAILED] and s.cell.style != OTHER)
+            second = (
+                f"identical except its declared deviations ({names}): NO, "
+                f"{declared['failed']} of {declared['run']} golden cases failed in {cells} cells"
+            )
+        third = (
+            f"API contract and other checks (apart): {contract['failed']} of {contract['run']} "
+            "failed"
+        )
+        errors = (
+            f"; {len(self.collection_errors)} collection errors" if self.collection_errors else ""
+        )
+        not_provided = self.totals()[NOT_PROVIDED_OUTCOME]
+        not_provided_text = f"; {not_provided} cases not provided" if not_provided else ""
+        return f"{name}: {first}; {second}; {third}{errors}{not_provided_text}"

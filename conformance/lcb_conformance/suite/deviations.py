@@ -16,6 +16,12 @@ def load() -> dict:
         return tomllib.load(file)
 
 
+def ids() -> tuple[str, ...]:
+    """The deviation ids an implementation can declare (its DEVIATIONS): the top-level
+    tables of deviations.toml."""
+    return tuple(load())
+
+
 @cache
 def think_deviations() -> dict[tuple[str, str], str]:
     """(output id, style) -> why, for every listed </think> deviation."""

@@ -201,6 +201,15 @@ def held_cases(family: str) -> list[dict]:
     return [case for case in by_id().values() if case["family"] == family and case["call"]]
 
 
+def golden_held_to(case: dict, declared_deviations) -> str:
+    """The golden file (relative path) a case holds an implementation to: the case's listed
+    deviation's golden when the implementation declares that deviation (its DEVIATIONS), and
+    otherwise lcb_runner's own, which the case id names."""
+    if case.get("deviation") and case["deviation"] not in declared_deviations:
+        return goldens.key_of(case["id"]).relative
+    return case["golden"]
+
+
 def arguments(call: dict) -> dict:
     """A call's arguments with fixture references replaced by the fixture values (a
     tokenizer stays its repo id; enable_thinking=None is left out of the call)."""

@@ -54,9 +54,12 @@ class GoldenExtension(SingleFileSnapshotExtension):
                 else str(data)
             )
 
-        yield from showdiff.report(
-            text(serialized_data), text(snapshot_data), label=self.__class__.__doc__ or "golden"
-        ).split("\n")
+        label = self.__class__.__doc__ or "golden"
+        if label.startswith(goldens.MESSAGES + "/"):  # a conversation: say what differs first
+            yield from showdiff.messages_differences(text(serialized_data), text(snapshot_data))
+        yield from showdiff.report(text(serialized_data), text(snapshot_data), label=label).split(
+            "\n"
+        )
 
 
 @cache

@@ -1,0 +1,242 @@
+"""An implementation in another process: ``--impl-cmd "CMD ..."`` runs any program (another
+Python, another language, a harness with torch) that speaks JSON lines on stdin/stdout.
+
+Protocol 1 (docs/implementations.md; JSON Schema: docs/adapter-protocol.schema.json). The
+suite writes one request a line and reads one response a line:
+
+    {"id": 1, "function": "describe", "args": {}}
+    -> {"id": 1, "result": {"provides": ["extract_code"], "styles": null, "deviations": []}}
+    {"id": 2, "function": "extract_code", "args": {"model_output": "...", "style": "generic"}}
+    -> {"id": 2, "result": "print(1)"}      or      {"id": 2, "error": {"type": "ValueError",
+                                                      "message": "unknown style"}}
+
+Arguments are JSON values with the fixture values inlined; bytes are {"$bytes": "<hex>"}, a
+value JSON cannot carry (an object a bad-input test passes) is {"$object": "<repr>"}, and a
+tokenizer is its repo id (the program loads it itself; HF_HOME points at the suite's offline
+cache). An error's type is raised here as the built-in exception of that name (so bad-input
+tests see TypeError, ValueError, ...), "NotProvided" as not provided.
+
+The program is untrusted: it runs in a temporary directory, under an address-space limit, and
+each request has a time limit. A program that exits, hangs or answers garbage fails that case
+with a message saying so (and its stderr's last lines); the next call starts it afresh.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import json
+import os
+import resource
+import selectors
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
+
+PROTOCOL = 1
+DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
+DEFAULT_MEMORY_MB = 4096  # address space of the program
+STDERR_TAIL = 1200  # characters of the program's stderr quoted in an error
+# The arguments of each function, in order (positional calls are sent by name).
+PARAMETERS = {
+    "format_lcb_prompt": ("row", "tokenizer", "chat_template", "style", "enable_thinking"),
+    "format_lcb_messages": ("row", "style"),
+    "extract_code": ("model_output", "style"),
+    "extract_code_prefix": ("model_output", "style"),
+    "decode_context": ("context",),
+}
+
+
+class AdapterProcessError(RuntimeError):
+    """The adapter program crashed, hung, or broke the protocol."""
+
+
+class RemoteError(Exception):
+    """The program reported an error whose type is not a built-in exception."""
+
+
+def encode(value):
+    """A call argument as JSON: bytes and values JSON cannot carry tagged (module docstring)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, bytes | bytearray):
+        return {"$bytes": bytes(value).hex()}
+    if isinstance(value, list | tuple):
+        return [encode(item) for item in value]
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {key: encode(item) for key, item in value.items()}
+    repo_id = getattr(value, "name_or_path", None)  # a tokenizer crosses by its repo id
+    if isinstance(repo_id, str):
+        return repo_id
+    return {"$object": repr(value)[:200]}
+
+
+def _limit_memory(megabytes: int):
+    def limit() -> None:
+        size = megabytes * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return limit
+
+
+class ProcessAdapter:
+    """The adapter object of an --impl-cmd program: an attribute per function it provides."""
+
+    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT,
+                 memory_mb: int = DEFAULT_MEMORY_MB):  # fmt: skip
+        self.command = command
+        # it runs in a temporary directory: a path given relative to here is made absolute
+        self.argv = [
+            str(Path(arg).resolve()) if not os.path.isabs(arg) and os.path.exists(arg) else arg
+            for arg in shlex.split(command)
+        ]
+        if not self.argv:
+            raise ValueError("--impl-cmd: empty command")
+        self.timeout = timeout
+        self.memory_mb = memory_mb
+        self.workdir = Path(tempfile.mkdtemp(prefix="lcb-impl-cmd-"))
+        self._process: subprocess.Popen | None = None
+        self._buffer = b""
+        self._next_id = 0
+        atexit.register(self._remove)
+        described = self.request("describe", {})
+        if not isinstance(described, dict) or not isinstance(described.get("provides"), list):
+            raise AdapterProcessError(
+                f"--impl-cmd {command}: describe must return "
+                f'{{"provides": [...], "styles": [...] or null, "deviations": [...]}}; '
+                f"got {described!r:.200}"
+            )
+        self.provides = tuple(name for name in described["provides"] if name in PARAMETERS)
+        self.STYLES = described.get("styles")
+        self.DEVIATIONS = tuple(described.get("deviations") or ())
+
+    def __getattr__(self, function: str):
+        if function not in PARAMETERS or function not in self.__dict__.get("provides", ()):
+            raise AttributeError(function)
+
+        def call(*args, **kwargs):
+            named = dict(zip(PARAMETERS[function], args, strict=False)) | kwargs
+            return self.request(function, {name: encode(v) for name, v in named.items()})
+
+        call.__name__ = function
+        return call
+
+    # --- the process ----------------------------------------------------------------------
+
+    def _start(self) -> subprocess.Popen:
+        if self._process is None or self._process.poll() is not None:
+            self._buffer = b""
+            stderr = (self.workdir / "stderr.log").open("ab")
+            try:
+                self._process = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                    cwd=self.workdir,
+                    env=os.environ | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)},
+                    preexec_fn=_limit_memory(self.memory_mb),  # noqa: PLW1509 (no threads start it)
+                )
+            except OSError as error:
+                raise AdapterProcessError(
+                    f"--impl-cmd {self.command}: cannot start {self.argv[0]} ({error.strerror}); "
+                    "give a command that runs on this machine, e.g. "
+                    '--impl-cmd "python3 my_adapter.py"'
+                ) from error
+            finally:
+                stderr.close()
+        return self._process
+
+    def _stderr_tail(self) -> str:
+        path = self.workdir / "stderr.log"
+        text = path.read_text("utf-8", "replace") if path.is_file() else ""
+        return f"; its stderr ends: {text[-STDERR_TAIL:]!r}" if text.strip() else ""
+
+    def _fail(self, what: str) -> AdapterProcessError:
+        self.close()
+        return AdapterProcessError(f"--impl-cmd {self.command}: {what}{self._stderr_tail()}")
+
+    def _read_line(self, process: subprocess.Popen, deadline: float) -> bytes:
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    raise self._fail(f"no answer within {self.timeout:g} s (killed)")
+                chunk = os.read(process.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    code = process.wait(timeout=5)
+                    raise self._fail(f"exited with code {code} before answering")
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def request(self, function: str, args: dict):
+        """Send one request and return its result, raising its error."""
+        process = self._start()
+        self._next_id += 1
+        message = {"id": self._next_id, "function": function, "args": args}
+        try:
+            process.stdin.write(json.dumps(message).encode("ascii") + b"\n")
+            process.stdin.flush()
+        except OSError:  # it died before reading (a broken pipe)
+            code = process.wait(timeout=5)
+            raise self._fail(f"exited with code {code} before reading the request") from None
+        line = self._read_line(process, time.monotonic() + self.timeout)
+        try:
+            response = json.loads(line)
+        except ValueError:
+            raise self._fail(f"answered a line that is not JSON: {line[:200]!r}") from None
+        if not isinstance(response, dict) or response.get("id") != self._next_id:
+            raise self._fail(f"answered {line[:200]!r}, not a response to request {message['id']}")
+        if "error" in response:
+            error = response["error"] if isinstance(response["error"], dict) else {}
+            raise _exception(error.get("type"), str(error.get("message", "")))
+        if "result" not in response:
+            raise self._fail(f"answered {line[:200]!r}: neither result nor error")
+        return response["result"]
+
+    def close(self) -> None:
+        """Stop the program (the next request starts it again)."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+    def _remove(self) -> None:
+        """At exit: stop the program and remove its directory."""
+        self.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _exception(name: object, message: str) -> Exception:
+    if name == "NotProvided":
+        # the verdict counts a case as not provided by this phrase in the skip reason
+        shown = message if NOT_PROVIDED in message else f"the program {NOT_PROVIDED} it: {message}"
+        return NotProvided(shown)
+    found = getattr(builtins, str(name), None)
+    if isinstance(found, type) and issubclass(found, Exception):
+        return found(message)
+    return RemoteError(f"{name}: {message}")
+
+
+def load_command(
+    command: str, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB
+) -> implementation.Implementation:
+    """The implementation an --impl-cmd program serves (ImportError when it cannot)."""
+    try:
+        adapter = ProcessAdapter(command, timeout, memory_mb)
+    except (AdapterProcessError, ValueError) as error:
+        raise ImportError(str(error)) from error
+    if not adapter.provides:
+        adapter.close()
+        raise ImportError(
+            f"--impl-cmd {command}: describe lists none of {', '.join(implementation.API)}"
+        )
+    return implementation.wrap(f"cmd: {command}", adapter)

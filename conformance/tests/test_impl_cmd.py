@@ -1,0 +1,180 @@
+"""--impl-cmd: an implementation in another process (lcb_conformance.adapters.process). The
+program is untrusted: a crash, a hang, garbage or a memory hog fails the call with a message
+saying so, within the time limit, and the next call starts it afresh."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import lcb_prompts
+from lcb_conformance.adapters import process
+from lcb_conformance.adapters.implementation import NotProvided
+from lcb_conformance.suite import cases
+
+EXAMPLE = cases.REPO_ROOT / "conformance" / "examples" / "jsonl_adapter.py"
+
+# A program whose behaviour per request is chosen by the model output it is given.
+SCRIPTED = r'''
+import json, os, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["function"] == "describe":
+        result = {"provides": ["extract_code"], "styles": ["generic"], "deviations": ["think"],
+                  "cwd": os.getcwd()}
+        print(json.dumps({"id": request["id"], "result": result}), flush=True)
+        continue
+    output = request["args"]["model_output"]
+    if output == "crash":
+        print("about to crash", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if output == "hang":
+        time.sleep(3600)
+    if output == "garbage":
+        print("not json", flush=True)
+        continue
+    if output == "hog":
+        try:
+            hog = bytearray(2 * 1024 ** 3)
+        except MemoryError:
+            print(json.dumps({"id": request["id"], "error": {"type": "MemoryError",
+                                                            "message": "2 GB"}}), flush=True)
+            continue
+    if output == "bad style":
+        print(json.dumps({"id": request["id"], "error": {"type": "ValueError",
+                                                        "message": "unknown style"}}), flush=True)
+        continue
+    print(json.dumps({"id": request["id"], "result": output.upper()}), flush=True)
+'''
+
+
+@pytest.fixture
+def scripted(tmp_path):
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED, "utf-8")
+    served = process.load_command(f"{shlex.quote(sys.executable)} {script}", timeout=2)
+    yield served
+    served.module.close()
+
+
+def test_a_program_is_an_implementation_with_its_styles_and_deviations(scripted):
+    assert scripted.styles == ("generic",) and scripted.deviations == ("think",)
+    assert scripted.describe()["provides"] == ["extract_code"]
+    assert scripted.extract_code("abc") == "ABC"
+    assert scripted.extract_code("abc", style="generic") == "ABC"
+    with pytest.raises(NotProvided):
+        scripted.format_lcb_prompt  # noqa: B018
+
+
+def test_it_runs_in_a_temporary_directory(tmp_path):
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED, "utf-8")
+    adapter = process.ProcessAdapter(f"{sys.executable} {script}")
+    try:
+        assert adapter.request("describe", {})["cwd"] == str(adapter.workdir)
+        assert adapter.workdir != Path.cwd() and adapter.workdir.name.startswith("lcb-impl-cmd-")
+    finally:
+        adapter._remove()  # what exit does
+    assert not adapter.workdir.exists()
+
+
+def test_its_errors_are_raised_by_type(scripted):
+    with pytest.raises(ValueError, match="unknown style"):
+        scripted.extract_code("bad style")
+
+
+def test_a_crash_fails_the_call_with_its_stderr_and_the_next_call_restarts_it(scripted):
+    with pytest.raises(process.AdapterProcessError, match="exited with code 3.*about to crash"):
+        scripted.extract_code("crash")
+    assert scripted.extract_code("again") == "AGAIN"
+
+
+def test_a_hang_is_killed_at_the_time_limit(scripted):
+    started = time.monotonic()
+    with pytest.raises(process.AdapterProcessError, match=r"no answer within 2 s \(killed\)"):
+        scripted.extract_code("hang")
+    assert time.monotonic() - started < 10
+    assert scripted.extract_code("alive") == "ALIVE"
+
+
+def test_garbage_is_a_protocol_error(scripted):
+    with pytest.raises(process.AdapterProcessError, match="not JSON: b'not json'"):
+        scripted.extract_code("garbage")
+
+
+def test_memory_is_limited(tmp_path):
+    script = tmp_path / "scripted.py"
+    script.write_text(SCRIPTED, "utf-8")
+    served = process.load_command(f"{sys.executable} {script}", memory_mb=512)
+    try:
+        with pytest.raises(MemoryError, match="2 GB"):
+            served.extract_code("hog")
+    finally:
+        served.module.close()
+
+
+def test_a_command_that_cannot_start_is_an_import_error():
+    with pytest.raises(ImportError, match="cannot start /no/such/program"):
+        process.load_command("/no/such/program --serve")
+
+
+def test_arguments_cross_as_json_and_a_tokenizer_by_repo_id():
+    class Tokenizer:
+        name_or_path = "Qwen/Qwen3-8B"
+
+    assert process.encode({"row": {"a": (1, b"\xff")}, "t": Tokenizer()}) == {
+        "row": {"a": [1, {"$bytes": "ff"}]},
+        "t": "Qwen/Qwen3-8B",
+    }
+    assert process.encode(object.__new__(object))["$object"].startswith("<object object")
+
+
+def test_the_example_adapter_serves_lcb_prompts(tmp_path):
+    served = process.load_command(f"{sys.executable} {EXAMPLE}")
+    try:
+        output = cases.outputs()["two_blocks_last_wins"].output
+        assert served.extract_code(output) == lcb_prompts.extract_code(output)
+        assert served.decode_context([b"\xe2\x82", b"\xac"]) == "€"
+        assert served.deviations == ("think",)
+        with pytest.raises(TypeError):
+            served.decode_context(object())
+    finally:
+        served.module.close()
+
+
+def test_the_documented_schema_describes_what_crosses(tmp_path, monkeypatch):
+    """Every line the suite writes and the example adapter answers is valid against
+    docs/adapter-protocol.schema.json."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((cases.REPO_ROOT / "docs" / "adapter-protocol.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    served = process.load_command(f"{sys.executable} {EXAMPLE}")
+    adapter = served.module
+    lines: list[dict] = []
+    original = adapter.request
+
+    def recording(function, args):
+        lines.append({"id": adapter._next_id + 1, "function": function, "args": args})
+        result = original(function, args)
+        lines.append({"id": adapter._next_id, "result": result})
+        return result
+
+    monkeypatch.setattr(adapter, "request", recording)
+    try:
+        served.extract_code("```\nx\n```", style="codeqwen")
+        served.decode_context([b"a", 98, "c"])
+        served.format_lcb_messages(next(iter(cases.problems().values())), style="claude3")
+    finally:
+        served.module.close()
+    assert len(lines) == 6
+    for line in lines:
+        validator.validate(line)
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"id": 1, "function": "rm -rf", "args": {}})

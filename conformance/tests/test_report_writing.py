@@ -1,0 +1,95 @@
+"""The report writers never crash on a string and never leave half a file
+(lcb_conformance.reports.report): lone surrogates, NUL, control characters and megabytes are
+escaped and visible; a report that cannot be written raises ReportNotWritten and leaves
+nothing (or the previous report) at its path."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from lcb_conformance.reports import report, verdict
+from lcb_conformance.suite import index
+
+# What an implementation can return: lone surrogates, NUL, C0/C1 controls, ANSI escapes.
+HOSTILE = "lone \ud800 and \udfff, NUL \x00, bell \x07, esc \x1b[31m, del \x7f, c1 \x85, end"
+# Past the side-by-side limit (the 10 MB case runs end to end in test_cli_report.py).
+LARGE = "x" * (report.SIDE_BY_SIDE_LIMIT + 1)
+
+
+def extract_nodeid() -> str:
+    case = index.held_cases("extract")[0]
+    return f"conformance/tests/test_conformance.py::test_extract_code[{case['id']}]"
+
+
+def hostile_run(actual: str) -> verdict.Run:
+    return verdict.Run(
+        impl={"name": "hostile", "provides": ["extract_code"], "not_provided": []},
+        results=[
+            verdict.CaseResult(
+                extract_nodeid(), verdict.FAILED, f"AssertionError {HOSTILE}", actual
+            ),
+            verdict.CaseResult(
+                "conformance/tests/test_bad_input.py::test_lone_surrogates[generic]",
+                verdict.FAILED,
+                f"UnicodeError: {HOSTILE}",
+            ),
+        ],
+        pytest_exit_code=1,
+    )
+
+
+def test_hostile_strings_give_valid_json_that_loses_nothing(tmp_path):
+    path = tmp_path / "report.json"
+    report.write_json(hostile_run(HOSTILE), path)
+    data = json.loads(path.read_bytes().decode("utf-8"))  # strict UTF-8: no raw surrogate
+    assert data["failures"][0]["actual"] == HOSTILE
+    assert HOSTILE in data["failures"][1]["pytest_report"]
+
+
+def test_hostile_strings_are_visible_in_the_html(tmp_path):
+    path = tmp_path / "report.html"
+    report.write_html(hostile_run(HOSTILE), path)
+    page = path.read_bytes().decode("utf-8")
+    assert "\x00" not in page and "\x1b" not in page and "\x85" not in page
+    assert '<span class="escape">\\ud800</span>' in page  # the pytest report, made visible
+    assert '<span class="escape">\\x00</span>' in page
+    assert "\\ud800" in page and "\\x1b" in page  # the showdiff report of the actual text
+
+
+def test_a_large_output_is_reported_whole_without_a_side_by_side_diff(tmp_path):
+    run = hostile_run(LARGE)
+    report.write_json(run, tmp_path / "r.json")
+    report.write_html(run, tmp_path / "r.html")
+    assert json.loads((tmp_path / "r.json").read_text("utf-8"))["failures"][0]["actual"] == LARGE
+    page = (tmp_path / "r.html").read_text("utf-8")
+    assert "No side-by-side diff: " in page and '<table class="diff"' not in page
+
+
+@pytest.mark.parametrize("blocker", ["directory", "file-as-parent"])
+def test_an_unwritable_path_raises_and_leaves_nothing(tmp_path, blocker):
+    if blocker == "directory":
+        path = tmp_path / "report.json"
+        path.mkdir()
+    else:
+        (tmp_path / "not-a-dir").write_text("")
+        path = tmp_path / "not-a-dir" / "report.json"
+    with pytest.raises(report.ReportNotWritten, match="cannot write"):
+        report.write_json(hostile_run(HOSTILE), path)
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
+
+
+def test_a_failed_write_keeps_the_previous_report(tmp_path, monkeypatch):
+    path = tmp_path / "report.html"
+    path.write_text("previous report", "utf-8")
+
+    def disk_full(source, destination):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(report.os, "replace", disk_full)
+    with pytest.raises(report.ReportNotWritten, match="No space left on device"):
+        report.write_html(hostile_run(HOSTILE), path)
+    assert path.read_text("utf-8") == "previous report"
+    assert os.listdir(tmp_path) == ["report.html"]  # the temporary file is gone
