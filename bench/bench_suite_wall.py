@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-DEFAULT_ARGS = '-n 2 --dist loadgroup -m "not upstream and not selftest" -q -p no:cacheprovider'
+DEFAULT_ARGS = '-n 2 -m "not upstream and not selftest" -q -p no:cacheprovider'
 
 
 def run_once(checkout: Path, args: list[str]) -> tuple[float, int]:
