@@ -117,6 +117,7 @@ def test_templated_prompt_matches_upstream(
     assert_prompt_matches(impl_function, chat_tokenizer, upstream, variant, row)
 
 
+@pytest.mark.transformers_independent
 @pytest.mark.parametrize("style", list(cases.EXTRACTION_LMSTYLES))
 @settings(max_examples=5 * BUDGET, **FUZZ)
 @given(output=texts)
