@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from peers._render import STYLE, check_style, render
+from lcb_conformance.adapters.rendering import render_messages
+from peers._render import STYLE, check_style
 
 PEER = "evalscope"
 DISTRIBUTION = "evalscope"
@@ -50,7 +51,7 @@ def messages(row) -> list[dict[str, str]]:
 
 def format_lcb_prompt(row, tokenizer=None, chat_template=False, style=STYLE, enable_thinking=None):
     check_style(style, STYLES)
-    return render(messages(row), tokenizer, chat_template, enable_thinking)
+    return render_messages(messages(row), tokenizer, chat_template, enable_thinking)
 
 
 def extract_code(model_output, style=STYLE):

@@ -14,14 +14,15 @@ in a child process only (lcb_conformance.upstream.judge).
 
 Held to lcb_runner's generic style (OpenAIChat; LLaMa3 through a chat template), which is the
 style GenericOAIServer stands in for. Messages become one string as described in
-peers/_render.py; the server would render them with the model's chat template.
+lcb_conformance.adapters.rendering; the server would render them with the model's chat template.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from peers._render import STYLE, check_style, render
+from lcb_conformance.adapters.rendering import render_messages
+from peers._render import STYLE, check_style
 
 PEER = "nvidia-livecodebench (GenericOAIServer)"
 DISTRIBUTION = "nvidia-livecodebench"
@@ -71,7 +72,7 @@ def messages(row) -> list[dict[str, str]]:
 
 def format_lcb_prompt(row, tokenizer=None, chat_template=False, style=STYLE, enable_thinking=None):
     check_style(style, STYLES)
-    return render(messages(row), tokenizer, chat_template, enable_thinking)
+    return render_messages(messages(row), tokenizer, chat_template, enable_thinking)
 
 
 def extract_code(model_output, style=STYLE):

@@ -26,8 +26,9 @@ import pickle
 import zlib
 from functools import cache
 
+from lcb_conformance.adapters.rendering import render_messages
 from peers import _source
-from peers._render import STYLE, check_style, render
+from peers._render import STYLE, check_style
 
 PEER = "OpenCompass"
 DISTRIBUTION = "opencompass"
@@ -91,7 +92,7 @@ def messages(row) -> list[dict[str, str]]:
 
 def format_lcb_prompt(row, tokenizer=None, chat_template=False, style=STYLE, enable_thinking=None):
     check_style(style, STYLES)
-    return render(messages(row), tokenizer, chat_template, enable_thinking)
+    return render_messages(messages(row), tokenizer, chat_template, enable_thinking)
 
 
 def extract_code(model_output, style=STYLE):

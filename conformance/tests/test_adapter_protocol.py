@@ -12,7 +12,8 @@ import pytest
 import lcb_prompts
 from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
-from lcb_conformance.suite import cases
+from lcb_conformance.adapters.rendering import RENDERED_STYLE, NotMessages
+from lcb_conformance.suite import cases, goldens, index
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
 
@@ -123,3 +124,67 @@ def test_reference_declares_every_style_and_is_not_wrapped():
 def test_a_bad_impl_name_is_a_clear_error(adapter_module, name, message):
     with pytest.raises(ImportError, match=message):
         implementation.load(name)
+
+
+# ---- a chat harness: messages only, its generic prompts rendered by the suite -----------------
+
+
+@pytest.fixture
+def messages_only():
+    return implementation.wrap(
+        "chat_harness", types.SimpleNamespace(format_lcb_messages=lcb_prompts.format_lcb_messages)
+    )
+
+
+def _generic_prompt_cases():
+    prompts = [
+        case
+        for case in index.held_cases(goldens.PROMPT)
+        if case["call"]["args"].get("style", "generic") == RENDERED_STYLE
+    ]
+    return prompts + index.held_cases(goldens.CHAT_PROMPT)
+
+
+def test_messages_only_adapter_is_held_to_every_generic_prompt_through_its_messages(
+    messages_only, chat_tokenizer
+):
+    """Blank-line join without a template, the family's template with one: every generic
+    prompt and chat-prompt golden, byte for byte, from lcb_runner's OpenAIChat messages."""
+    held = _generic_prompt_cases()
+    assert {case["family"] for case in held} == {goldens.PROMPT, goldens.CHAT_PROMPT}
+    assert messages_only.provides("format_lcb_prompt", RENDERED_STYLE)
+    for case in held:
+        arguments = index.arguments(case["call"])
+        if arguments.get("tokenizer") is not None:
+            arguments["tokenizer"] = chat_tokenizer(arguments["tokenizer"])
+        rendered = messages_only.format_lcb_prompt(**arguments)
+        assert rendered == goldens.read(goldens.key_of(case["golden"])), case["id"]
+
+
+def test_messages_only_adapter_has_no_string_styles(messages_only):
+    assert not messages_only.provides("format_lcb_prompt", "codeqwen")
+    with pytest.raises(NotProvided, match="provides format_lcb_messages only"):
+        messages_only.format_lcb_prompt(ROW, style="codeqwen")
+    assert messages_only.describe()["prompts_rendered_from_messages"] is True
+
+
+def test_an_adapter_with_its_own_prompt_function_is_not_rendered():
+    reference = implementation.load()
+    assert reference.renders_messages() is False
+    assert reference.format_lcb_prompt is lcb_prompts.format_lcb_prompt
+
+
+@pytest.mark.parametrize(
+    "returned, message",
+    [
+        ("system\n\nuser", "got str"),
+        ([{"role": "user"}], "message 0 is not a dict with 'role' and 'content'"),
+        ([{"role": "user", "content": ["a", "b"]}], "message 0's content is list"),
+    ],
+)
+def test_messages_that_are_not_messages_are_a_clear_error(returned, message):
+    adapter = implementation.wrap(
+        "bad_chat", types.SimpleNamespace(format_lcb_messages=lambda row, style="generic": returned)
+    )
+    with pytest.raises(NotMessages, match=message):
+        adapter.format_lcb_prompt(ROW)

@@ -16,12 +16,16 @@ itself is that object. The object provides any of:
     DEVIATIONS  optional: the deliberate differences from lcb_runner it declares, by their
                 id in conformance/deviations.toml, e.g. ("think",)
 
-(the signatures of the reference ``lcb_prompts``). A case of a declared deviation is held to
-that deviation's golden (for "think": upstream's extraction of the answer after </think>);
-without the declaration it is held to lcb_runner's own golden, like every other case. A
-function it does not provide, or a case for a style missing from its STYLES, is reported as
-not provided (the test skips saying so), never as a failure. A style the suite does not know
-is passed through untouched, so bad-input tests still see the implementation's own error.
+(the signatures of the reference ``lcb_prompts``). An adapter with ``format_lcb_messages`` but
+no ``format_lcb_prompt`` (a chat harness) is held to the generic style's prompt cases through
+its messages, rendered by the suite (lcb_conformance.adapters.rendering).
+
+A case of a declared deviation is held to that deviation's golden (for "think": upstream's
+extraction of the answer after </think>); without the declaration it is held to lcb_runner's
+own golden, like every other case. A function it does not provide, or a case for a style
+missing from its STYLES, is reported as not provided (the test skips saying so), never as a
+failure. A style the suite does not know is passed through untouched, so bad-input tests
+still see the implementation's own error.
 
 ``judge_program`` grades a candidate program against a dataset row's tests (public and
 private, in the dataset's encoding) with a per-test ``timeout`` in seconds, and returns what
@@ -39,6 +43,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lcb_conformance.adapters.rendering import RENDERED_STYLE, render_messages
 from lcb_conformance.suite import deviations
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
@@ -77,9 +82,18 @@ class Implementation:
     deviations: tuple[str, ...] = ()  # its declared DEVIATIONS (ids in deviations.toml)
 
     def provides(self, function: str, style: str | None = None) -> bool:
+        if function == "format_lcb_prompt" and self.renders_messages():
+            return style is None or (style == RENDERED_STYLE and self._declares(style))
         if not callable(getattr(self.module, function, None)):
             return False
         return style is None or function not in STYLE_ARGUMENT or self._declares(style)
+
+    def renders_messages(self) -> bool:
+        """Its generic prompts are its messages rendered by the suite (it has no
+        format_lcb_prompt of its own)."""
+        return not callable(getattr(self.module, "format_lcb_prompt", None)) and callable(
+            getattr(self.module, "format_lcb_messages", None)
+        )
 
     def not_provided_styles(self) -> tuple[str, ...]:
         """Known styles its STYLES leaves out (their cases are reported as not provided)."""
@@ -98,6 +112,7 @@ class Implementation:
             "styles_not_provided": list(self.not_provided_styles()),
             "styles_unknown_to_the_suite": list(self.unknown_declared_styles()),
             "deviations": list(self.deviations),
+            "prompts_rendered_from_messages": self.renders_messages(),
         }
 
     def _declares(self, style: object) -> bool:
@@ -106,6 +121,8 @@ class Implementation:
     def __getattr__(self, function: str):
         if function not in API:
             raise AttributeError(function)
+        if function == "format_lcb_prompt" and self.renders_messages():
+            return self._prompt_from_messages()
         found = getattr(self.module, function, None)
         if not callable(found):
             raise NotProvided(f"{self.name} {NOT_PROVIDED} {function}")
@@ -131,6 +148,24 @@ class Implementation:
             return found(*args, **kwargs)
 
         return checked
+
+
+    def _prompt_from_messages(self) -> Callable:
+        messages_of = self.__getattr__("format_lcb_messages")
+
+        def format_lcb_prompt(
+            row, tokenizer=None, chat_template=False, style=DEFAULT_STYLE, enable_thinking=None
+        ) -> str:
+            if style != RENDERED_STYLE:
+                raise NotProvided(
+                    f"{self.name} {NOT_PROVIDED} format_lcb_prompt for style {style!r} (it "
+                    f"provides format_lcb_messages only; the suite renders {RENDERED_STYLE!r} "
+                    "messages, other prompt styles are strings lcb_runner builds)"
+                )
+            messages = messages_of(row, style=RENDERED_STYLE)
+            return render_messages(messages, tokenizer, chat_template, enable_thinking)
+
+        return format_lcb_prompt
 
 
 def _styles_of(name: str, adapter: object) -> tuple[str, ...] | None:
