@@ -186,10 +186,26 @@ def print_verdict(run: verdict.Run, color: bool) -> None:
         print(f"\n… and {len(failing) - SHOWN_FAILURES} more failing cells (see --json/--html)")
     for nodeid, text in run.collection_errors:
         print(f"\ncollection error in {nodeid}:\n{text}")
+    print_closest(run)
     print()
     message = run.headline()
     colour = "32" if run.exit_code() == 0 else "31;1"
     print(f"\x1b[{colour}m{message}\x1b[0m" if color else message)
+
+
+def print_closest(run: verdict.Run) -> None:
+    """Where it is not identical to an official LMStyle: the closest one, and how it differs."""
+    from lcb_conformance.reports import closest
+
+    found = closest.closest_official(run.results)
+    differing = [item for item in found if not item.identical_to]
+    if found:
+        print(
+            f"\nclosest official style: {len(found) - len(differing)} of {len(found)} "
+            "(function, style) answers identical to an lcb_runner LMStyle"
+        )
+    for item in differing:
+        print(f"  {item.sentence()}")
 
 
 def build_parser() -> argparse.ArgumentParser:

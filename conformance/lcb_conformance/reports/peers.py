@@ -333,6 +333,11 @@ def _headline(report: dict) -> str:
     )
 
 
+def _closest_summary(report: dict) -> str:
+    """Per answer kind, the official LMStyles it equals or comes closest to, briefly."""
+    return "; ".join(item["summary"] for item in report.get("closest_official", [])) or "-"
+
+
 def _tier_lines(report: dict) -> list[str]:
     """The run's three questions (lcb_conformance.reports.verdict), as a list; none for a
     run stored before the report had tiers."""
@@ -404,6 +409,10 @@ def render_peer(report: dict) -> list[str]:
             f"`{last}`",
             "",
         ]
+    if report.get("closest_official"):
+        lines += ["Closest official style (lcb_conformance.reports.closest):", ""]
+        lines += [f"- {item['sentence']}" for item in report["closest_official"]]
+        lines.append("")
     if "judge" in report:
         lines += judge_report.table_lines(report["judge"])
     firsts = _first_per_cell(report)
@@ -466,8 +475,8 @@ def render(reports: list[dict]) -> str:
         "public code and trackers) and checked against each run.",
         "",
         "| peer | version | adapter | golden cases run | passed | failed | not provided | "
-        "verdict | predicted differences observed |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "verdict | closest official style | predicted differences observed |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for report in reports:
         peer, totals = report["peer"], report["totals"]
@@ -478,6 +487,7 @@ def render(reports: list[dict]) -> str:
             f"{sum(c['passed'] for c in golden)} | {sum(c['failed'] for c in golden)} | "
             f"{totals['not_provided']} | "
             f"{'identical' if not sum(c['failed'] for c in golden) else 'NOT identical'} | "
+            f"{_cell(_closest_summary(report))} | "
             f"{'; '.join(observed_differences(report)) or '-'} |"
         )
     missing = [

@@ -28,7 +28,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from lcb_conformance.reports import verdict
+from lcb_conformance.reports import closest, verdict
 from lcb_conformance.reports.verdict import (
     FAILED,
     NOT_PROVIDED_OUTCOME,
@@ -186,6 +186,7 @@ def to_json(run: Run) -> dict:
             {"nodeid": nodeid, "report": text} for nodeid, text in run.collection_errors
         ],
         "comparability_matrix": {"golden_key": str(matrix), "text": goldens.read(matrix)},
+        "closest_official": closest.to_json(run.results),
     }
 
 
@@ -515,6 +516,15 @@ def to_html(run: Run) -> str:
         '<span style="background:#d4a72c">not provided</span>'
         '<span style="background:#f6f8fa">no cases</span></p>',
         f"<p>Other checks (bad input, properties, suite integrity):</p><ul>{other_html}</ul>",
+        '<h2 id="closest">Closest official style</h2>',
+        "<p>Which lcb_runner LMStyle each of its prompts, messages and extractions equals "
+        "(or comes closest to, with the first difference), over every input it answered.</p>",
+        "<ul>"
+        + (
+            "".join(f"<li>{_e(item['sentence'])}</li>" for item in data["closest_official"])
+            or "<li>nothing to compare</li>"
+        )
+        + "</ul>",
         '<h2 id="cells">Per cell</h2>',
         cells_table(run, anchors),
         f'<h2 id="failures">Failing cases ({len(failures)})</h2>',

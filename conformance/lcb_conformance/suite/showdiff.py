@@ -135,7 +135,8 @@ def _part(message) -> tuple[str, str]:
     return "?", repr(message)
 
 
-def _text_difference(what: str, actual: str, expected: str) -> str:
+def text_difference(what: str, actual: str, expected: str) -> str:
+    """One line: where ``what`` first differs, both sides shown around it."""
     offset = first_difference(actual, expected)
     shown_expected, _ = _window(expected, offset)
     shown_actual, _ = _window(actual, offset)
@@ -163,7 +164,7 @@ def messages_differences(actual_json: str, golden_json: str) -> list[str]:
     elif golden_system is None and actual_system is not None:
         found.append("a separate system prompt lcb_runner does not send")
     elif golden_system != actual_system:
-        found.append(_text_difference("system prompt", str(actual_system), str(golden_system)))
+        found.append(text_difference("system prompt", str(actual_system), str(golden_system)))
     actual_parts = [_part(message) for message in actual_messages]
     golden_parts = [_part(message) for message in golden_messages]
     golden_has_system = bool(golden_parts) and golden_parts[0][0] == "system"
@@ -184,5 +185,5 @@ def messages_differences(actual_json: str, golden_json: str) -> list[str]:
         if role != golden_role:
             found.append(f"message {number}: role {role!r}, lcb_runner's {golden_role!r}")
         elif content != golden_content:
-            found.append(_text_difference(f"{role} message", content, golden_content))
+            found.append(text_difference(f"{role} message", content, golden_content))
     return found
