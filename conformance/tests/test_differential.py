@@ -80,12 +80,12 @@ def test_reference_is_identical_on_every_row_and_variant(tmp_path, capsys, optio
     out = capsys.readouterr().out
     for name in differential.VARIANTS:
         assert (
-            f"{name:<20}{len(ROWS):>6}{len(ROWS):>11}{0:>8}{0:>8}" in out
+            f"{name:<20}{len(ROWS):>6}{len(ROWS):>11}{0:>8}{0:>21}{0:>8}" in out
             or f"{name:<20}  not in this upstream: " in out
         ), name
     assert f"{'generic-llama3':<20}{len(ROWS):>6}" in out  # every upstream has these
     assert f"{'OpenAIChat':<20}{len(ROWS):>6}" in out
-    assert "lcb_prompts: every prompt identical" in out
+    assert "lcb_prompts: identical to lcb_runner: yes, all " in out
 
 
 BROKEN = """
@@ -108,8 +108,9 @@ def test_broken_implementation_gets_a_mismatch_report(tmp_path, monkeypatch, cap
     dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:4])
     assert differential.main([dataset, "--impl", "broken_lcb_impl", "--show", "1"]) == 1
     out = capsys.readouterr().out
-    assert f"{'generic-llama3':<20}{4:>6}{0:>11}{4:>8}{0:>8}" in out
-    assert f"{'codeqwen':<20}{4:>6}{4:>11}{0:>8}{0:>8}" in out
+    # " :" for ":" is a difference in whitespace only, counted as such
+    assert f"{'generic-llama3':<20}{4:>6}{0:>11}{4:>8}{4:>21}{0:>8}" in out
+    assert f"{'codeqwen':<20}{4:>6}{4:>11}{0:>8}{0:>21}{0:>8}" in out
     assert f"{'deepseek':<20}  not provided" in out
     assert f"{'OpenAIChat':<20}  not provided" in out  # no format_lcb_messages
     assert "first 1 of 8 mismatches:" in out
@@ -118,7 +119,12 @@ def test_broken_implementation_gets_a_mismatch_report(tmp_path, monkeypatch, cap
     assert report.startswith(f"generic-llama3/{first}: differs from the upstream\n")
     assert "upstream: …" in report and "broken_lcb_impl: …" in report  # visible characters
     assert "-### Answer: (use the provided format with backticks)" in report  # line diff
-    assert out.rstrip().endswith("broken_lcb_impl: MISMATCH")
+    assert "(whitespace-only: interior whitespace differs at offset" in report
+    assert out.rstrip().endswith(
+        "broken_lcb_impl: identical to lcb_runner: NO, 8 of 12 prompts "
+        f"({len(differential.VARIANTS) - 3} variants not provided, not counted): "
+        "0 differ in content, 8 in whitespace only"
+    )
 
 
 def test_a_bad_dataset_line_is_named(tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from lcb_conformance.reports import report, verdict
-from lcb_conformance.suite import goldens, index
+from lcb_conformance.suite import goldens, index, showdiff
 
 CONFORMANCE = "conformance/tests/test_conformance.py"
 BAD_INPUT = "conformance/tests/test_bad_input.py::test_rejects_a_row_without_content[generic]"
@@ -120,20 +120,20 @@ def test_each_difference_has_a_severity(tmp_path):
     by_case = {failure["case"]: failure for failure in failures}
     trailing = by_case[first["id"]]
     assert (trailing["severity"], trailing["where"], trailing["tier"]) == (
-        verdict.WHITESPACE_ONLY,
+        showdiff.WHITESPACE_ONLY,
         ["trailing"],
         "upstream",
     )
     assert golden.endswith("Assistant:")  # the golden has no trailing whitespace
     assert trailing["detail"] == "trailing whitespace: golden '', actual '\\n'"
-    assert by_case[second["id"]]["severity"] == verdict.CONTENT
+    assert by_case[second["id"]]["severity"] == showdiff.CONTENT
 
 
 def test_severity_names_where_whitespace_differs():
-    assert verdict.severity(" a\n", "a\n")["where"] == ["leading"]
-    assert verdict.severity("a b", "a  b") == {
-        "severity": verdict.WHITESPACE_ONLY,
+    assert showdiff.severity(" a\n", "a\n")["where"] == ["leading"]
+    assert showdiff.severity("a b", "a  b") == {
+        "severity": showdiff.WHITESPACE_ONLY,
         "where": ["interior"],
         "detail": "interior whitespace differs at offset 2 of the stripped texts",
     }
-    assert verdict.severity("a", None) == {"severity": verdict.NO_TEXT}
+    assert showdiff.severity("a", None) == {"severity": showdiff.NO_TEXT}

@@ -21,7 +21,6 @@ Every count's denominator is the cases that ran: not provided and skipped cases 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -105,40 +104,6 @@ def classify(nodeid: str, deviations: tuple[str, ...] = ()) -> tuple[Cell, Golde
     return Cell(*case["cell"]), goldens.key_of(index.golden_held_to(case, deviations))
 
 
-WHITESPACE_ONLY = "whitespace-only"
-CONTENT = "content"
-NO_TEXT = "no text"  # the call raised, or returned something else than a string
-_WHITESPACE = re.compile(r"\s+")
-
-
-def _edge(text: str, where: str) -> str:
-    if where == "leading":
-        return text[: len(text) - len(text.lstrip())]
-    return text[len(text.rstrip()) :]
-
-
-def severity(golden: str | None, actual: str | None) -> dict:
-    """How two differing texts differ: {"severity": content | whitespace-only | no text}, and
-    for whitespace only, "where" (leading, trailing, interior) and "detail": what each side
-    has there, with invisible characters shown."""
-    if golden is None or actual is None:
-        return {"severity": NO_TEXT}
-    if _WHITESPACE.sub("", golden) != _WHITESPACE.sub("", actual):
-        return {"severity": CONTENT}
-    where, details = [], []
-    for edge in ("leading", "trailing"):
-        ours, theirs = _edge(golden, edge), _edge(actual, edge)
-        if ours != theirs:
-            where.append(edge)
-            details.append(
-                f"{edge} whitespace: golden '{showdiff.visible(ours)}', "
-                f"actual '{showdiff.visible(theirs)}'"
-            )
-    if golden.strip() != actual.strip():
-        where.append("interior")
-        offset = showdiff.first_difference(actual.strip(), golden.strip())
-        details.append(f"interior whitespace differs at offset {offset} of the stripped texts")
-    return {"severity": WHITESPACE_ONLY, "where": where, "detail": "; ".join(details)}
 
 
 NO_ACTUAL = object()  # the test failed before comparing (an exception), or was not captured
@@ -176,7 +141,7 @@ class CaseResult:
         return case["deviation"]
 
     def severity(self) -> dict:
-        return severity(self.golden, self.actual_text)
+        return showdiff.severity(self.golden, self.actual_text)
 
     @property
     def case_id(self) -> str:

@@ -187,3 +187,41 @@ def messages_differences(actual_json: str, golden_json: str) -> list[str]:
         elif content != golden_content:
             found.append(text_difference(f"{role} message", content, golden_content))
     return found
+
+
+# --- how two texts differ ---------------------------------------------------------------------
+
+
+WHITESPACE_ONLY = "whitespace-only"
+CONTENT = "content"
+NO_TEXT = "no text"  # the call raised, or returned something else than a string
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _edge(text: str, where: str) -> str:
+    if where == "leading":
+        return text[: len(text) - len(text.lstrip())]
+    return text[len(text.rstrip()) :]
+
+
+def severity(golden: str | None, actual: str | None) -> dict:
+    """How two differing texts differ: {"severity": content | whitespace-only | no text}, and
+    for whitespace only, "where" (leading, trailing, interior) and "detail": what each side
+    has there, with invisible characters shown."""
+    if golden is None or actual is None:
+        return {"severity": NO_TEXT}
+    if _WHITESPACE.sub("", golden) != _WHITESPACE.sub("", actual):
+        return {"severity": CONTENT}
+    where, details = [], []
+    for edge in ("leading", "trailing"):
+        ours, theirs = _edge(golden, edge), _edge(actual, edge)
+        if ours != theirs:
+            where.append(edge)
+            details.append(
+                f"{edge} whitespace: golden '{visible(ours)}', actual '{visible(theirs)}'"
+            )
+    if golden.strip() != actual.strip():
+        where.append("interior")
+        offset = first_difference(actual.strip(), golden.strip())
+        details.append(f"interior whitespace differs at offset {offset} of the stripped texts")
+    return {"severity": WHITESPACE_ONLY, "where": where, "detail": "; ".join(details)}

@@ -13,7 +13,9 @@ leaves out, or whose function it lacks, are reported as not provided; variants t
 lacks (the installed stand-in has no QwQ prompt, ...) as not in this upstream. Prints a
 table per variant and the first N mismatches as showdiff reports; exit code 0 when every
 prompt is identical, 1 on a mismatch or an error, 2 when the dataset, the implementation or a
---styles name is unusable.
+--styles name is unusable. The last line answers "identical to lcb_runner?" over the prompts
+compared (not-provided variants left out), each difference counted as content or whitespace
+only.
 
 Speed, without changing what upstream returns (tests/test_differential.py proves each):
 
@@ -42,6 +44,8 @@ from lcb_conformance.adapters import implementation
 from lcb_conformance.suite import cases, goldens, hf_cache, showdiff
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
+# Counted besides DIFFER: differences in whitespace alone (showdiff.severity).
+WHITESPACE_ONLY = showdiff.WHITESPACE_ONLY
 VARIANTS = {**cases.VARIANTS, **cases.MESSAGE_VARIANTS_BY_NAME}
 
 
@@ -140,6 +144,7 @@ class Mismatch:
     variant: str
     question_id: str
     report: str
+    severity: str = ERROR  # showdiff.severity's: content or whitespace-only; error when raised
 
 
 @dataclass
@@ -152,6 +157,28 @@ class Result:
     @property
     def ok(self) -> bool:
         return not any(c[DIFFER] or c[ERROR] for c in self.counts.values())
+
+    def total(self, outcome: str) -> int:
+        return sum(counts[outcome] for counts in self.counts.values())
+
+    def headline(self, impl_name: str) -> str:
+        """Identical to lcb_runner or not, first; counted over the prompts compared only."""
+        compared = sum(sum(c[o] for o in (IDENTICAL, DIFFER, ERROR)) for c in self.counts.values())
+        left_out = [
+            f"{len(self.not_provided)} variants not provided" if self.not_provided else "",
+            f"{len(self.not_in_upstream)} not in this upstream" if self.not_in_upstream else "",
+        ]
+        scope = "; ".join(filter(None, left_out))
+        scope = f" ({scope}, not counted)" if scope else ""
+        if self.ok:
+            return f"{impl_name}: identical to lcb_runner: yes, all {compared} prompts{scope}"
+        differ, whitespace = self.total(DIFFER), self.total(WHITESPACE_ONLY)
+        errors = self.total(ERROR)
+        return (
+            f"{impl_name}: identical to lcb_runner: NO, {differ + errors} of {compared} prompts"
+            f"{scope}: {differ - whitespace} differ in content, {whitespace} in whitespace only"
+            + (f", {errors} raised" if errors else "")
+        )
 
 
 def _progress(total: int | None):
@@ -227,12 +254,22 @@ def compare(
                         same = actual == expected
                         outcome = IDENTICAL if same else DIFFER
                         report = None if same else _report(actual, expected, label, impl.name)
+                        how = None if same else showdiff.severity(expected, _text(actual))
                 result.counts[variant.name][outcome] += 1
                 if report is not None:
-                    result.mismatches.append(Mismatch(variant.name, row["question_id"], report))
+                    severity = how["severity"] if outcome == DIFFER else ERROR
+                    if severity == WHITESPACE_ONLY:
+                        result.counts[variant.name][WHITESPACE_ONLY] += 1
+                        report = f"{report}\n({WHITESPACE_ONLY}: {how['detail']})"
+                    mismatch = Mismatch(variant.name, row["question_id"], report, severity)
+                    result.mismatches.append(mismatch)
                 if bar is not None:
                     bar.update()
     return result
+
+
+def _text(actual) -> str | None:
+    return actual if isinstance(actual, str) else None
 
 
 def _report(actual, expected: str, label: str, impl_name: str) -> str:
@@ -244,11 +281,15 @@ def _report(actual, expected: str, label: str, impl_name: str) -> str:
 
 
 def render(result: Result, show: int) -> str:
-    lines = [f"{'variant':<20}{'rows':>6}{'identical':>11}{'differ':>8}{'errors':>8}"]
+    lines = [
+        f"{'variant':<20}{'rows':>6}{'identical':>11}{'differ':>8}{'of which whitespace':>21}"
+        f"{'errors':>8}"
+    ]
     for name, counts in result.counts.items():
+        rows = counts[IDENTICAL] + counts[DIFFER] + counts[ERROR]
         lines.append(
-            f"{name:<20}{sum(counts.values()):>6}{counts[IDENTICAL]:>11}"
-            f"{counts[DIFFER]:>8}{counts[ERROR]:>8}"
+            f"{name:<20}{rows:>6}{counts[IDENTICAL]:>11}"
+            f"{counts[DIFFER]:>8}{counts[WHITESPACE_ONLY]:>21}{counts[ERROR]:>8}"
         )
     for name in result.not_provided:
         lines.append(f"{name:<20}  not provided (outside the implementation's STYLES or API)")
@@ -304,8 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not any(impl.provides(f) for f in ("format_lcb_prompt", "format_lcb_messages")):
         print(
-            f"differential: {impl.name} provides neither format_lcb_prompt nor "
-            "format_lcb_messages"
+            f"differential: {impl.name} provides neither format_lcb_prompt nor format_lcb_messages"
         )
         return 2
     try:
@@ -328,8 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"differential: {error}")
         return 2
     print(render(result, args.show))
-    verdict = "every prompt identical" if result.ok else "MISMATCH"
-    print(f"\n{impl.name}: {verdict}")
+    print(f"\n{result.headline(impl.name)}")
     return 0 if result.ok else 1
 
 
