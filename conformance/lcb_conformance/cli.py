@@ -29,10 +29,9 @@ from pathlib import Path
 
 from lcb_conformance.adapters import implementation, process
 from lcb_conformance.reports import verdict
-from lcb_conformance.suite import cases, hf_cache
+from lcb_conformance.suite import hf_cache, paths
 from lcb_conformance.upstream import INSTALLED
 
-TESTS_DIR = cases.REPO_ROOT / "conformance" / "tests"
 MARKERS = "not upstream and not selftest"
 SHOWN_FAILURES = 3  # first failing case of this many cells printed
 SHOWN_REPORT_LINES = 16
@@ -114,10 +113,10 @@ class Collector:
 
 def pytest_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
     return [
-        str(TESTS_DIR),
-        f"--rootdir={cases.REPO_ROOT}",
+        str(paths.TESTS_DIR),
+        f"--rootdir={paths.ROOT}",
         "-c",
-        str(cases.REPO_ROOT / "pyproject.toml"),
+        str(paths.PYTEST_CONFIG),
         "-m",
         MARKERS,
         f"--impl={args.impl}",
@@ -336,8 +335,12 @@ def run_main(argv: list[str]) -> int:
         at = argv.index("--")
         argv, extra = argv[:at], argv[at + 1 :]
     args = build_parser().parse_args(argv)
-    if not TESTS_DIR.is_dir():
-        print(f"lcb-conformance: no test suite at {TESTS_DIR} (install this repository)")
+    if not paths.TESTS_DIR.is_dir():
+        print(
+            f"lcb-conformance: no test suite at {paths.TESTS_DIR}: this installation is "
+            "incomplete; reinstall lcb-conformance",
+            file=sys.stderr,
+        )
         return 2
 
     # Before anything (the implementation included) imports transformers or huggingface_hub.

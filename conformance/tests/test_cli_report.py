@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance.reports import verdict
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, paths
 from lcb_conformance.upstream import PINNED_COMMIT
 
 pytestmark = pytest.mark.selftest
@@ -305,7 +305,7 @@ def test_a_report_that_cannot_be_written_exits_6_and_the_other_is_written(tmp_pa
 
 
 OTHER_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
-EXAMPLE_ADAPTER = cases.REPO_ROOT / "conformance" / "examples" / "jsonl_adapter.py"
+EXAMPLE_ADAPTER = paths.EXAMPLES_DIR / "jsonl_adapter.py"
 
 
 def test_an_adapter_under_another_python_runs_through_impl_cmd(tmp_path):

@@ -1,0 +1,60 @@
+"""The suite as a package: its files are found through lcb_conformance.suite.paths, and the
+commands that write into them (or need the repository's other folders) refuse an installed
+copy in one line. test_installed_wheel.py installs a built wheel and runs it."""
+
+from __future__ import annotations
+
+import pytest
+
+from lcb_conformance.reports import peers
+from lcb_conformance.suite import goldens, paths
+from lcb_conformance.tools import mutation
+from lcb_conformance.upstream import regen
+
+SUITE_FILES = (
+    paths.GOLDENS_DIR / "INDEX.json",
+    paths.GOLDENS_DIR / "PROVENANCE.json",
+    paths.GOLDENS_DIR / "MANIFEST.sha256",
+    paths.CASE_INDEX_SCHEMA,
+    paths.DEVIATIONS_FILE,
+    paths.TOKENIZERS_DIR / "families.json",
+    paths.TESTS_DIR / "conftest.py",
+    paths.EXAMPLES_DIR / "jsonl_adapter.py",
+    paths.ADAPTER_PROTOCOL_SCHEMA,
+    paths.PYTEST_CONFIG,
+)
+
+
+@pytest.mark.parametrize("path", SUITE_FILES, ids=lambda path: path.name)
+def test_the_suite_files_are_where_paths_says(path):
+    assert path.is_file(), f"{path} missing (pyproject.toml's package-data must list it)"
+    assert path.is_relative_to(paths.ROOT)
+
+
+def test_a_checkout_is_recognised_as_one():
+    # The tests run from this repository (tox, an editable install).
+    assert paths.CHECKOUT == paths.ROOT
+    assert (paths.ROOT / "conformance" / paths.PACKAGE).resolve() == paths.PACKAGE_DIR
+
+
+@pytest.mark.parametrize(
+    ("command", "main", "argv"),
+    [
+        ("lcb-conformance regen", regen.main, ["--upstream=installed"]),
+        ("lcb-conformance peers", peers.main, ["render"]),
+        ("mutation testing", mutation.main, []),
+    ],
+)
+def test_an_installed_copy_refuses_to_write_in_one_line(
+    command, main, argv, monkeypatch, capsys
+):
+    before = goldens.manifest_lines()
+    monkeypatch.setattr(paths, "CHECKOUT", None)
+    assert main(argv) == 2
+    out, error = capsys.readouterr()
+    assert not out
+    assert error.count("\n") == 1, error
+    assert error.startswith(f"{command}: works on a checkout of the lcb-conformance repository")
+    assert str(paths.ROOT) in error
+    assert goldens.manifest_lines() == before
+
