@@ -31,10 +31,12 @@ def test_the_suite_files_are_where_paths_says(path):
     assert path.is_relative_to(paths.ROOT)
 
 
-def test_a_checkout_is_recognised_as_one():
-    # The tests run from this repository (tox, an editable install).
-    assert paths.CHECKOUT == paths.ROOT
-    assert (paths.ROOT / "conformance" / paths.PACKAGE).resolve() == paths.PACKAGE_DIR
+def test_the_root_is_the_checkout_or_the_installed_packages_data():
+    if paths.CHECKOUT is not None:  # tox, an editable install: the repository itself
+        assert paths.ROOT == paths.CHECKOUT
+        assert (paths.ROOT / "conformance" / paths.PACKAGE).resolve() == paths.PACKAGE_DIR
+    else:  # a wheel: lcb_conformance/data/
+        assert paths.ROOT == paths.PACKAGE_DIR / "data"
 
 
 @pytest.mark.parametrize(
