@@ -33,7 +33,7 @@ def modules() -> list[str]:
 def layer(name: str) -> str:
     """'suite/cases.py' -> 'suite'; 'lcb_conformance.upstream.source' -> 'upstream'."""
     parts = name.removeprefix("lcb_conformance.").replace(".", "/").split("/")
-    return "cli" if parts[0] in ("cli", "cli.py") else parts[0]
+    return "cli" if parts[0] in ("cli", "cli.py", "plugin", "plugin.py") else parts[0]
 
 
 def imported_layers(path: Path) -> set[str]:
