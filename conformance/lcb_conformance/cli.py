@@ -22,17 +22,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.metadata
 import io
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation, process
 from lcb_conformance.reports import verdict
-from lcb_conformance.suite import hf_cache, paths
+from lcb_conformance.suite import goldens, hf_cache, index, paths
 from lcb_conformance.upstream import INSTALLED
 
 MARKERS = "not upstream and not selftest"
+DISTRIBUTION = "lcb-conformance"
 SHOWN_FAILURES = 3  # first failing case of this many cells printed
 SHOWN_REPORT_LINES = 16
 # Exit code when a report asked for (--json, --html) could not be written; above pytest's 0-5.
@@ -296,6 +299,7 @@ def usage() -> str:
     width = max(map(len, SUBCOMMANDS))
     lines = [
         "usage: lcb-conformance [SUBCOMMAND] [ARGS...]   (lcb-conformance SUBCOMMAND --help)",
+        "       lcb-conformance --version",
         "",
         "Proves a LiveCodeBench harness leaderboard-comparable against goldens produced by",
         "lcb_runner itself. Subcommands:",
@@ -309,10 +313,39 @@ def usage() -> str:
     return "\n".join(lines)
 
 
+def version_text() -> str:
+    """--version: this suite's version, where its goldens come from, and what it checks."""
+    try:
+        version = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown (not installed)"
+    upstream = goldens.provenance().get("upstream") or {}
+    origin = (
+        f"lcb_runner {upstream['commit']} ({upstream['source']}"
+        + (", dirty" if upstream.get("dirty") else "")
+        + ")"
+        if "commit" in upstream
+        else f"{upstream or 'unknown (no PROVENANCE.json)'}"
+    )
+    families = Counter(case["family"] for case in index.by_id().values())
+    return "\n".join(
+        [
+            f"lcb-conformance {version}",
+            f"goldens: from {origin}",
+            f"cases: {sum(families.values())} golden cases "
+            f"({', '.join(f'{family} {n}' for family, n in sorted(families.items()))})",
+            f"suite data: {paths.ROOT}" + (" (checkout)" if paths.CHECKOUT else " (installed)"),
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["-h"], ["--help"], ["help"]):
         print(usage())
+        return 0
+    if argv[:1] == ["--version"]:
+        print(version_text())
         return 0
     name = argv[0] if argv and argv[0] in SUBCOMMANDS else "run"
     if argv[:1] == [name]:

@@ -20,6 +20,7 @@ import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from lcb_conformance.reports import verdict
@@ -103,7 +104,9 @@ def broken_run(adapters, tmp_path_factory):
         pythonpath=adapters,
         cwd=out,
     )
-    return result, json.loads((out / "report.json").read_text("utf-8")), out / "report.html"
+    report = json.loads((out / "report.json").read_text("utf-8"))
+    jsonschema.validate(report, json.loads(paths.REPORT_SCHEMA.read_text("utf-8")))
+    return result, report, out / "report.html"
 
 
 def cell(report: dict, style: str, tokenizer: str) -> dict:
@@ -125,6 +128,7 @@ def test_the_reference_passes_the_whole_suite(tmp_path):
     assert "identical except its declared deviations (think): yes" in result.stdout
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    jsonschema.validate(report, json.loads(paths.REPORT_SCHEMA.read_text("utf-8")))
     assert report["verdict"] == "pass" and report["exit_code"] == 0
     tiers = report["tiers"]
     assert tiers["upstream"]["differing"] == tiers["upstream"]["differing_by_declared_deviations"]

@@ -127,6 +127,10 @@ def test_the_installed_suite_is_the_wheels(installed, tmp_path):
     checkout, root = shown.stdout.split()
     assert checkout == "None"
     assert root.endswith("site-packages/lcb_conformance/data"), shown.stdout + shown.stderr
+    version = subprocess.run(
+        [str(installed / "lcb-conformance"), "--version"], cwd=tmp_path, capture_output=True
+    )
+    assert version.returncode == 0 and version.stdout.decode().endswith(f"{root} (installed)\n")
 
 
 def test_the_reference_passes(installed, tmp_path):

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from lcb_conformance import cli
 from lcb_conformance.reports import peers
-from lcb_conformance.suite import goldens, paths
+from lcb_conformance.suite import goldens, index, paths
 from lcb_conformance.tools import mutation
-from lcb_conformance.upstream import regen
+from lcb_conformance.upstream import PINNED_COMMIT, regen
 
 SUITE_FILES = (
     paths.GOLDENS_DIR / "INDEX.json",
@@ -60,3 +61,12 @@ def test_an_installed_copy_refuses_to_write_in_one_line(
     assert str(paths.ROOT) in error
     assert goldens.manifest_lines() == before
 
+
+
+def test_version_names_the_suite_the_goldens_upstream_and_the_cases(capsys):
+    assert cli.main(["--version"]) == 0
+    version, origin, counted, data = capsys.readouterr().out.splitlines()
+    assert version.startswith("lcb-conformance ") and "unknown" not in version
+    assert origin == f"goldens: from lcb_runner {PINNED_COMMIT} (checkout)"
+    assert counted.startswith(f"cases: {len(index.by_id())} golden cases (chat-prompt ")
+    assert data.startswith(f"suite data: {paths.ROOT}")

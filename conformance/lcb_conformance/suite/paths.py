@@ -49,6 +49,8 @@ TESTS_DIR = SUITE_DIR / "tests"
 EXAMPLES_DIR = SUITE_DIR / "examples"
 DEVIATIONS_FILE = SUITE_DIR / "deviations.toml"
 CASE_INDEX_SCHEMA = SUITE_DIR / "case-index.schema.json"
+# JSON Schema of the --json report (lcb_conformance.reports.report.SCHEMA)
+REPORT_SCHEMA = SUITE_DIR / "report.schema.json"
 ADAPTER_PROTOCOL_SCHEMA = ROOT / "docs" / "adapter-protocol.schema.json"
 # The suite's pytest configuration ([tool.pytest.ini_options]: markers, addopts, limits).
 PYTEST_CONFIG = ROOT / "pyproject.toml"
