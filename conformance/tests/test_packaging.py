@@ -4,13 +4,15 @@ copy in one line. test_installed_wheel.py installs a built wheel and runs it."""
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pytest
 
 from lcb_conformance import cli
 from lcb_conformance.reports import peers
 from lcb_conformance.suite import goldens, index, paths
 from lcb_conformance.tools import mutation
-from lcb_conformance.upstream import PINNED_COMMIT, regen
+from lcb_conformance.upstream import PINNED_COMMIT, regen, source
 
 SUITE_FILES = (
     paths.GOLDENS_DIR / "INDEX.json",
@@ -70,3 +72,21 @@ def test_version_names_the_suite_the_goldens_upstream_and_the_cases(capsys):
     assert origin == f"goldens: from lcb_runner {PINNED_COMMIT} (checkout)"
     assert counted.startswith(f"cases: {len(index.by_id())} golden cases (chat-prompt ")
     assert data.startswith(f"suite data: {paths.ROOT}")
+
+
+def test_a_missing_upstream_stand_in_names_what_to_install(monkeypatch):
+    def not_installed(name, *args):
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name.split(".")[0])
+
+    def no_metadata(distribution):
+        raise importlib.metadata.PackageNotFoundError(distribution)
+
+    monkeypatch.setattr(source.importlib, "import_module", not_installed)
+    monkeypatch.setattr(source.importlib.metadata, "version", no_metadata)
+    with pytest.raises(source.UpstreamSourceError) as raised:
+        source.Upstream(source.INSTALLED).lm_styles()
+    message = str(raised.value)
+    assert "\n" not in message
+    assert message.startswith("cannot import lm_styles from nvidia-livecodebench (not installed)")
+    assert "pip install --no-deps nvidia-livecodebench==26.3" in message
+    assert "pip install 'lcb-conformance[upstream]'" in message

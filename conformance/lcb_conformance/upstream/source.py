@@ -231,7 +231,10 @@ class Upstream:
 
     def describe_source(self) -> str:
         if self.checkout is None:
-            return f"{INSTALLED_DISTRIBUTION} {self.version()}"
+            try:
+                return f"{INSTALLED_DISTRIBUTION} {self.version()}"
+            except importlib.metadata.PackageNotFoundError:
+                return f"{INSTALLED_DISTRIBUTION} (not installed)"
         return f"LiveCodeBench checkout {self.checkout}"
 
     def is_reference(self) -> bool:
