@@ -3,7 +3,8 @@ pytest config) runs the conformance cases in its own pytest session, next to its
 the cases it provides pass, the others are skipped as not provided; an adapter chosen with
 --impl that differs from lcb_runner fails with the golden's readable diff.
 
-Each run is a pytest subprocess restricted with -k: 15 s in all on 2 idle cores, 70 s on busy ones."""
+Each run is a pytest subprocess restricted with -k: 15 s in all on 2 idle cores, 70 s on
+busy ones."""
 
 from __future__ import annotations
 
