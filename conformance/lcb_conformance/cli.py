@@ -22,18 +22,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.metadata
 import io
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation, process
 from lcb_conformance.reports import verdict
-from lcb_conformance.suite import cases, hf_cache
+from lcb_conformance.suite import goldens, hf_cache, index, paths
 from lcb_conformance.upstream import INSTALLED
 
-TESTS_DIR = cases.REPO_ROOT / "conformance" / "tests"
 MARKERS = "not upstream and not selftest"
+DISTRIBUTION = "lcb-conformance"
 SHOWN_FAILURES = 3  # first failing case of this many cells printed
 SHOWN_REPORT_LINES = 16
 # Exit code when a report asked for (--json, --html) could not be written; above pytest's 0-5.
@@ -114,10 +116,10 @@ class Collector:
 
 def pytest_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
     return [
-        str(TESTS_DIR),
-        f"--rootdir={cases.REPO_ROOT}",
+        str(paths.TESTS_DIR),
+        f"--rootdir={paths.ROOT}",
         "-c",
-        str(cases.REPO_ROOT / "pyproject.toml"),
+        str(paths.PYTEST_CONFIG),
         "-m",
         MARKERS,
         f"--impl={args.impl}",
@@ -313,6 +315,7 @@ def usage() -> str:
     width = max(map(len, SUBCOMMANDS))
     lines = [
         "usage: lcb-conformance [SUBCOMMAND] [ARGS...]   (lcb-conformance SUBCOMMAND --help)",
+        "       lcb-conformance --version",
         "",
         "Proves a LiveCodeBench harness leaderboard-comparable against goldens produced by",
         "lcb_runner itself. Subcommands:",
@@ -326,10 +329,39 @@ def usage() -> str:
     return "\n".join(lines)
 
 
+def version_text() -> str:
+    """--version: this suite's version, where its goldens come from, and what it checks."""
+    try:
+        version = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown (not installed)"
+    upstream = goldens.provenance().get("upstream") or {}
+    origin = (
+        f"lcb_runner {upstream['commit']} ({upstream['source']}"
+        + (", dirty" if upstream.get("dirty") else "")
+        + ")"
+        if "commit" in upstream
+        else f"{upstream or 'unknown (no PROVENANCE.json)'}"
+    )
+    families = Counter(case["family"] for case in index.by_id().values())
+    return "\n".join(
+        [
+            f"lcb-conformance {version}",
+            f"goldens: from {origin}",
+            f"cases: {sum(families.values())} golden cases "
+            f"({', '.join(f'{family} {n}' for family, n in sorted(families.items()))})",
+            f"suite data: {paths.ROOT}" + (" (checkout)" if paths.CHECKOUT else " (installed)"),
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["-h"], ["--help"], ["help"]):
         print(usage())
+        return 0
+    if argv[:1] == ["--version"]:
+        print(version_text())
         return 0
     name = argv[0] if argv and argv[0] in SUBCOMMANDS else "run"
     if argv[:1] == [name]:
@@ -352,8 +384,12 @@ def run_main(argv: list[str]) -> int:
         at = argv.index("--")
         argv, extra = argv[:at], argv[at + 1 :]
     args = build_parser().parse_args(argv)
-    if not TESTS_DIR.is_dir():
-        print(f"lcb-conformance: no test suite at {TESTS_DIR} (install this repository)")
+    if not paths.TESTS_DIR.is_dir():
+        print(
+            f"lcb-conformance: no test suite at {paths.TESTS_DIR}: this installation is "
+            "incomplete; reinstall lcb-conformance",
+            file=sys.stderr,
+        )
         return 2
 
     # Before anything (the implementation included) imports transformers or huggingface_hub.

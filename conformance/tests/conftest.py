@@ -1,10 +1,6 @@
-"""Suite options and shared fixtures.
-
---impl MODULE[:ATTR] the implementation under test (default: the reference lcb_prompts);
-                    ATTR names the adapter object holding the functions
---impl-cmd CMD      the implementation is a program speaking JSON lines (adapters/process.py)
---upstream SOURCE   'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path
---tokenizers DIR    tokenizer snapshots to serve offline (default: fixtures/tokenizers)
+"""Shared fixtures of the suite. Its options (--impl, --impl-cmd, --upstream, --tokenizers, ...)
+and markers are lcb_conformance.plugin's, which pyproject.toml's addopts load (and the pytest11
+entry point, in an eval package's session).
 """
 
 from __future__ import annotations
@@ -18,56 +14,10 @@ from lcb_conformance.adapters import implementation, process
 from lcb_conformance.suite import audit, goldens, hf_cache, index
 from lcb_conformance.suite.snapshot import extension_for
 from lcb_conformance.tools import hypothesis_profiles
-from lcb_conformance.upstream import INSTALLED, Upstream
+from lcb_conformance.upstream import Upstream
 
 # Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
 hypothesis_profiles.load()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("lcb-conformance")
-    group.addoption(
-        "--impl",
-        default=implementation.REFERENCE,
-        metavar="MODULE[:ATTR]",
-        help="module under test, or MODULE:ATTR for an adapter object in it that holds "
-        "the functions (and optionally STYLES) (default: %(default)s)",
-    )
-    group.addoption(
-        "--impl-cmd",
-        default=None,
-        metavar="CMD",
-        help="the implementation under test is this program, speaking the JSON-lines adapter "
-        "protocol on stdin/stdout (lcb_conformance.adapters.process); overrides --impl",
-    )
-    group.addoption(
-        "--impl-timeout",
-        type=float,
-        default=process.DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help="--impl-cmd: time limit per request (default: %(default)s)",
-    )
-    group.addoption(
-        "--impl-memory-mb",
-        type=int,
-        default=process.DEFAULT_MEMORY_MB,
-        metavar="MB",
-        help="--impl-cmd: address-space limit of the program (default: %(default)s)",
-    )
-    group.addoption(
-        "--upstream",
-        default=INSTALLED,
-        metavar="installed|PATH",
-        help="upstream lcb_runner: the installed nvidia-livecodebench, or the path "
-        "of a LiveCodeBench checkout (default: %(default)s)",
-    )
-    group.addoption(
-        "--tokenizers",
-        default=str(hf_cache.SNAPSHOTS_DIR),
-        metavar="DIR",
-        help="tokenizer snapshots to serve offline, e.g. an upgraded copy of "
-        "fixtures/tokenizers whose effect on every prompt you want to see (default: %(default)s)",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

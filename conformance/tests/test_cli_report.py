@@ -20,10 +20,11 @@ import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from lcb_conformance.reports import verdict
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, paths
 from lcb_conformance.upstream import PINNED_COMMIT
 
 pytestmark = pytest.mark.selftest
@@ -103,7 +104,9 @@ def broken_run(adapters, tmp_path_factory):
         pythonpath=adapters,
         cwd=out,
     )
-    return result, json.loads((out / "report.json").read_text("utf-8")), out / "report.html"
+    report = json.loads((out / "report.json").read_text("utf-8"))
+    jsonschema.validate(report, json.loads(paths.REPORT_SCHEMA.read_text("utf-8")))
+    return result, report, out / "report.html"
 
 
 def cell(report: dict, style: str, tokenizer: str) -> dict:
@@ -125,6 +128,7 @@ def test_the_reference_passes_the_whole_suite(tmp_path):
     assert "identical except its declared deviations (think): yes" in result.stdout
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    jsonschema.validate(report, json.loads(paths.REPORT_SCHEMA.read_text("utf-8")))
     assert report["verdict"] == "pass" and report["exit_code"] == 0
     tiers = report["tiers"]
     assert tiers["upstream"]["differing"] == tiers["upstream"]["differing_by_declared_deviations"]
@@ -305,7 +309,7 @@ def test_a_report_that_cannot_be_written_exits_6_and_the_other_is_written(tmp_pa
 
 
 OTHER_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
-EXAMPLE_ADAPTER = cases.REPO_ROOT / "conformance" / "examples" / "jsonl_adapter.py"
+EXAMPLE_ADAPTER = paths.EXAMPLES_DIR / "jsonl_adapter.py"
 
 
 def test_an_adapter_under_another_python_runs_through_impl_cmd(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, paths
 
 pytestmark = pytest.mark.selftest
 
@@ -37,7 +37,7 @@ def run_suite(*args: str, pythonpath: Path | None = None) -> subprocess.Complete
             "--no-header",
             *args,
         ],
-        cwd=cases.REPO_ROOT,
+        cwd=paths.ROOT,
         env=env,
         capture_output=True,
         text=True,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import cases, goldens, integrity
+from lcb_conformance.suite import cases, goldens, integrity, paths
 
 # The suite checking itself (each test copies every golden): not part of an implementation's
 # verdict run; tox -e upstream runs it.
@@ -154,11 +154,11 @@ def test_an_orphaned_golden_fails_the_suite_under_xdist(tmp_path):
     never touched (lcb_conformance is imported from the copy; fixtures/ is linked)."""
     copy = tmp_path / "repo"
     shutil.copytree(
-        cases.REPO_ROOT / "conformance",
+        paths.ROOT / "conformance",
         copy / "conformance",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    shutil.copy2(cases.REPO_ROOT / "pyproject.toml", copy / "pyproject.toml")
+    shutil.copy2(paths.ROOT / "pyproject.toml", copy / "pyproject.toml")
     (copy / "fixtures").symlink_to(cases.FIXTURES_DIR, target_is_directory=True)
     orphan = copy / "conformance" / "goldens" / goldens.PROMPT / "generic" / "no_such_case.txt"
     orphan.write_bytes(b"stale\n")

@@ -14,9 +14,9 @@ import pytest
 import lcb_prompts
 from lcb_conformance.adapters import process
 from lcb_conformance.adapters.implementation import NotProvided
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, paths
 
-EXAMPLE = cases.REPO_ROOT / "conformance" / "examples" / "jsonl_adapter.py"
+EXAMPLE = paths.EXAMPLES_DIR / "jsonl_adapter.py"
 
 # A program whose behaviour per request is chosen by the model output it is given.
 SCRIPTED = r'''
@@ -153,7 +153,7 @@ def test_the_documented_schema_describes_what_crosses(tmp_path, monkeypatch):
 
     import jsonschema
 
-    schema = json.loads((cases.REPO_ROOT / "docs" / "adapter-protocol.schema.json").read_text())
+    schema = json.loads(paths.ADAPTER_PROTOCOL_SCHEMA.read_text())
     validator = jsonschema.Draft202012Validator(schema)
     served = process.load_command(f"{sys.executable} {EXAMPLE}")
     adapter = served.module

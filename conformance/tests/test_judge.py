@@ -19,8 +19,8 @@ from collections import Counter
 import pytest
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import goldens, judge_cases
-from lcb_conformance.suite.cases import REPO_ROOT, FixtureError
+from lcb_conformance.suite import goldens, judge_cases, paths
+from lcb_conformance.suite.cases import FixtureError
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge
 
@@ -293,7 +293,7 @@ def test_memory_is_limited_and_files_stay_in_the_temporary_directory(installed_s
     )
     verdict = outcome["hog"]["verdict"]
     assert verdict["metadata"]["error"] == "MemoryError()", verdict
-    assert not (REPO_ROOT / "judge-wrote-this.txt").exists()
+    assert not (paths.ROOT / "judge-wrote-this.txt").exists()
     assert not (judge_cases.JUDGE_FIXTURES_DIR / "judge-wrote-this.txt").exists()
 
 
@@ -334,7 +334,7 @@ class _StandIn:
 
 
 class _Checkout(_StandIn):
-    checkout = REPO_ROOT
+    checkout = paths.ROOT
 
 
 def test_a_stand_in_lacking_a_needed_commit_is_missing_with_the_reason():

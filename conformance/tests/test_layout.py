@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 import lcb_conformance
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import paths
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
 
 PACKAGE = Path(lcb_conformance.__file__).parent
-LAYOUT = cases.REPO_ROOT / "docs" / "layout.md"
+LAYOUT = paths.ROOT / "docs" / "layout.md"
 # A module may import its own layer and those with a lower rank; tools only the suite.
 RANKS = {"suite": 0, "adapters": 1, "upstream": 2, "reports": 3, "cli": 4, "tools": 1}
 TOOLS_MAY_IMPORT = {"suite", "tools"}
@@ -33,7 +33,7 @@ def modules() -> list[str]:
 def layer(name: str) -> str:
     """'suite/cases.py' -> 'suite'; 'lcb_conformance.upstream.source' -> 'upstream'."""
     parts = name.removeprefix("lcb_conformance.").replace(".", "/").split("/")
-    return "cli" if parts[0] in ("cli", "cli.py") else parts[0]
+    return "cli" if parts[0] in ("cli", "cli.py", "plugin", "plugin.py") else parts[0]
 
 
 def imported_layers(path: Path) -> set[str]:

@@ -12,13 +12,13 @@ import pytest
 
 from lcb_conformance.adapters import implementation
 from lcb_conformance.reports import peers as peers_report
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, paths
 
 
 @pytest.fixture
 def peers(monkeypatch):
     """The peers package (a top-level folder of the repository, not installed)."""
-    monkeypatch.syspath_prepend(str(cases.REPO_ROOT))
+    monkeypatch.syspath_prepend(str(paths.ROOT))
     import peers
 
     return peers

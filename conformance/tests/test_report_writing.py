@@ -5,13 +5,16 @@ nothing (or the previous report) at its path."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
+import jsonschema
 import pytest
 
+from lcb_conformance.adapters import implementation
 from lcb_conformance.reports import report, verdict
-from lcb_conformance.suite import index
+from lcb_conformance.suite import index, paths
 
 # What an implementation can return: lone surrogates, NUL, C0/C1 controls, ANSI escapes.
 HOSTILE = "lone \ud800 and \udfff, NUL \x00, bell \x07, esc \x1b[31m, del \x7f, c1 \x85, end"
@@ -93,3 +96,17 @@ def test_a_failed_write_keeps_the_previous_report(tmp_path, monkeypatch):
         report.write_html(hostile_run(HOSTILE), path)
     assert path.read_text("utf-8") == "previous report"
     assert os.listdir(tmp_path) == ["report.html"]  # the temporary file is gone
+
+
+@pytest.mark.parametrize("actual", [HOSTILE, None], ids=["text", "no-text"])
+def test_the_json_report_is_what_its_published_schema_describes(actual, tmp_path):
+    """report.schema.json ships in the package; its schema string is the report's."""
+    schema = json.loads(paths.REPORT_SCHEMA.read_text("utf-8"))
+    run = dataclasses.replace(
+        hostile_run(actual if actual is not None else verdict.NO_ACTUAL),
+        impl=implementation.load(implementation.REFERENCE).describe(),
+    )
+    report.write_json(run, tmp_path / "r.json")
+    data = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    jsonschema.validate(data, schema)
+    assert data["schema"] == report.SCHEMA == schema["properties"]["schema"]["const"]

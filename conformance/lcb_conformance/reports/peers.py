@@ -26,12 +26,12 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, showdiff
+from lcb_conformance.suite import cases, deviations, goldens, paths, showdiff
 from lcb_conformance.upstream import judge
 
-OUT_DIR = cases.REPO_ROOT / "build" / "peers"
-PREDICTIONS_FILE = cases.REPO_ROOT / "peers" / "predictions.toml"
-OUTPUT = cases.REPO_ROOT / "docs" / "peers.md"
+OUT_DIR = paths.ROOT / "build" / "peers"
+PREDICTIONS_FILE = paths.ROOT / "peers" / "predictions.toml"
+OUTPUT = paths.ROOT / "docs" / "peers.md"
 REGEN_COMMAND = "tox -m peers"
 PEERS = ("nvidia_generic_oai", "evalscope_lcb", "lighteval_lcb", "opencompass_lcb")
 SHOWN_LINES = 5  # of a showdiff report: label, offsets, golden, actual, caret
@@ -523,6 +523,9 @@ def main(argv: list[str] | None = None) -> int:
     render_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
     render_parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
+    if refusal := paths.outside_checkout("lcb-conformance peers"):
+        print(refusal, file=sys.stderr)
+        return 2
     if args.command == "run":
         return run(args.module, args.out_dir)
     reports = load_reports(args.out_dir)

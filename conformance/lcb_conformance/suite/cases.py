@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-FIXTURES_DIR = REPO_ROOT / "fixtures"
+from lcb_conformance.suite import paths
+
+FIXTURES_DIR = paths.FIXTURES_DIR
 PROBLEMS_FILE = FIXTURES_DIR / "problems.jsonl"
 OUTPUTS_FILE = FIXTURES_DIR / "outputs.jsonl"
 CONTEXTS_FILE = FIXTURES_DIR / "contexts.jsonl"

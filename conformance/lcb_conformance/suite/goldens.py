@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import cases, judge_cases
+from lcb_conformance.suite import cases, judge_cases, paths
 from lcb_conformance.suite.audit import AUDIT_LINES, transformers_line
 
-GOLDENS_DIR = cases.REPO_ROOT / "conformance" / "goldens"
+GOLDENS_DIR = paths.GOLDENS_DIR
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
 PROVENANCE_FILE = GOLDENS_DIR / "PROVENANCE.json"
-DEVIATIONS_FILE = cases.REPO_ROOT / "conformance" / "deviations.toml"
+DEVIATIONS_FILE = paths.DEVIATIONS_FILE
 SUFFIX = ".txt"
 JSON_SUFFIX = ".json"
 REGEN_COMMAND = "tox -e regen -- --upstream PATH_TO_LIVECODEBENCH_CHECKOUT"

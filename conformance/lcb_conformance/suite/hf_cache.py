@@ -11,7 +11,7 @@ huggingface_hub (and transformers 4.x) read HF_HOME / HF_HUB_CACHE / HF_HUB_OFFL
 they are imported, so :func:`activate_offline_cache` must run before anything imports them; it
 raises RuntimeError when they were already imported with another cache or without offline mode.
 
-Standard library only.
+Standard library only (and paths, which is too).
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lcb_conformance.suite import paths
+
 __all__ = ["SNAPSHOTS_DIR", "snapshot_revision", "build_cache", "activate_offline_cache"]
 
-# conformance/lcb_conformance/hf_cache.py -> repository root -> fixtures/tokenizers
-SNAPSHOTS_DIR: Path = Path(__file__).resolve().parents[3] / "fixtures" / "tokenizers"
+SNAPSHOTS_DIR: Path = paths.TOKENIZERS_DIR
 
 # Written at the top of every HF_HOME this module fills. build_cache() refuses to write into a
 # non-empty directory without it, so a real user cache (~/.cache/huggingface) is never touched.

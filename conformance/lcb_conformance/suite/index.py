@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from lcb_conformance.suite import cases, deviations, goldens, judge_cases
+from lcb_conformance.suite import cases, deviations, goldens, judge_cases, paths
 from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-case-index/1"
 INDEX_NAME = "INDEX.json"
-SCHEMA_FILE = cases.REPO_ROOT / "conformance" / "case-index.schema.json"
+SCHEMA_FILE = paths.CASE_INDEX_SCHEMA
 
 # The tokenizer axis of the verdict matrix, besides the tokenizer families.
 NO_TOKENIZER = "-"

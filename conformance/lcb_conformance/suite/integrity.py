@@ -16,7 +16,7 @@ import hashlib
 import unicodedata
 from pathlib import Path
 
-from lcb_conformance.suite import cases, goldens
+from lcb_conformance.suite import goldens, paths
 
 BOM = b"\xef\xbb\xbf"
 
@@ -33,9 +33,9 @@ def only_regen_changes_goldens() -> str:
 
 
 def display(path: Path) -> str:
-    """The golden's path as a person finds it: relative to the repository when inside it."""
+    """The golden's path as a person finds it: relative to the suite's root when inside it."""
     try:
-        return path.relative_to(cases.REPO_ROOT).as_posix()
+        return path.relative_to(paths.ROOT).as_posix()
     except ValueError:
         return str(path)
 

@@ -31,7 +31,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lcb_conformance.suite.cases import REPO_ROOT
+from lcb_conformance.suite import paths
+
+REPO_ROOT = paths.ROOT  # main() refuses an installed copy
 
 SOURCE_LINK = REPO_ROOT / "src" / "lcb_prompts"
 SOURCE = REPO_ROOT / "impl" / "lcb_prompts"
@@ -113,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="reuse mutants/ from the last run")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)
+    if refusal := paths.outside_checkout("mutation testing"):
+        print(refusal, file=sys.stderr)
+        return 2
     link_source()
     if not args.keep:
         shutil.rmtree(MUTANTS_DIR, ignore_errors=True)

@@ -24,7 +24,7 @@ import platform
 import sys
 import traceback
 
-from lcb_conformance.suite import audit, cases, goldens, hf_cache, index, showdiff
+from lcb_conformance.suite import audit, cases, goldens, hf_cache, index, paths, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
@@ -104,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         "--check", action="store_true", help="write nothing; exit 1 if any golden would change"
     )
     args = parser.parse_args(argv)
+    if not args.check and (refusal := paths.outside_checkout("lcb-conformance regen")):
+        print(refusal, file=sys.stderr)
+        return 2
 
     hf_cache.activate_offline_cache()
     try:

@@ -102,16 +102,26 @@ class Upstream:
                 "extraction": self._import("utils.extraction_utils"),
             }
         except ImportError as error:
-            if (error.name or "").startswith(self.package + "."):
-                hint = "this lcb_runner has another layout (a much older or newer commit)"
-            else:
-                hint = (
-                    "its dependencies are pinned in pyproject.toml's 'upstream' extra "
-                    "(anthropic<1 for HUMAN_PROMPT, datasets)"
-                )
             raise UpstreamSourceError(
-                f"cannot import upstream from {self.describe_source()}: {error}; {hint}"
+                f"cannot import upstream from {self.describe_source()}: {error}; "
+                f"{self._import_hint(error)}"
             ) from error
+
+    def _import_hint(self, error: ImportError) -> str:
+        """What to install (or pass) when importing lcb_runner failed with this error."""
+        missing = error.name or ""
+        if missing == self.package:  # the stand-in itself is not installed
+            return (
+                f"install it with `pip install --no-deps {INSTALLED_DISTRIBUTION}==26.3` and "
+                "`pip install 'lcb-conformance[upstream]'`, or pass --upstream PATH (a "
+                "LiveCodeBench checkout)"
+            )
+        if missing.startswith(self.package + "."):
+            return "this lcb_runner has another layout (a much older or newer commit)"
+        return (
+            "lcb_runner's own dependencies (anthropic<1 for HUMAN_PROMPT, datasets) come with "
+            "`pip install 'lcb-conformance[upstream]'`"
+        )
 
     def _function(self, module: str, name: str):
         function = getattr(self._modules[module], name, None)
@@ -126,7 +136,8 @@ class Upstream:
             return self._import(name)
         except ImportError as error:
             raise UpstreamSourceError(
-                f"cannot import {name} from {self.describe_source()}: {error}"
+                f"cannot import {name} from {self.describe_source()}: {error}; "
+                f"{self._import_hint(error)}"
             ) from error
 
     def lmstyle(self, name: str):
@@ -143,7 +154,8 @@ class Upstream:
             module = self._import("lm_styles")
         except ImportError as error:
             raise UpstreamSourceError(
-                f"cannot import lm_styles from {self.describe_source()}: {error}"
+                f"cannot import lm_styles from {self.describe_source()}: {error}; "
+                f"{self._import_hint(error)}"
             ) from error
         for name in ("LMStyle", "LanguageModelList"):
             if not hasattr(module, name):
@@ -219,7 +231,10 @@ class Upstream:
 
     def describe_source(self) -> str:
         if self.checkout is None:
-            return f"{INSTALLED_DISTRIBUTION} {self.version()}"
+            try:
+                return f"{INSTALLED_DISTRIBUTION} {self.version()}"
+            except importlib.metadata.PackageNotFoundError:
+                return f"{INSTALLED_DISTRIBUTION} (not installed)"
         return f"LiveCodeBench checkout {self.checkout}"
 
     def is_reference(self) -> bool:

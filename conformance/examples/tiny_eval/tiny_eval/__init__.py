@@ -1,0 +1,1 @@
+"""A tiny LiveCodeBench evaluation: prompts a model and extracts its code (example)."""
