@@ -5,6 +5,8 @@
 --impl-cmd CMD      the implementation is a program speaking JSON lines (adapters/process.py)
 --upstream SOURCE   'installed' (nvidia-livecodebench) or a LiveCodeBench checkout path
 --tokenizers DIR    tokenizer snapshots to serve offline (default: fixtures/tokenizers)
+--real-vocab DIR    the fetched real-vocabulary files (tox -e realvocab); without it the
+                    realvocab-marked tests are skipped
 """
 
 from __future__ import annotations
@@ -68,6 +70,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="tokenizer snapshots to serve offline, e.g. an upgraded copy of "
         "fixtures/tokenizers whose effect on every prompt you want to see (default: %(default)s)",
     )
+    group.addoption(
+        "--real-vocab",
+        default=None,
+        metavar="DIR",
+        help="the real-vocabulary files fetched by lcb_conformance.suite.real_vocab_sources "
+        "(tox -e realvocab); the realvocab-marked tests need it",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,6 +87,14 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     # Before anything imports huggingface_hub: it reads HF_HOME once, at import.
     hf_cache.activate_offline_cache(snapshots_dir=Path(config.getoption("--tokenizers")))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--real-vocab") is None:
+        skip = pytest.mark.skip(reason="needs the real vocabularies: tox -e realvocab")
+        for item in items:
+            if "realvocab" in item.keywords:
+                item.add_marker(skip)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
