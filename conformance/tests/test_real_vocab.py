@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance.suite import audit, cases, goldens, real_vocab
+from lcb_conformance.upstream import tokenizer_diff
 
 pytestmark = pytest.mark.realvocab
 
@@ -112,3 +113,22 @@ def test_every_style_marker_has_the_snapshots_status(folder, real_tokenizer):
     assert {m: _marker_kind(audit.marker_status(real, m)) for m in cases.STYLE_MARKERS} == {
         m: _marker_kind(audit.marker_status(snapshot, m)) for m in cases.STYLE_MARKERS
     }
+
+
+def test_llama3_april_to_may_2024_flags_the_bos_change_with_equal_prompts(real_cache, capsys):
+    """Meta-Llama-3-8B-Instruct as first published (April 2024) and as revised (May 2024):
+    every rendered prompt is the same string, but tokenizing it with special tokens gives one
+    more BOS (the May tokenizer.json prepends <|begin_of_text|>), and EOS moved to <|eot_id|>."""
+    april, may = real_cache / "llama3-2024-04", real_cache / "llama3-2024-05"
+
+    status = tokenizer_diff.main([str(april), str(may), "--problems", "2"])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 1
+    styles = [line for line in lines if line.startswith(("CHANGED ", "same "))]
+    styles = [line for line in styles if "prompts changed" in line]
+    assert styles and all("prompts changed 0/2" in line for line in styles)
+    generic = next(line for line in styles if " generic " in line)
+    assert "string, add_special_tokens=True: 2," in generic and "BOS with specials 1->2" in generic
+    assert "CHANGED eos_token_id: 128001 -> 128009" in lines
+    assert "CHANGED BOS added to a string: 0 -> 1" in lines
