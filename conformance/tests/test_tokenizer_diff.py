@@ -44,3 +44,10 @@ def test_r1_distill_think_edit_is_flagged_as_a_prompt_change(tmp_path, capsys):
     assert any("['<think>']" in line for line in lines)
     # the raw-string styles do not go through the template: unchanged
     assert all(line.startswith("same") for line in lines if " deepseekr1 " in line)
+
+
+def test_a_tokenizer_that_cannot_be_loaded_is_named(tmp_path, capsys):
+    snapshot = str(hf_cache.SNAPSHOTS_DIR / R1)
+    missing = str(tmp_path / "no-such-tokenizer")
+    assert tokenizer_diff.main([missing, snapshot, *FEW]) == 2
+    assert f"cannot load tokenizer {missing!r}" in capsys.readouterr().err

