@@ -51,3 +51,9 @@ def test_a_tokenizer_that_cannot_be_loaded_is_named(tmp_path, capsys):
     missing = str(tmp_path / "no-such-tokenizer")
     assert tokenizer_diff.main([missing, snapshot, *FEW]) == 2
     assert f"cannot load tokenizer {missing!r}" in capsys.readouterr().err
+
+
+def test_a_length_change_across_a_context_limit_is_named():
+    assert tokenizer_diff.limits_crossed(4000, 4100) == [4096]
+    assert tokenizer_diff.limits_crossed(4100, 9000) == [8192]
+    assert tokenizer_diff.limits_crossed(100, 200) == []

@@ -10,8 +10,9 @@ OpenAIChat messages rendered by each tokenizer's chat template with the generati
 Per style it reports how many rendered prompts changed, how many token sequences changed
 (the string tokenized with special tokens, as vLLM, SGLang and HF ``generate`` receive it from
 a string prompt; without; and, for ``generic``, the template with ``tokenize=True``), the BOS
-counts, and the first difference decoded on both sides; then BOS/EOS and each style marker's
-status (one special token, one added token, or split text).
+counts, the longest prompt in tokens (and any prompt whose length crosses a common context
+limit, 2k to 128k, between the two), and the first difference decoded on both sides; then
+BOS/EOS and each style marker's status (one special token, one added token, or split text).
 
 Exit status: 0 nothing the leaderboard depends on changed, 1 something did (a rendered prompt,
 a token id, BOS/EOS, a marker), 2 a tokenizer could not be loaded.
@@ -20,13 +21,12 @@ a token id, BOS/EOS, a marker), 2 a tokenizer could not be loaded.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.suite import audit, cases, goldens
+from lcb_conformance.suite import audit, cases, goldens, showdiff
 
 CHAT_STYLE = "generic"
 CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model
@@ -34,6 +34,10 @@ WITH_SPECIALS = "string, add_special_tokens=True"
 WITHOUT_SPECIALS = "string, add_special_tokens=False"
 FROM_MESSAGES = "messages, chat template tokenize=True"
 CONTEXT_TOKENS = 3  # decoded tokens shown either side of a first difference
+CONTEXT_CHARS = 30  # characters shown either side of a first difference in a prompt
+# Context lengths servers commonly truncate or reject at: a prompt that fits under one
+# tokenizer and not under the other is named.
+CONTEXT_LIMITS = (2048, 4096, 8192, 16384, 32768, 131072)
 
 
 def load(spec: str):
@@ -82,6 +86,20 @@ def _decoded(tokenizer, ids: list[int], at: int) -> str:
     return f"{before!r} [{token!r}] {after!r}"
 
 
+def _prompt_difference(old: dict, new: dict) -> str:
+    at = showdiff.first_difference(old["prompt"], new["prompt"])
+    start = max(0, at - CONTEXT_CHARS)
+
+    def shown(prompt: str) -> str:
+        return showdiff.visible(prompt, start, at + CONTEXT_CHARS)
+
+    return (
+        f"rendered prompt differs at character {at}\n"
+        f'      old "{shown(old["prompt"])}"\n'
+        f'      new "{shown(new["prompt"])}"'
+    )
+
+
 def first_token_difference(old_tok, old: list[int], new_tok, new: list[int]) -> str:
     """Names the first differing token and decodes both sides around it."""
     at = next(
@@ -104,6 +122,8 @@ class StyleDiff:
     prompts_changed: int = 0
     ids_changed: dict[str, int] = field(default_factory=dict)
     bos: set[tuple[int, int]] = field(default_factory=set)  # (old, new) with special tokens
+    longest: tuple[int, int] = (0, 0)  # tokens with special tokens, old and new
+    crossings: list[str] = field(default_factory=list)
     first: list[str] = field(default_factory=list)
 
     @property
@@ -122,11 +142,7 @@ def diff_style(old_tok, new_tok, style: str, question_ids: list[str]) -> StyleDi
         if old["prompt"] != new["prompt"]:
             result.prompts_changed += 1
             if not result.first:
-                result.first.append(
-                    f"{question_id}: rendered prompt sha256 "
-                    f"{hashlib.sha256(old['prompt'].encode()).hexdigest()[:12]} -> "
-                    f"{hashlib.sha256(new['prompt'].encode()).hexdigest()[:12]}"
-                )
+                result.first.append(f"{question_id}: " + _prompt_difference(old, new))
         for how, old_ids in old["ids"].items():
             new_ids = new["ids"][how]
             changed = old_ids != new_ids
@@ -136,6 +152,12 @@ def diff_style(old_tok, new_tok, style: str, question_ids: list[str]) -> StyleDi
                     f"{question_id} ({how}): "
                     + first_token_difference(old_tok, old_ids, new_tok, new_ids)
                 )
+        old_len, new_len = len(old["ids"][WITH_SPECIALS]), len(new["ids"][WITH_SPECIALS])
+        result.longest = (max(result.longest[0], old_len), max(result.longest[1], new_len))
+        result.crossings += [
+            f"{question_id}: {old_len} -> {new_len} tokens crosses the {limit}-token context"
+            for limit in limits_crossed(old_len, new_len)
+        ]
         result.bos.add(
             (
                 _bos_count(old_tok, old["ids"][WITH_SPECIALS]),
@@ -143,6 +165,11 @@ def diff_style(old_tok, new_tok, style: str, question_ids: list[str]) -> StyleDi
             )
         )
     return result
+
+
+def limits_crossed(old_len: int, new_len: int) -> list[int]:
+    """The common context limits one length fits and the other does not."""
+    return [limit for limit in CONTEXT_LIMITS if (old_len <= limit) != (new_len <= limit)]
 
 
 def tokenizer_facts(tokenizer) -> dict[str, str]:
@@ -166,9 +193,10 @@ def report(old_tok, new_tok, styles: list[str], question_ids: list[str]) -> tupl
         mark = "CHANGED" if d.changed else "same   "
         lines.append(
             f"{mark} {style:<12} prompts changed {d.prompts_changed}/{d.cases}; "
-            f"token ids changed ({ids}) /{d.cases}; BOS with specials {bos}"
+            f"token ids changed ({ids}) /{d.cases}; BOS with specials {bos}; "
+            f"longest {d.longest[0]} -> {d.longest[1]} tokens"
         )
-        lines += [f"    {line}" for line in d.first]
+        lines += [f"    {line}" for line in d.first + d.crossings]
         status = max(status, int(d.changed))
     old_facts, new_facts = tokenizer_facts(old_tok), tokenizer_facts(new_tok)
     for name in old_facts:
