@@ -36,6 +36,7 @@ __all__ = [
     "MODELS",
     "REFERENCES",
     "SANITY",
+    "real_tokenizer_json",
     "assemble",
     "build",
     "load",
@@ -128,7 +129,7 @@ def _deepseek_coder(cache: Path) -> dict:
     merges = [tuple(m.split(" ", 1)) for m in strings("tokenizer.ggml.merges")]
     field = reader.fields["tokenizer.ggml.token_type"]
     types = [int(field.parts[i][0]) for i in field.data]
-    regular = 32000
+    regular = 32000  # the BPE vocabulary; 32000-32021 are the model's added tokens
     tokenizer = Tokenizer(
         models.BPE({t: i for i, t in enumerate(tokens[:regular])}, merges, ignore_merges=False)
     )
