@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import audit, cases, goldens, real_vocab
+from lcb_conformance.suite import audit, cases, goldens, hf_cache, real_vocab
 from lcb_conformance.upstream import tokenizer_diff
 
 pytestmark = pytest.mark.realvocab
@@ -47,9 +47,7 @@ def test_real_tokenizer_is_verified(folder, real_tokenizer, real_cache):
 @pytest.mark.parametrize("folder", real_vocab.MODELS)
 def test_bos_on_plain_text_is_the_snapshots(folder, real_tokenizer):
     """tokenizer("hi") adds a BOS exactly when the snapshot says so, per transformers line."""
-    expected = json.loads(
-        (goldens.cases.REPO_ROOT / "fixtures/tokenizers/families.json").read_text()
-    )
+    expected = json.loads((hf_cache.SNAPSHOTS_DIR / "families.json").read_text("utf-8"))
     line = "transformers<5" if audit.transformers_line() == "transformers-4" else "transformers>=5"
     want = expected["snapshots"][folder]["expected"]["bos_count_hi"][line]
     tokenizer = real_tokenizer(REPO_IDS[folder])
