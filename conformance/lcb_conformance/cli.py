@@ -5,7 +5,7 @@
                     [--upstream installed|PATH] [--tokenizers DIR]
                     [--json FILE] [--html FILE] [--color auto|always|never]
                     [--show-pytest] [-- PYTEST ARGS...]
-    lcb-conformance resolve | regen | drift | diff | peers | hub-check ...   (SUBCOMMANDS)
+    lcb-conformance resolve | regen | drift | diff | peers | hub-check | tokenizer-diff ...
 
 ``run`` (the default) runs ``pytest -m "not upstream and not selftest" conformance/tests
 --impl ...`` in this process, collects every test's outcome, and prints the verdict matrix:
@@ -303,6 +303,10 @@ SUBCOMMANDS = {
     "peers": (
         "lcb_conformance.reports.peers",
         "run a peer harness's adapter through the suite, or render docs/peers.md",
+    ),
+    "tokenizer-diff": (
+        "lcb_conformance.upstream.tokenizer_diff",
+        "what replacing one tokenizer by another changes in prompts, token ids, BOS/EOS, markers",
     ),
     "hub-check": (
         "lcb_conformance.upstream.hub_check",

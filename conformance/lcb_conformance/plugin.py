@@ -28,6 +28,8 @@ MARKERS = {
     "upstream": "runs the real lcb_runner (drift detection against the goldens)",
     "selftest": "runs the suite in a subprocess against a mutant to prove the gate catches it "
     "(slow)",
+    "realvocab": "needs the real vocabularies from registry packages (tox -e realvocab, "
+    "--real-vocab DIR)",
     "transformers_independent": "neither the case nor upstream's answer can depend on the "
     "transformers line (judge runs, extraction fuzzing); the compat-tf* envs leave it to the "
     "upstream env",
@@ -92,6 +94,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="tokenizer snapshots to serve offline, e.g. an upgraded copy of "
         "fixtures/tokenizers whose effect on every prompt you want to see (default: %(default)s)",
+    )
+    group.addoption(
+        "--real-vocab",
+        default=None,
+        metavar="DIR",
+        help="the real-vocabulary files fetched by lcb_conformance.suite.real_vocab_sources "
+        "(tox -e realvocab); the realvocab-marked tests need it",
     )
 
 

@@ -30,6 +30,14 @@ def pytest_configure(config: pytest.Config) -> None:
     hf_cache.activate_offline_cache(snapshots_dir=Path(config.getoption("--tokenizers")))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--real-vocab") is None:
+        skip = pytest.mark.skip(reason="needs the real vocabularies: tox -e realvocab")
+        for item in items:
+            if "realvocab" in item.keywords:
+                item.add_marker(skip)
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     recorded = goldens.provenance().get("upstream", {})
     return [

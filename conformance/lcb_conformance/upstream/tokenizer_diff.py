@@ -1,0 +1,248 @@
+"""`lcb-conformance tokenizer-diff OLD NEW`: what a tokenizer upgrade changes in the model input.
+
+    lcb-conformance tokenizer-diff OLD NEW [--styles generic,deepseekr1] [--problems N]
+
+OLD and NEW are tokenizer directories (tokenizer.json, tokenizer_config.json, ...) or, with
+network, Hub repo ids with an optional ``@revision``. Both are loaded through transformers'
+AutoTokenizer. For every style the token audits cover and every fixture problem, the prompt is
+lcb_runner's own (the goldens): the raw styles' prompt string, and for ``generic`` the
+OpenAIChat messages rendered by each tokenizer's chat template with the generation prompt.
+Per style it reports how many rendered prompts changed, how many token sequences changed
+(the string tokenized with special tokens, as vLLM, SGLang and HF ``generate`` receive it from
+a string prompt; without; and, for ``generic``, the template with ``tokenize=True``), the BOS
+counts, the longest prompt in tokens (and any prompt whose length crosses a common context
+limit, 2k to 128k, between the two), and the first difference decoded on both sides; then
+BOS/EOS and each style marker's status (one special token, one added token, or split text).
+
+Exit status: 0 nothing the leaderboard depends on changed, 1 something did (a rendered prompt,
+a token id, BOS/EOS, a marker), 2 a tokenizer could not be loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lcb_conformance.suite import audit, cases, goldens, showdiff
+
+CHAT_STYLE = "generic"
+CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model
+WITH_SPECIALS = "string, add_special_tokens=True"
+WITHOUT_SPECIALS = "string, add_special_tokens=False"
+FROM_MESSAGES = "messages, chat template tokenize=True"
+CONTEXT_TOKENS = 3  # decoded tokens shown either side of a first difference
+CONTEXT_CHARS = 30  # characters shown either side of a first difference in a prompt
+# Context lengths servers commonly truncate or reject at: a prompt that fits under one
+# tokenizer and not under the other is named.
+CONTEXT_LIMITS = (2048, 4096, 8192, 16384, 32768, 131072)
+
+
+def load(spec: str):
+    """A tokenizer from a directory, or (with network) a Hub ``repo_id[@revision]``."""
+    from transformers import AutoTokenizer
+
+    if Path(spec).is_dir():
+        return AutoTokenizer.from_pretrained(spec)
+    repo_id, _, revision = spec.partition("@")
+    return AutoTokenizer.from_pretrained(repo_id, revision=revision or None)
+
+
+def _messages(question_id: str) -> list[dict]:
+    return json.loads(goldens.read(goldens.GoldenKey(goldens.MESSAGES, CHAT_LMSTYLE, question_id)))
+
+
+def _template_ids(tokenizer, messages: list[dict]) -> list[int]:
+    ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
+    return list(ids["input_ids"] if hasattr(ids, "keys") else ids)  # a dict from transformers 5
+
+
+def model_input(tokenizer, style: str, question_id: str) -> dict:
+    """The rendered prompt of one (style, problem) and the token sequences built from it."""
+    if style == CHAT_STYLE:
+        messages = _messages(question_id)
+        prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    else:
+        prompt = goldens.read(goldens.GoldenKey(goldens.PROMPT, style, question_id))
+    sequences = {
+        WITH_SPECIALS: tokenizer(prompt, add_special_tokens=True)["input_ids"],
+        WITHOUT_SPECIALS: tokenizer(prompt, add_special_tokens=False)["input_ids"],
+    }
+    if style == CHAT_STYLE:
+        sequences[FROM_MESSAGES] = _template_ids(tokenizer, messages)
+    return {"prompt": prompt, "ids": sequences}
+
+
+def _bos_count(tokenizer, ids: list[int]) -> int:
+    return ids.count(tokenizer.bos_token_id) if tokenizer.bos_token_id is not None else 0
+
+
+def _decoded(tokenizer, ids: list[int], at: int) -> str:
+    before = tokenizer.decode(ids[max(0, at - CONTEXT_TOKENS) : at])
+    token = tokenizer.decode(ids[at : at + 1]) if at < len(ids) else "<end>"
+    after = tokenizer.decode(ids[at + 1 : at + 1 + CONTEXT_TOKENS])
+    return f"{before!r} [{token!r}] {after!r}"
+
+
+def _prompt_difference(old: dict, new: dict) -> str:
+    at = showdiff.first_difference(old["prompt"], new["prompt"])
+    start = max(0, at - CONTEXT_CHARS)
+
+    def shown(prompt: str) -> str:
+        return showdiff.visible(prompt, start, at + CONTEXT_CHARS)
+
+    return (
+        f"rendered prompt differs at character {at}\n"
+        f'      old "{shown(old["prompt"])}"\n'
+        f'      new "{shown(new["prompt"])}"'
+    )
+
+
+def first_token_difference(old_tok, old: list[int], new_tok, new: list[int]) -> str:
+    """Names the first differing token and decodes both sides around it."""
+    at = next(
+        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+        min(len(old), len(new)),
+    )
+    old_id = old[at] if at < len(old) else None
+    new_id = new[at] if at < len(new) else None
+    return (
+        f"token {at}: {old_id} -> {new_id} (lengths {len(old)} -> {len(new)})\n"
+        f"      old {_decoded(old_tok, old, at)}\n"
+        f"      new {_decoded(new_tok, new, at)}"
+    )
+
+
+@dataclass
+class StyleDiff:
+    style: str
+    cases: int = 0
+    prompts_changed: int = 0
+    ids_changed: dict[str, int] = field(default_factory=dict)
+    bos: set[tuple[int, int]] = field(default_factory=set)  # (old, new) with special tokens
+    longest: tuple[int, int] = (0, 0)  # tokens with special tokens, old and new
+    crossings: list[str] = field(default_factory=list)
+    first: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.prompts_changed or any(self.ids_changed.values()))
+
+
+def diff_style(old_tok, new_tok, style: str, question_ids: list[str]) -> StyleDiff:
+    result = StyleDiff(style)
+    for question_id in question_ids:
+        old, new = (
+            model_input(old_tok, style, question_id),
+            model_input(new_tok, style, question_id),
+        )
+        result.cases += 1
+        if old["prompt"] != new["prompt"]:
+            result.prompts_changed += 1
+            if not result.first:
+                result.first.append(f"{question_id}: " + _prompt_difference(old, new))
+        for how, old_ids in old["ids"].items():
+            new_ids = new["ids"][how]
+            changed = old_ids != new_ids
+            result.ids_changed[how] = result.ids_changed.get(how, 0) + changed
+            if changed and len(result.first) < 2:
+                result.first.append(
+                    f"{question_id} ({how}): "
+                    + first_token_difference(old_tok, old_ids, new_tok, new_ids)
+                )
+        old_len, new_len = len(old["ids"][WITH_SPECIALS]), len(new["ids"][WITH_SPECIALS])
+        result.longest = (max(result.longest[0], old_len), max(result.longest[1], new_len))
+        result.crossings += [
+            f"{question_id}: {old_len} -> {new_len} tokens crosses the {limit}-token context"
+            for limit in limits_crossed(old_len, new_len)
+        ]
+        result.bos.add(
+            (
+                _bos_count(old_tok, old["ids"][WITH_SPECIALS]),
+                _bos_count(new_tok, new["ids"][WITH_SPECIALS]),
+            )
+        )
+    return result
+
+
+def limits_crossed(old_len: int, new_len: int) -> list[int]:
+    """The common context limits one length fits and the other does not."""
+    return [limit for limit in CONTEXT_LIMITS if (old_len <= limit) != (new_len <= limit)]
+
+
+def tokenizer_facts(tokenizer) -> dict[str, str]:
+    """BOS/EOS and every style marker's status: what a template or a server relies on."""
+    facts = {
+        attr: repr(getattr(tokenizer, attr))
+        for attr in ("bos_token", "bos_token_id", "eos_token", "eos_token_id")
+    }
+    facts["BOS added to a string"] = str(_bos_count(tokenizer, tokenizer("hi")["input_ids"]))
+    facts |= {m: audit.marker_status(tokenizer, m) for m in cases.STYLE_MARKERS}
+    return facts
+
+
+def report(old_tok, new_tok, styles: list[str], question_ids: list[str]) -> tuple[int, str]:
+    """(exit status, text) of the comparison."""
+    lines, status = [], 0
+    for style in styles:
+        d = diff_style(old_tok, new_tok, style, question_ids)
+        ids = ", ".join(f"{how}: {n}" for how, n in d.ids_changed.items())
+        bos = ", ".join(f"{a}->{b}" for a, b in sorted(d.bos))
+        mark = "CHANGED" if d.changed else "same   "
+        lines.append(
+            f"{mark} {style:<12} prompts changed {d.prompts_changed}/{d.cases}; "
+            f"token ids changed ({ids}) /{d.cases}; BOS with specials {bos}; "
+            f"longest {d.longest[0]} -> {d.longest[1]} tokens"
+        )
+        lines += [f"    {line}" for line in d.first + d.crossings]
+        status = max(status, int(d.changed))
+    old_facts, new_facts = tokenizer_facts(old_tok), tokenizer_facts(new_tok)
+    for name in old_facts:
+        if old_facts[name] != new_facts[name]:
+            lines.append(f"CHANGED {name}: {old_facts[name]} -> {new_facts[name]}")
+            status = 1
+    lines.append(
+        "verdict: "
+        + ("changed: re-validate before comparing with the leaderboard" if status else "identical")
+    )
+    return status, "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance tokenizer-diff", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("old", help="tokenizer directory, or repo_id[@revision] with network")
+    parser.add_argument("new", help="tokenizer directory, or repo_id[@revision] with network")
+    parser.add_argument(
+        "--styles",
+        default=",".join(cases.AUDITED_STYLES),
+        help="comma-separated styles (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--problems", type=int, default=None, metavar="N", help="only the first N fixture problems"
+    )
+    args = parser.parse_args(argv)
+    styles = [s for s in args.styles.split(",") if s]
+    unknown = sorted(set(styles) - set(cases.AUDITED_STYLES))
+    if unknown:
+        parser.error(f"unknown style(s) {unknown}; choose from {', '.join(cases.AUDITED_STYLES)}")
+    loaded = []
+    for spec in (args.old, args.new):
+        try:
+            loaded.append(load(spec))
+        except Exception as error:  # missing files, offline, gated: say which side and why
+            print(
+                f"cannot load tokenizer {spec!r}: {type(error).__name__}: {error}", file=sys.stderr
+            )
+            return 2
+    question_ids = list(cases.problems())[: args.problems]
+    status, text = report(*loaded, styles, question_ids)
+    sys.stdout.write(text)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""The real vocabularies (tox -e realvocab): six real tokenizers assembled from registry packages,
+verified against independent references, and the synthetic snapshots held to them on every
+special-token fact the default suite asserts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lcb_conformance.suite import audit, cases, goldens, hf_cache, real_vocab
+from lcb_conformance.upstream import tokenizer_diff
+
+pytestmark = pytest.mark.realvocab
+
+REPO_IDS = {folder: folder.replace("__", "/", 1) for folder in real_vocab.MODELS}
+
+
+@pytest.fixture(scope="session")
+def real_cache(pytestconfig: pytest.Config) -> Path:
+    return Path(pytestconfig.getoption("--real-vocab"))
+
+
+@pytest.fixture(scope="session")
+def real_tokenizer(real_cache: Path, tmp_path_factory: pytest.TempPathFactory):
+    """real_tokenizer(repo_id): the real tokenizer, loaded once from a cache built per session."""
+    hub = real_vocab.build(tmp_path_factory.mktemp("real-vocab") / "hf-home", real_cache)
+    loaded = {}
+
+    def get(repo_id: str):
+        if repo_id not in loaded:
+            loaded[repo_id] = real_vocab.load(hub, repo_id)
+        return loaded[repo_id]
+
+    return get
+
+
+@pytest.mark.parametrize("folder", real_vocab.MODELS)
+def test_real_tokenizer_is_verified(folder, real_tokenizer, real_cache):
+    """llama.cpp's reference tokenizations, the sanity ids, the snapshot's chat template sha256
+    and BOS/EOS, and a shipped tokenizer_config.json equal to the snapshot's."""
+    problems = real_vocab.verify(folder, real_tokenizer(REPO_IDS[folder]), real_cache)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("folder", real_vocab.MODELS)
+def test_bos_on_plain_text_is_the_snapshots(folder, real_tokenizer):
+    """tokenizer("hi") adds a BOS exactly when the snapshot says so, per transformers line."""
+    expected = json.loads((hf_cache.SNAPSHOTS_DIR / "families.json").read_text("utf-8"))
+    line = "transformers<5" if audit.transformers_line() == "transformers-4" else "transformers>=5"
+    want = expected["snapshots"][folder]["expected"]["bos_count_hi"][line]
+    tokenizer = real_tokenizer(REPO_IDS[folder])
+    bos = tokenizer.bos_token_id
+    got = {
+        f"add_special_tokens={flag}": tokenizer("hi", add_special_tokens=flag)["input_ids"].count(
+            bos
+        )
+        if bos is not None
+        else 0
+        for flag in (True, False)
+    }
+    assert got == want
+
+
+def _marker_kind(status: str) -> str:
+    """A marker's status without the piece count of a split marker (vocabulary-dependent)."""
+    return "text" if status.startswith("text (") else status
+
+
+def _special_token_facts(record: dict) -> dict:
+    """What a token audit asserts about special tokens (not the vocabulary-dependent length)."""
+    return {
+        "prompt_sha256": record["prompt_sha256"],
+        "bos_token": record["bos_token"],
+        "bos_count": record["bos_count"],
+        "special_tokens_in_order": record["special_tokens_in_order"],
+        "markers_in_prompt": {m: _marker_kind(s) for m, s in record["markers_in_prompt"].items()},
+    }
+
+
+def _audited_prompt(style: str, repo_id: str, question_id: str) -> str:
+    if style == "generic":
+        key = goldens.GoldenKey(goldens.CHAT_PROMPT, cases.ChatRendering(repo_id).name, question_id)
+    else:
+        key = goldens.GoldenKey(goldens.PROMPT, style, question_id)
+    return goldens.read(key)
+
+
+AUDIT_KEYS = [
+    k for k in goldens.expected_keys(goldens.TOKEN_AUDIT) if goldens.in_this_environment(k)
+]
+
+
+@pytest.mark.parametrize("key", AUDIT_KEYS, ids=str)
+def test_token_audit_golden_holds_with_the_real_vocabulary(key, real_tokenizer):
+    """Every special-token fact of a token-audit golden (BOS counts, special tokens in order,
+    each marker one special token / one added token / split text) is the same when the audited
+    prompt is tokenized by the real vocabulary instead of the snapshot's byte-level one."""
+    _, repo_id, style, question_id = goldens.parse_audit_key(key)
+    recorded = json.loads(goldens.read(key))
+    real = audit.audit(real_tokenizer(repo_id), _audited_prompt(style, repo_id, question_id))
+    assert _special_token_facts(real) == _special_token_facts(recorded)
+
+
+@pytest.mark.parametrize("folder", real_vocab.MODELS)
+def test_every_style_marker_has_the_snapshots_status(folder, real_tokenizer):
+    """Markers absent from the audited prompts too: special/added token ids, or split."""
+    repo_id = REPO_IDS[folder]
+    real, snapshot = real_tokenizer(repo_id), audit.load_tokenizer(repo_id)
+    assert {m: _marker_kind(audit.marker_status(real, m)) for m in cases.STYLE_MARKERS} == {
+        m: _marker_kind(audit.marker_status(snapshot, m)) for m in cases.STYLE_MARKERS
+    }
+
+
+def test_llama3_april_to_may_2024_flags_the_bos_change_with_equal_prompts(real_cache, capsys):
+    """Meta-Llama-3-8B-Instruct as first published (April 2024) and as revised (May 2024):
+    every rendered prompt is the same string, but tokenizing it with special tokens gives one
+    more BOS (the May tokenizer.json prepends <|begin_of_text|>), and EOS moved to <|eot_id|>."""
+    april, may = real_cache / "llama3-2024-04", real_cache / "llama3-2024-05"
+
+    status = tokenizer_diff.main([str(april), str(may), "--problems", "2"])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 1
+    styles = [line for line in lines if line.startswith(("CHANGED ", "same "))]
+    styles = [line for line in styles if "prompts changed" in line]
+    assert styles and all("prompts changed 0/2" in line for line in styles)
+    generic = next(line for line in styles if " generic " in line)
+    assert "string, add_special_tokens=True: 2," in generic and "BOS with specials 1->2" in generic
+    assert "CHANGED eos_token_id: 128001 -> 128009" in lines
+    assert "CHANGED BOS added to a string: 0 -> 1" in lines
