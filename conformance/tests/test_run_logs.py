@@ -13,6 +13,7 @@ import shutil
 
 import pytest
 
+from lcb_conformance import cli
 from lcb_conformance.suite import cases
 from lcb_conformance.upstream import run_audit, run_logs
 
@@ -343,3 +344,31 @@ def test_a_truncated_parquet_file_is_exit_2(tmp_path, capsys):
     open(path, "wb").write(data[: len(data) // 2])
     assert run_audit.main([path]) == run_audit.EXIT_INPUT
     assert "not a readable parquet file" in capsys.readouterr().out
+
+
+@pytest.mark.upstream
+def test_the_html_report_shows_the_verdict_and_every_sample_that_differs(pytestconfig, tmp_path):
+    page = tmp_path / "reports" / "audit.html"
+    code = cli.main(
+        [
+            "audit",
+            str(lm_eval("no-system")),
+            "--style",
+            "OpenAIChat",
+            "--html",
+            str(page),
+            "--upstream",
+            pytestconfig.getoption("--upstream"),
+        ]
+    )
+    assert code == run_audit.EXIT_DIFFERS
+    text = page.read_text("utf-8")
+    assert "NOT CONFORMANT: 12 of 12 samples differ" in text
+    assert text.count("<td>system message missing; filter lcb_runner</td>") == 12  # per sample
+    assert [p.name for p in page.parent.iterdir()] == ["audit.html"]  # no temporary left
+
+
+def test_html_needs_the_command_that_has_the_renderer(capsys):
+    path = str(lm_eval("conformant"))
+    assert run_audit.main([path, "--style", "OpenAIChat", "--html", "x.html"]) == 2
+    assert "--html: run it as `lcb-conformance audit`" in capsys.readouterr().out

@@ -531,36 +531,45 @@ def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int
     )
 
 
-PROMPT_UNCHECKED = "prompt not checked"
+PROMPT_UNCHECKED, EXTRACTION_UNCHECKED = "prompt not checked", "extraction not checked"
+VERDICTS = (
+    IDENTICAL,
+    PROMPT_DIFFERS,
+    EXTRACTION_DIFFERS,
+    f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}",
+    CANNOT,
+)
+COLUMNS = (*VERDICTS, PROMPT_UNCHECKED, EXTRACTION_UNCHECKED)
+
+
+def per_problem(audit: Audit) -> dict[str, Counter]:
+    """question_id -> samples per verdict and per unchecked part (COLUMNS), then "all"."""
+    table: dict[str, Counter] = {}
+    for sample in audit.samples:
+        counts = table.setdefault(sample.question_id, Counter())
+        counts[sample.verdict] += 1
+        counts[PROMPT_UNCHECKED] += sample.prompt == CANNOT
+        counts[EXTRACTION_UNCHECKED] += sample.extraction == CANNOT
+    table["all"] = sum(table.values(), Counter())
+    return table
 
 
 def render(audit: Audit) -> str:
-    """A table per problem and overall; the reasons prompts were not checked; the reports."""
-    per_problem: dict[str, Counter] = {}
-    for sample in audit.samples:
-        counts = per_problem.setdefault(sample.question_id, Counter())
-        counts[sample.verdict] += 1
-        counts[PROMPT_UNCHECKED] += sample.prompt == CANNOT
-    total = sum(per_problem.values(), Counter())
-    columns = [
-        IDENTICAL,
-        PROMPT_DIFFERS,
-        EXTRACTION_DIFFERS,
-        f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}",
-        CANNOT,
-        PROMPT_UNCHECKED,
-    ]
-    width = max(30, *(len(qid) + 2 for qid in per_problem))
-    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in columns)]
-    for qid, counts in [*per_problem.items(), ("all", total)]:
-        samples = sum(counts[c] for c in columns[:5])
+    """A table per problem and overall; the reasons parts were not checked; the reports."""
+    table = per_problem(audit)
+    width = max(30, *(len(qid) + 2 for qid in table))
+    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in COLUMNS)]
+    for qid, counts in table.items():
+        samples = sum(counts[c] for c in VERDICTS)
         lines.append(
-            f"{qid:<{width}}{samples:>8}" + "".join(f"  {counts[c]:>{len(c)}}" for c in columns)
+            f"{qid:<{width}}{samples:>8}" + "".join(f"  {counts[c]:>{len(c)}}" for c in COLUMNS)
         )
-    for why, count in audit.prompt_unchecked.items():
-        lines.append(f"prompt not checked for {count} samples: {why}")
-    for why, count in audit.extraction_unchecked.items():
-        lines.append(f"extraction not checked for {count} samples: {why}")
+    for part, unchecked in (
+        ("prompt", audit.prompt_unchecked),
+        ("extraction", audit.extraction_unchecked),
+    ):
+        for why, count in unchecked.items():
+            lines.append(f"{part} not checked for {count} samples: {why}")
     if audit.reports:
         lines += ["", f"first {len(audit.reports)} differences:"]
         for report in audit.reports:
