@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -332,16 +333,18 @@ def test_lighteval_details_are_read_by_position_prompt_checked_extraction_not(
     assert "extraction not checked for 8 samples: lighteval's details do not record" in printed
 
 
+@pytest.mark.upstream  # pyarrow comes with datasets, in the upstream extra
 def test_a_parquet_file_that_is_not_lighteval_details_is_an_unknown_format(tmp_path, capsys):
     path = lighteval_details(tmp_path, [{"question": "x"}])
     assert run_audit.main([path]) == run_audit.EXIT_INPUT
     assert "unknown format: a parquet file" in capsys.readouterr().out
 
 
+@pytest.mark.upstream
 def test_a_truncated_parquet_file_is_exit_2(tmp_path, capsys):
     path = lighteval_details(tmp_path, [lighteval_row(0, "prompt", ["a"])])
-    data = open(path, "rb").read()
-    open(path, "wb").write(data[: len(data) // 2])
+    data = Path(path).read_bytes()
+    Path(path).write_bytes(data[: len(data) // 2])
     assert run_audit.main([path]) == run_audit.EXIT_INPUT
     assert "not a readable parquet file" in capsys.readouterr().out
 

@@ -300,10 +300,18 @@ def read_lm_eval(path: Path) -> Iterator[Logged]:
 # -- lighteval ------------------------------------------------------------------------------
 
 
+def _parquet(path: Path):
+    """pyarrow.parquet (a dependency of ``datasets``, so of the upstream extra)."""
+    try:
+        import pyarrow.parquet as parquet
+    except ImportError:
+        raise LogError(f"{path}: reading parquet (lighteval's details) needs pyarrow") from None
+    return parquet
+
+
 def lighteval_columns(path: Path) -> set[str]:
     """The top-level columns of a parquet file; LogError if it is not one."""
-    import pyarrow.parquet as parquet
-
+    parquet = _parquet(path)
     try:
         return set(parquet.ParquetFile(path).schema_arrow.names)
     except Exception as error:  # pyarrow's errors: not parquet, truncated footer, ...
@@ -311,8 +319,8 @@ def lighteval_columns(path: Path) -> set[str]:
 
 
 def read_lighteval(path: Path) -> Iterator[Logged]:
+    parquet = _parquet(path)
     import pyarrow
-    import pyarrow.parquet as parquet
 
     missing = set(LIGHTEVAL_COLUMNS) - lighteval_columns(path)
     if missing:
