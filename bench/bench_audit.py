@@ -1,7 +1,8 @@
 """Benchmark of `lcb-conformance audit` over a large lcb_runner results file.
 
     python bench/bench_audit.py [--problems 1000] [--samples 10] [--output-kb 130]
-                                [--scales 0.1,1] [--upstream installed|PATH] [--json PATH]
+                                [--scales 0.1,1] [--format lcb_runner|lm-eval]
+                                [--upstream installed|PATH] [--json PATH]
 
 Writes, at each scale, an lcb_runner-format results file (the fixture run's rows repeated
 under new question_ids, each with --samples long reasoning outputs of about --output-kb KB:
@@ -9,7 +10,10 @@ under new question_ids, each with --samples long reasoning outputs of about --ou
 code_list) and its --use_cache file, then times the whole command in a subprocess (start,
 imports, streaming every row, upstream's extract_code on every sample, the prompt of every
 problem rebuilt and looked up in the cache) and reads the child's peak memory. Two scales
-show whether memory stays flat as the file grows. Figures for docs/audit.md, not assertions.
+show whether memory stays flat as the file grows. ``--format lm-eval``: the same samples as
+lm-evaluation-harness's samples file instead (a JSON line per problem: doc, the prompt as
+arguments.gen_args_0.arg_0, resps, filtered_resps), audited with ``--style``. Figures for
+docs/audit.md, not assertions.
 """
 
 from __future__ import annotations
@@ -79,8 +83,33 @@ def write_run(folder: Path, problems: int, samples: int, kb: int, upstream) -> P
     return results
 
 
-def time_audit(results: Path, upstream_source: str) -> dict:
-    command = [sys.executable, "-m", "lcb_conformance.cli", "audit", str(results)]
+def write_lm_eval(folder: Path, problems: int, samples: int, kb: int, upstream) -> Path:
+    """lm-eval's samples_<task>_<date>.jsonl for the same problems and outputs."""
+    template = json.loads(next(iter((FIXTURE_RUN / "output").glob("*/*_3_0.2.json"))).read_text())
+    outputs = [reasoning_output(kb, seed) for seed in range(samples)]
+    codes = [upstream.extract_as(LMSTYLE, output) for output in outputs]
+    path = folder / "samples_lcb_bench_2026-01-01T00-00-00.jsonl"
+    with path.open("w") as lines:
+        for index in range(problems):
+            base = template[index % len(template)]
+            doc = {k: base[k] for k in cases.PROBLEM_FIELDS if k in base}
+            doc |= {"question_id": f"{base['question_id']}_{index}", **run_audit.NO_TESTS}
+            doc["question_content"] = f"{base['question_content']}\n(variant {index})"
+            record = {
+                "doc_id": index,
+                "doc": doc,
+                "target": doc["question_id"],
+                "arguments": {"gen_args_0": {"arg_0": upstream.format(LMSTYLE, doc)}},
+                "resps": [[f"{output}\n# {index}" for output in outputs]],
+                "filtered_resps": [codes],
+                "filter": "lcb_runner",
+            }
+            lines.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path
+
+
+def time_audit(results: Path, upstream_source: str, extra: tuple[str, ...] = ()) -> dict:
+    command = [sys.executable, "-m", "lcb_conformance.cli", "audit", str(results), *extra]
     command += ["--upstream", upstream_source, "--show", "0"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -103,6 +132,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--output-kb", type=int, default=130)
     parser.add_argument("--scales", default="0.1,1", help="fractions of --problems, ascending")
+    parser.add_argument("--format", default="lcb_runner", choices=("lcb_runner", "lm-eval"))
     parser.add_argument("--upstream", default="installed")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
@@ -111,10 +141,17 @@ def main() -> None:
     for scale in (float(s) for s in args.scales.split(",")):
         problems = max(1, round(args.problems * scale))
         with tempfile.TemporaryDirectory(prefix="bench-audit-") as scratch:
-            results = write_run(Path(scratch), problems, args.samples, args.output_kb, upstream)
+            if args.format == "lm-eval":
+                results = write_lm_eval(
+                    Path(scratch), problems, args.samples, args.output_kb, upstream
+                )
+                cache_size = 0
+                timing = time_audit(results, args.upstream, ("--style", LMSTYLE))
+            else:
+                results = write_run(Path(scratch), problems, args.samples, args.output_kb, upstream)
+                cache_size = run_audit.default_cache(results).stat().st_size
+                timing = time_audit(results, args.upstream)
             size = results.stat().st_size
-            cache_size = run_audit.default_cache(results).stat().st_size
-            timing = time_audit(results, args.upstream)
         figure = {
             "problems": problems,
             "samples": problems * args.samples,
@@ -133,6 +170,7 @@ def main() -> None:
             "load_average_1min_at_start": os.getloadavg()[0],
         },
         "upstream": upstream.describe_source(),
+        "format": args.format,
         "output_kb": args.output_kb,
         "runs": figures,
     }

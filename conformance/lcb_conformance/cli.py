@@ -297,7 +297,7 @@ SUBCOMMANDS = {
         "an implementation against live upstream on every row of a dataset file",
     ),
     "audit": (
-        "lcb_conformance.upstream.run_audit",
+        "lcb_conformance.reports.audit_html",  # run_audit's command, with its --html renderer
         "a finished evaluation, sample by sample: lcb_runner's prompt and extraction?",
     ),
     "peers": (

@@ -14,7 +14,7 @@ import pytest
 
 import lcb_prompts
 from lcb_conformance.suite import cases
-from lcb_conformance.upstream import run_audit
+from lcb_conformance.upstream import run_audit, run_logs
 
 RUNS = cases.FIXTURES_DIR / "audit" / "lcb_runner"
 RESULTS_NAME = "Scenario.codegeneration_3_0.2.json"
@@ -89,7 +89,8 @@ def test_first_block_extraction_is_caught_and_each_sample_named(pytestconfig, ca
 def test_a_missing_system_message_is_caught_as_a_prompt_difference(pytestconfig, capsys):
     assert audit_cli(pytestconfig, str(results("no-system"))) == run_audit.EXIT_DIFFERS
     printed = capsys.readouterr().out
-    assert f"{rows('no-system')[0]['question_id']} prompt: differs from the lcb_runner" in printed
+    first = rows("no-system")[0]["question_id"]
+    assert f"{first} prompt (system message missing): differs from the lcb_runner" in printed
     assert '-[{"role": "system", "content": "You are an expert Python programmer.' in printed
     assert "extraction differs" in printed and " 12  " in printed.split("all")[1]
 
@@ -215,11 +216,6 @@ def test_an_unknown_format_is_exit_2(tmp_path, capsys, content, message):
     assert message in capsys.readouterr().out
 
 
-def test_a_peer_format_not_yet_read_is_refused_by_name(capsys):
-    assert run_audit.main([str(results("openai-chat")), "--format", "opencompass"]) == 2
-    assert "--format opencompass: not supported yet" in capsys.readouterr().out
-
-
 def test_a_format_given_that_the_file_is_not_is_exit_2(capsys):
     assert run_audit.main([str(results("openai-chat")), "--format", "evalscope"]) == 2
     assert "--format evalscope, but it reads as lcb_runner" in capsys.readouterr().out
@@ -257,7 +253,7 @@ def test_evalscope_as_shipped_is_caught_with_its_prompt_named(pytestconfig, caps
     )
     assert code == run_audit.EXIT_DIFFERS
     printed = capsys.readouterr().out
-    assert "atc_grid_robot_detour sample 0 prompt: differs from the lcb_runner" in printed
+    assert "atc_grid_robot_detour sample 0 prompt (system message differs at offset" in printed
     assert "You will NOT return anything except for the program." in printed
     assert "NOT CONFORMANT: 12 of 12 samples differ" in printed
 
@@ -273,7 +269,8 @@ def test_evalscope_think_answers_are_judged_on_the_raw_output(upstream):
     differing = {(s.question_id, s.index) for s in audit.samples if s.extraction != "identical"}
     assert differing == {(row["question_id"], 1) for row in rows("deepseek-instruct")}
     think = next(s for s in audit.samples if s.index == 1)
-    assert think.why.startswith("scored nothing where lcb_runner extracts code; raw output")
+    assert think.why.startswith("scored nothing where lcb_runner extracts code; system message")
+    assert think.why.endswith(run_logs.REBUILT)
     assert {s.prompt for s in audit.samples} == {run_audit.DIFFERS}
 
 
@@ -414,7 +411,7 @@ def test_the_rebuilt_evalscope_answer_is_the_servers_answer_byte_for_byte():
     canned = {row["id"]: row["output"] for _, row in cases.iter_jsonl(cases.OUTPUTS_FILE)}
     rebuilt_any = False
     for line, record in cases.iter_jsonl(REVIEWS):
-        *_, output, _, rebuilt = run_audit.evalscope_record(REVIEWS, line, record)
+        *_, output, _, rebuilt = run_logs.evalscope_record(REVIEWS, line, record)
         generation = record["sample_score"]["generation_index"]
         assert output == canned[generator.OUTPUTS[generation]]
         rebuilt_any |= rebuilt

@@ -1,20 +1,20 @@
 """Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction?
 
-    lcb-conformance audit RUN [--format auto|lcb_runner|evalscope] [--model ID | --style LMSTYLE]
-        [--cache FILE] [--dataset ROWS.jsonl] [--upstream installed|PATH] [--json F] [--show N]
+    lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
+        [--model ID | --style LMSTYLE] [--cache FILE] [--results FILE] [--dataset ROWS.jsonl]
+        [--upstream installed|PATH] [--json F] [--html F] [--show N]
 
-RUN is an evaluation's results file. Supported: lcb_runner's own
-``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``):
+RUN is an evaluation's results file: lcb_runner's own
+``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``),
 a JSON array of rows with the problem's fields, ``output_list`` (raw outputs) and
-``code_list`` (what was extracted and graded); and evalscope's reviews JSON lines (the
-messages sent, the answer, ``extracted_prediction``; the problem only as its position in the
-dataset, so ``--dataset`` is required). For every sample (row x output), upstream
+``code_list`` (what was extracted and graded); or another harness's log (evalscope,
+OpenCompass, lm-evaluation-harness, lighteval: read by run_logs). For every sample, upstream
 lcb_runner itself (``--upstream``: the installed stand-in or a checkout) re-extracts the raw
-output with the run's LMStyle and the result is compared with the graded code; the prompt
-is rebuilt with upstream's format_prompt_generation and looked up in lcb_runner's
-``--use_cache`` file (keyed by the prompt, or json.dumps of the messages), the only place
-lcb_runner records what it sent: ``--cache``, or found next to RUN as
-``cache/<model_repr>/<same name>.json``. Without one the prompt is "cannot check".
+output with the run's LMStyle and the result is compared with the graded code; the prompt is
+rebuilt with upstream's format_prompt_generation and compared with what was sent. lcb_runner
+records what it sent only in its ``--use_cache`` file (keyed by the prompt, or json.dumps of
+the messages): ``--cache``, or found next to RUN as ``cache/<model_repr>/<same name>.json``;
+without one the prompt is "cannot check".
 
 Extraction is judged with upstream's extract_code, never lcb_prompts.extract_code, which
 cuts at ``</think>`` (a documented deviation, conformance/deviations.toml) and so is not
@@ -22,11 +22,11 @@ cuts at ``</think>`` (a documented deviation, conformance/deviations.toml) and s
 
 The model's LMStyle: ``--style`` (an LMStyle name), else ``--model`` (resolved through
 lcb_runner's model list, as ``lcb-conformance resolve``), else RUN's folder name read as a
-model_repr. The file is streamed (one row in memory at a time; the cache keeps only its keys
+model_repr. Files are streamed (one row in memory at a time; the cache keeps only its keys
 and a digest of each entry's outputs).
 
 Exit codes: 0 every checkable sample identical; 1 a sample differs; 2 unusable input (the
-message names file, line and sample). A file with no sample is unusable input.
+message names file, line and sample), including a file with no sample or none checkable.
 """
 
 from __future__ import annotations
@@ -44,14 +44,14 @@ from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
 from lcb_conformance.suite import cases, goldens, hf_cache, json_stream, showdiff
+from lcb_conformance.upstream import run_logs
+from lcb_conformance.upstream.run_logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
 
 IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = 0, 1, 2
-LCB_RUNNER, EVALSCOPE = "lcb_runner", "evalscope"
-FORMATS = ("auto", LCB_RUNNER, EVALSCOPE)
-# Named so that an auditor holding one sees it is known but not read by this version.
-NOT_YET = ("opencompass", "lm-eval", "lighteval")
+LCB_RUNNER = "lcb_runner"
+FORMATS = ("auto", LCB_RUNNER, EVALSCOPE, OPENCOMPASS, LM_EVAL, LIGHTEVAL)
 LCB_RUNNER_FIELDS = {
     "question_id": str,
     "question_content": str,
@@ -66,7 +66,7 @@ LCB_RUNNER_FIELDS = {
 NO_TESTS = {"public_test_cases": "[]", "private_test_cases": "[]", "metadata": "{}"}
 
 
-class AuditInputError(ValueError):
+class AuditInputError(run_logs.LogError):
     """Input the audit cannot use; the message names file, line and sample."""
 
 
@@ -75,8 +75,8 @@ class Sample:
     question_id: str
     index: int
     prompt: str  # IDENTICAL / DIFFERS / CANNOT
-    extraction: str  # IDENTICAL / DIFFERS
-    why: str = ""  # for a prompt that cannot be checked, or the kind of extraction difference
+    extraction: str  # IDENTICAL / DIFFERS / CANNOT (a log that does not record it)
+    why: str = ""  # what could not be checked and why, the kind of extraction difference
 
     @property
     def verdict(self) -> str:
@@ -88,9 +88,11 @@ class Sample:
             )
             if outcome == DIFFERS
         ]
-        # extraction is always checked: a sample with nothing differing is identical, its
-        # prompt's "cannot check" noted in why and in Audit.prompt_unchecked
-        return " and ".join(differs) or IDENTICAL
+        if differs:
+            return " and ".join(differs)
+        # one check that could be made is enough: the other's "cannot check" is noted in why
+        # and counted in Audit.prompt_unchecked / extraction_unchecked
+        return CANNOT if self.prompt == self.extraction == CANNOT else IDENTICAL
 
 
 @dataclass
@@ -103,12 +105,13 @@ class Audit:
     samples: list[Sample] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)  # showdiff reports, first ones only
     prompt_unchecked: Counter = field(default_factory=Counter)  # why -> samples
+    extraction_unchecked: Counter = field(default_factory=Counter)  # why -> samples
 
     def counts(self) -> Counter:
         return Counter(sample.verdict for sample in self.samples)
 
     def exit_code(self) -> int:
-        return EXIT_DIFFERS if set(self.counts()) - {IDENTICAL} else EXIT_OK
+        return EXIT_DIFFERS if set(self.counts()) - {IDENTICAL, CANNOT} else EXIT_OK
 
     def as_json(self) -> dict:
         return {
@@ -120,6 +123,7 @@ class Audit:
             "exit_code": self.exit_code(),
             "summary": dict(self.counts()),
             "prompt_not_checked": dict(self.prompt_unchecked),
+            "extraction_not_checked": dict(self.extraction_unchecked),
             "samples": [
                 {
                     "question_id": s.question_id,
@@ -135,8 +139,20 @@ class Audit:
         }
 
 
+KNOWN = (
+    "lcb_runner's results (a JSON array of rows with output_list and code_list), OpenCompass's "
+    "predictions (a JSON object of {origin_prompt, prediction, gold}), evalscope's reviews or "
+    "lm-eval's samples (JSON lines with messages and sample_score, or doc, arguments and resps), "
+    "lighteval's details (parquet with doc and model_response)"
+)
+
+
 def detect_format(path: Path) -> str:
     """The format of RUN, from its first element; AuditInputError when unknown."""
+    if path.suffix == ".parquet":
+        if set(run_logs.LIGHTEVAL_COLUMNS) <= run_logs.lighteval_columns(path):
+            return LIGHTEVAL
+        raise AuditInputError(f"{path}: unknown format: a parquet file, but not {KNOWN}")
     if path.suffix == ".jsonl":
         lines = cases.iter_jsonl(path, AuditInputError)
         try:
@@ -145,23 +161,35 @@ def detect_format(path: Path) -> str:
             lines.close()
         if "sample_score" in first and "messages" in first:
             return EVALSCOPE
-        raise AuditInputError(
-            f"{path}: unknown format: JSON lines, but not evalscope's reviews (lines with "
-            f"messages and sample_score); supported: {', '.join(FORMATS[1:])}"
-        )
-    elements = json_stream.iter_array(path)
+        if {"doc", "arguments", "resps", "filtered_resps"} <= first.keys():
+            return LM_EVAL
+        raise AuditInputError(f"{path}: unknown format: JSON lines, but not {KNOWN}")
     try:
-        _, first = next(elements, (0, None))
+        with path.open("rb") as stream:
+            opening = stream.read(4096).lstrip()[:1]
+        if opening == b"{":
+            members = json_stream.iter_object(path)
+            try:
+                _, _, first = next(members, (0, "", None))
+            finally:
+                members.close()
+        else:
+            elements = json_stream.iter_array(path)
+            try:
+                _, first = next(elements, (0, None))
+            finally:
+                elements.close()
     except json_stream.JsonStreamError as error:
         raise AuditInputError(f"unknown format: {error}") from None
-    finally:
-        elements.close()
-    if isinstance(first, dict) and {"output_list", "code_list"} <= first.keys():
+    if opening == b"[" and isinstance(first, dict) and {"output_list", "code_list"} <= first.keys():
         return LCB_RUNNER
-    raise AuditInputError(
-        f"{path}: unknown format: not lcb_runner's results (a JSON array of rows with "
-        f"output_list and code_list); supported: {', '.join(FORMATS[1:])}"
-    )
+    if (
+        opening == b"{"
+        and isinstance(first, dict)
+        and {"origin_prompt", "prediction"} <= first.keys()
+    ):
+        return OPENCOMPASS
+    raise AuditInputError(f"{path}: unknown format: not {KNOWN}")
 
 
 def cache_key(prompt) -> str:
@@ -292,61 +320,15 @@ def extraction_difference(expected: str, scored: str) -> str:
     return "scored other code than lcb_runner extracts"
 
 
-def evalscope_record(path: Path, line: int, record: dict):
-    """(group_id, generation_index, messages sent, raw output, extracted, whether the raw
-    output was rebuilt) of a reviews line."""
-    label = f"{path}:{line}: sample {record.get('index', '(no index)')}"
-    try:
-        score = record["sample_score"]["score"]
-        group, generation = (
-            record["sample_score"]["group_id"],
-            record["sample_score"]["generation_index"],
-        )
-        messages, output, scored = (
-            record["messages"],
-            score["prediction"],
-            score["extracted_prediction"],
-        )
-    except (KeyError, TypeError) as error:
-        raise AuditInputError(f"{label} lacks {error}") from None
-    if not isinstance(group, int) or not isinstance(generation, int):
-        raise AuditInputError(f"{label}: group_id and generation_index must be integers")
-    if not isinstance(output, str) or not isinstance(scored, str):
-        raise AuditInputError(f"{label}: prediction and extracted_prediction must be strings")
-    sent, rebuilt = [], False
-    for message in messages if isinstance(messages, list) else [None]:
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            # the conversation up to the model's answer is what was sent; the answer, as
-            # the server returned it, is the raw output (prediction lacks the reasoning)
-            output, rebuilt = raw_output(message.get("content"), output)
-            break
-        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-            raise AuditInputError(f"{label}: messages must be a list of {{role, content}}")
-        sent.append({"role": message.get("role"), "content": message["content"]})
-    return group, generation, sent, output, scored, rebuilt
+def prompt_difference(sent: str, expected: str) -> str:
+    """What differs between two conversations (canonical JSON, or lcb_runner's json.dumps
+    cache keys), in words: "system message missing", ...; "" for string prompts."""
+    return "; ".join(showdiff.messages_differences(sent, expected))
 
 
-REBUILT = (
-    "raw output rebuilt from evalscope's reasoning and text parts (it splits <think> off the "
-    "server's answer; the whitespace around the tags is approximated)"
-)
-
-
-def raw_output(content, prediction: str) -> tuple[str, bool]:
-    """(the model's answer as lcb_runner would have read it, whether it was rebuilt):
-    evalscope keeps a <think> section as a separate reasoning part."""
-    if isinstance(content, str):
-        return content, False
-    if not isinstance(content, list):
-        return prediction, False
-    parts, rebuilt = [], False
-    for part in content:
-        if isinstance(part, dict) and part.get("type") == "reasoning":
-            parts.append(f"<think>\n{part.get('reasoning') or ''}\n</think>\n\n")
-            rebuilt = True
-        elif isinstance(part, dict) and part.get("type") == "text":
-            parts.append(part.get("text") or "")
-    return "".join(parts), rebuilt
+def _shown(prompt) -> str:
+    """A prompt as a diff shows it: a string as is, messages as canonical JSON."""
+    return prompt if isinstance(prompt, str) else goldens.canonical_json(prompt)
 
 
 def as_messages(formatted) -> list[dict] | str:
@@ -383,8 +365,10 @@ class Auditor:
         sent = self.cache.by_outputs.get(digest)
         if sent is None:
             return CANNOT, "no cache entry holds this problem's outputs"
-        self._report(sent, expected, f"{path}:{line}: {row['question_id']} prompt", audit)
-        return DIFFERS, ""
+        words = prompt_difference(sent, expected)
+        label = f"{path}:{line}: {row['question_id']} prompt" + (f" ({words})" if words else "")
+        self._report(sent, expected, label, audit)
+        return DIFFERS, words
 
     def upstream_prompt(self, fields: dict):
         """upstream's format_prompt_generation for the problem (its native shape)."""
@@ -401,33 +385,66 @@ class Auditor:
         self._report(scored, expected, f"{label} extraction ({kind})", audit)
         return DIFFERS, kind
 
-    def evalscope_line(self, path: Path, line: int, record: dict, audit: Audit) -> None:
-        group, generation, sent, output, scored, rebuilt = evalscope_record(path, line, record)
-        rows = self.dataset_rows
-        question_id = rows[group]["question_id"] if group < len(rows) else f"group {group}"
-        label = f"{path}:{line}: {question_id} sample {generation}"
-        if group >= len(rows):
-            prompt, why = CANNOT, f"group_id {group}: the dataset has {len(rows)} rows"
-            audit.prompt_unchecked[why] += 1
-        else:
+    def problem(self, sample: Logged) -> tuple[dict | None, str, str]:
+        """(the problem's fields, its question_id, why they are unknown): from the dataset by
+        question_id or by position, else the row the log carries."""
+        if self.dataset is not None and sample.question_id is not None:
+            if sample.question_id not in self.dataset:
+                return (
+                    None,
+                    sample.question_id,
+                    f"problem {sample.question_id} is not in the dataset",
+                )
+            return self.dataset[sample.question_id], sample.question_id, ""
+        if self.dataset is not None and sample.position is not None:
+            name, position = sample.position
+            rows = self.dataset_rows
+            if not isinstance(position, int) or not 0 <= position < len(rows):
+                return (
+                    None,
+                    f"{name} {position}",
+                    f"{name} {position}: the dataset has {len(rows)} rows",
+                )
+            return rows[position], rows[position]["question_id"], ""
+        if sample.problem is not None and "question_content" in sample.problem:
+            question_id = sample.question_id or f"{sample.position[0]} {sample.position[1]}"
+            return sample.problem, question_id, ""
+        where = sample.question_id or (
+            sample.position and f"{sample.position[0]} {sample.position[1]}"
+        )
+        return None, str(where), "the log does not hold the problem's statement: pass --dataset"
+
+    def logged(self, sample: Logged, audit: Audit) -> None:
+        """One sample of a harness's log: what was sent against upstream's prompt, what was
+        scored against upstream's extraction of the raw output."""
+        fields, question_id, why = self.problem(sample)
+        label = f"{sample.where}: {question_id} sample {sample.index}"
+        prompt = CANNOT
+        if fields is not None and sample.sent is None:
+            why = "the log does not record the prompt"
+        elif fields is not None:
             try:
-                expected = as_messages(self.upstream_prompt(rows[group]))
+                expected = as_messages(self.upstream_prompt(fields))
             except Exception as error:  # upstream rejects the row: never count it identical
-                prompt, why = CANNOT, f"upstream cannot build the prompt ({error!r:.200})"
-                audit.prompt_unchecked[why] += 1
+                why = f"upstream cannot build the prompt ({error!r:.200})"
             else:
-                prompt, why = IDENTICAL, ""
-                if sent != expected:
-                    prompt = DIFFERS
-                    self._report(
-                        goldens.canonical_json(sent),
-                        goldens.canonical_json(expected),
-                        f"{label} prompt",
-                        audit,
-                    )
-        extraction, kind = self.extraction(output, scored, label, audit)
-        notes = [note for note in (kind, why, REBUILT if rebuilt else "") if note]
-        audit.samples.append(Sample(question_id, generation, prompt, extraction, "; ".join(notes)))
+                prompt = IDENTICAL
+                if sample.sent != expected:
+                    prompt, sent, expected = DIFFERS, _shown(sample.sent), _shown(expected)
+                    why = prompt_difference(sent, expected)
+                    words = f" ({why})" if why else ""
+                    self._report(sent, expected, f"{label} prompt{words}", audit)
+        if prompt == CANNOT:
+            audit.prompt_unchecked[why] += 1
+        if sample.scored is None:
+            extraction, kind = CANNOT, sample.unscored
+            audit.extraction_unchecked[kind] += 1
+        else:
+            extraction, kind = self.extraction(sample.output, sample.scored, label, audit)
+        notes = [note for note in (kind, why, *sample.notes) if note]
+        audit.samples.append(
+            Sample(question_id, sample.index, prompt, extraction, "; ".join(notes))
+        )
 
     def _report(self, actual: str, expected: str, label: str, audit: Audit) -> None:
         if len(audit.reports) < self.show:
@@ -450,7 +467,8 @@ class Auditor:
         ):
             label = f"{path}:{line}: {row['question_id']} sample {index}"
             extraction, kind = self.extraction(output, scored, label, audit)
-            audit.samples.append(Sample(row["question_id"], index, prompt, extraction, kind or why))
+            notes = "; ".join(note for note in (kind, why) if note)
+            audit.samples.append(Sample(row["question_id"], index, prompt, extraction, notes))
 
 
 def audit_run(
@@ -484,46 +502,74 @@ def audit_run(
     return audit
 
 
-def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int = 5) -> Audit:
-    """Every line of an evalscope reviews file (streamed); its group_id is the problem's
-    position in ``dataset``, the rows in the order the run read them."""
-    audit = Audit(str(path), EVALSCOPE, lmstyle, upstream.describe_source(), None)
+def audit_log(
+    path: Path, fmt: str, samples, upstream, lmstyle: str, dataset: dict | None, show: int = 5
+) -> Audit:
+    """Every sample of another harness's log (``samples``: run_logs' reader over ``path``,
+    streamed). A problem named by position is the dataset's row there, the rows in the
+    order the run read them."""
+    audit = Audit(str(path), fmt, lmstyle, upstream.describe_source(), None)
     auditor = Auditor(upstream, lmstyle, None, dataset, show)
     with _tokenizers_memoised(lmstyle):
-        for line, record in cases.iter_jsonl(path, AuditInputError):
-            auditor.evalscope_line(path, line, record, audit)
+        for sample in samples:
+            auditor.logged(sample, audit)
     if not audit.samples:
         raise AuditInputError(f"{path}: no samples")
+    if set(audit.counts()) == {CANNOT}:
+        raise AuditInputError(
+            f"{path}: no sample could be checked: "
+            + "; ".join({**audit.prompt_unchecked, **audit.extraction_unchecked})
+        )
     return audit
 
 
-PROMPT_UNCHECKED = "prompt not checked"
+def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int = 5) -> Audit:
+    """Every line of an evalscope reviews file; its group_id is the problem's position in
+    ``dataset``."""
+    return audit_log(
+        path, EVALSCOPE, run_logs.read_evalscope(path), upstream, lmstyle, dataset, show
+    )
+
+
+PROMPT_UNCHECKED, EXTRACTION_UNCHECKED = "prompt not checked", "extraction not checked"
+VERDICTS = (
+    IDENTICAL,
+    PROMPT_DIFFERS,
+    EXTRACTION_DIFFERS,
+    f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}",
+    CANNOT,
+)
+COLUMNS = (*VERDICTS, PROMPT_UNCHECKED, EXTRACTION_UNCHECKED)
+
+
+def per_problem(audit: Audit) -> dict[str, Counter]:
+    """question_id -> samples per verdict and per unchecked part (COLUMNS), then "all"."""
+    table: dict[str, Counter] = {}
+    for sample in audit.samples:
+        counts = table.setdefault(sample.question_id, Counter())
+        counts[sample.verdict] += 1
+        counts[PROMPT_UNCHECKED] += sample.prompt == CANNOT
+        counts[EXTRACTION_UNCHECKED] += sample.extraction == CANNOT
+    table["all"] = sum(table.values(), Counter())
+    return table
 
 
 def render(audit: Audit) -> str:
-    """A table per problem and overall; the reasons prompts were not checked; the reports."""
-    per_problem: dict[str, Counter] = {}
-    for sample in audit.samples:
-        counts = per_problem.setdefault(sample.question_id, Counter())
-        counts[sample.verdict] += 1
-        counts[PROMPT_UNCHECKED] += sample.prompt == CANNOT
-    total = sum(per_problem.values(), Counter())
-    columns = [
-        IDENTICAL,
-        PROMPT_DIFFERS,
-        EXTRACTION_DIFFERS,
-        f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}",
-        PROMPT_UNCHECKED,
-    ]
-    width = max(30, *(len(qid) + 2 for qid in per_problem))
-    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in columns)]
-    for qid, counts in [*per_problem.items(), ("all", total)]:
-        samples = sum(counts[c] for c in columns[:4])
+    """A table per problem and overall; the reasons parts were not checked; the reports."""
+    table = per_problem(audit)
+    width = max(30, *(len(qid) + 2 for qid in table))
+    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in COLUMNS)]
+    for qid, counts in table.items():
+        samples = sum(counts[c] for c in VERDICTS)
         lines.append(
-            f"{qid:<{width}}{samples:>8}" + "".join(f"  {counts[c]:>{len(c)}}" for c in columns)
+            f"{qid:<{width}}{samples:>8}" + "".join(f"  {counts[c]:>{len(c)}}" for c in COLUMNS)
         )
-    for why, count in audit.prompt_unchecked.items():
-        lines.append(f"prompt not checked for {count} samples: {why}")
+    for part, unchecked in (
+        ("prompt", audit.prompt_unchecked),
+        ("extraction", audit.extraction_unchecked),
+    ):
+        for why, count in unchecked.items():
+            lines.append(f"{part} not checked for {count} samples: {why}")
     if audit.reports:
         lines += ["", f"first {len(audit.reports)} differences:"]
         for report in audit.reports:
@@ -534,7 +580,17 @@ def render(audit: Audit) -> str:
 def headline(audit: Audit) -> str:
     code = audit.exit_code()
     if code == EXIT_OK:
-        checked = "prompt and extraction" if not audit.prompt_unchecked else "extraction"
+        checked = (
+            " and ".join(
+                name
+                for name, unchecked in (
+                    ("prompt", audit.prompt_unchecked),
+                    ("extraction", audit.extraction_unchecked),
+                )
+                if not unchecked
+            )
+            or "prompt or extraction"
+        )
         return f"audit: every checkable sample identical to lcb_runner ({checked} checked)"
     counts = audit.counts()
     differing = sum(n for v, n in counts.items() if v != IDENTICAL)
@@ -554,52 +610,68 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def main(argv: list[str] | None = None) -> int:
+# Formats whose log names the problem only by position, or not with its statement
+NEEDS_DATASET = {
+    EVALSCOPE: "evalscope's reviews number the problems but do not name them",
+    OPENCOMPASS: "OpenCompass's predictions name the problem (gold) but not its statement",
+    LIGHTEVAL: "lighteval's details number the problems (doc.id) but do not name them",
+}
+
+
+def main(argv: list[str] | None = None, html=None) -> int:
+    """The command; ``html(audit) -> str`` renders --html (the reports layer's, from cli)."""
     parser = argparse.ArgumentParser(
         prog="lcb-conformance audit",
         description="Audit a finished evaluation sample by sample: lcb_runner's prompt and "
         "extraction, or where they differ.",
     )
     parser.add_argument(
-        "run", type=Path, help="the results file: lcb_runner's output JSON, evalscope's reviews"
+        "run",
+        type=Path,
+        help="the results file: lcb_runner's output JSON, evalscope's reviews, OpenCompass's "
+        "predictions, lm-eval's samples, lighteval's details",
     )
-    parser.add_argument("--format", default="auto", choices=FORMATS + NOT_YET)
+    parser.add_argument("--format", default="auto", choices=FORMATS)
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", help="the model id, as lcb_runner lists it")
     who.add_argument("--style", metavar="LMSTYLE", help="lcb_runner's LMStyle name")
     parser.add_argument("--cache", type=Path, help="lcb_runner's --use_cache file of the run")
+    parser.add_argument(
+        "--results", type=Path, help="OpenCompass's results file (details) of the predictions"
+    )
     parser.add_argument("--dataset", type=Path, help="LCB rows (JSON lines) to build prompts from")
     parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report here")
     parser.add_argument("--show", type=int, default=5, help="difference reports shown")
     args = parser.parse_args(argv)
     try:
-        return _audit(args)
-    except AuditInputError as error:
+        return _audit(args, html)
+    except run_logs.LogError as error:
         print(f"audit: {error}")
         return EXIT_INPUT
 
 
-def _audit(args: argparse.Namespace) -> int:
-    if args.format in NOT_YET:
-        raise AuditInputError(
-            f"--format {args.format}: not supported yet (supported: {', '.join(FORMATS[1:])})"
-        )
+def _audit(args: argparse.Namespace, html) -> int:
     if not args.run.is_file():
         raise AuditInputError(f"{args.run}: no such file")
     found = detect_format(args.run)
     if args.format != "auto" and args.format != found:
         raise AuditInputError(f"{args.run}: --format {args.format}, but it reads as {found}")
-    if found == EVALSCOPE and not args.dataset:
+    if found in NEEDS_DATASET and not args.dataset:
         raise AuditInputError(
-            f"{args.run}: evalscope's reviews number the problems but do not name them: pass "
-            "--dataset ROWS.jsonl, the rows in the order the run read them"
+            f"{args.run}: {NEEDS_DATASET[found]}: pass --dataset ROWS.jsonl, the rows in the "
+            "order the run read them"
         )
+    if args.html and html is None:
+        raise AuditInputError("--html: run it as `lcb-conformance audit` (the HTML renderer)")
+    for option, given in (("--cache", args.cache), ("--results", args.results)):
+        if given is not None and not given.is_file():
+            raise AuditInputError(f"{option} {given}: no such file")
     lmstyle = resolve_lmstyle(args.run, args.model, args.style)
     cache_path = (args.cache or default_cache(args.run)) if found == LCB_RUNNER else None
-    if args.cache is not None and not args.cache.is_file():
-        raise AuditInputError(f"--cache {args.cache}: no such file")
     cache = CacheIndex.read(cache_path) if cache_path else None
+    results = args.results or run_logs.opencompass_results(args.run)
     dataset = read_dataset(args.dataset) if args.dataset else None
     hf_cache.activate_offline_cache()  # before upstream imports transformers
     from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
@@ -609,20 +681,36 @@ def _audit(args: argparse.Namespace) -> int:
         upstream.lmstyle(lmstyle)
     except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
         raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
+    extra = {LCB_RUNNER: cache_path, OPENCOMPASS: results}.get(found)
     print(
         f"audit: {args.run} ({found} format), LMStyle.{lmstyle}, against "
-        f"{upstream.describe_source()}" + (f", cache {cache_path}" if cache_path else "")
+        f"{upstream.describe_source()}" + (f", with {extra}" if extra else "")
     )
-    if found == EVALSCOPE:
-        audit = audit_evalscope(args.run, upstream, lmstyle, dataset, args.show)
-    else:
+    if found == LCB_RUNNER:
         audit = audit_run(args.run, upstream, lmstyle, cache, dataset, args.show)
+    else:
+        readers = {
+            EVALSCOPE: lambda: run_logs.read_evalscope(args.run),
+            OPENCOMPASS: lambda: run_logs.read_opencompass(args.run, results),
+            LM_EVAL: lambda: run_logs.read_lm_eval(args.run),
+            LIGHTEVAL: lambda: run_logs.read_lighteval(args.run),
+        }
+        try:
+            audit = audit_log(
+                args.run, found, readers[found](), upstream, lmstyle, dataset, args.show
+            )
+        except json_stream.JsonStreamError as error:
+            raise AuditInputError(str(error)) from None
     print(render(audit))
     print()
     print(headline(audit))
-    if args.json:
-        write_atomically(args.json, json.dumps(audit.as_json(), indent=1))
-        print(f"JSON report: {args.json}")
+    for option, path, text in (
+        ("JSON", args.json, lambda: json.dumps(audit.as_json(), indent=1)),
+        ("HTML", args.html, lambda: html(audit)),
+    ):
+        if path:
+            write_atomically(path, text())
+            print(f"{option} report: {path}")
     return audit.exit_code()
 
 
