@@ -4,11 +4,13 @@
     lcb-conformance peers render [--out-dir build/peers] [--output docs/peers.md]
 
 ``run`` (in the peer's own tox env, where the peer is installed) runs the suite through the
-lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
-the installed peer's version. ``render`` reads every stored run and writes the page: per peer
-and cell of the verdict matrix (style x tokenizer family) the cases, passed, failed and the
-first failing case with its showdiff report, and each prediction of the peers survey checked
-against what the run found. ``tox -m peers`` does both for every peer.
+lcb-conformance CLI with ``--json`` and stores that report with the adapter's description, the
+installed peer's version and, when the peer's judge ran, which way each of its verdicts
+differs from lcb_runner's (read from that same run). ``render`` reads every stored run and
+writes the page: per peer and cell of the verdict matrix (style x tokenizer family) the cases,
+passed, failed and the first failing case with its showdiff report, each prediction of the
+peers survey checked against what the run found, and the judge's differences by direction.
+``tox -m peers`` does both for every peer.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ import json
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, showdiff
+from lcb_conformance.suite import cases, deviations, goldens, index, showdiff
 from lcb_conformance.upstream import judge
 
 OUT_DIR = cases.REPO_ROOT / "build" / "peers"
@@ -71,13 +74,41 @@ def run(module_name: str, out_dir: Path) -> int:
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name)
-        if callable(getattr(importlib.import_module(module_name), "judge_program", None)):
+        outcomes = judge_outcomes(report)
+        if outcomes is not None:
             # which way each judge difference goes (false pass / false fail), for the page
-            report["judge"] = judge_report.compare(
-                judge.run_batch(judge.impl_spec(module_name), list(judge.judge_cases().values()))
-            )
+            report["judge"] = judge_report.compare(outcomes)
         path.write_text(json.dumps(report, ensure_ascii=False) + "\n", "utf-8")
     return code
+
+
+def judge_outcomes(report: dict) -> dict[str, dict] | None:
+    """Each judge case's outcome in the suite's own run (reports.judge.compare's input), so
+    the page's judge cell and its table of differences come from the same verdicts (a judge
+    whose verdicts depend on the machine's load cannot make them disagree): the golden's
+    verdict where the test passed, the recorded verdict where it failed. None unless every
+    judge case ran (judge_program not provided, or the run broke off)."""
+    cases = judge.judge_cases()
+    ran = sum(cell["run"] for cell in report["cells"] if cell["style"] == index.JUDGE)
+    if ran != len(cases):
+        return None
+    failures = {f["golden_key"]: f for f in report["failures"] if f.get("golden_key")}
+    outcomes = {}
+    for case_id in cases:
+        key = goldens.GoldenKey(goldens.JUDGE, "", case_id)
+        recorded = json.loads(goldens.read(key))
+        failure = failures.get(str(key))
+        why = (failure or {}).get("report") or ""
+        if failure is None:
+            outcome = {"failure": "rejected"} if "rejected" in recorded else {"verdict": recorded}
+        elif failure.get("actual") is not None:
+            outcome = {"verdict": json.loads(failure["actual"])}
+        elif "rejected" in recorded:  # test_judge's one failure there: the row was graded
+            outcome = {"verdict": why.strip().splitlines()[-1] if why.strip() else "graded"}
+        else:  # no verdict: the implementation raised or its child died
+            outcome = {"failure": why.strip().splitlines()[-1] if why.strip() else "no verdict"}
+        outcomes[case_id] = outcome
+    return outcomes
 
 
 # --- predictions (the peers survey's, in PREDICTIONS_FILE; checked against a run) ----------------
@@ -268,6 +299,20 @@ def observed_differences(report: dict) -> list[str]:
 
 
 # --- render ------------------------------------------------------------------------------------
+
+
+def judge_summary(report: dict) -> str:
+    """The summary table's judge column: how many corpus pairs the peer's judge scores
+    differently from lcb_runner's, and which way."""
+    if "judge" not in report:
+        return "not provided"
+    counts = Counter(entry["difference"] for entry in report["judge"])
+    changing = [f"{counts[kind]} {kind}" for kind in judge_report.SCORE_CHANGING if counts[kind]]
+    total = len(judge.judge_cases())
+    if not changing:
+        return f"same pass verdict on all {total} pairs"
+    return f"{', '.join(changing)} (of {total} pairs)"
+
 
 
 def _short(failure: dict) -> str:
@@ -463,11 +508,15 @@ def render(reports: list[dict]) -> str:
         "cases the adapter does not provide. Every peer is held to lcb_runner's **generic** "
         "style (the one each claims to follow); its other styles are not provided. The "
         "predictions are copied from the project's peers survey (facts gathered from the peers' "
-        "public code and trackers) and checked against each run.",
+        "public code and trackers) and checked against each run. The judge column counts the "
+        "pairs of the judge corpus (docs/judge.md) where the peer's own judge gives another pass "
+        "verdict than lcb_runner's: a false pass scores a program lcb_runner fails, a false "
+        "fail fails one it passes; each peer's section lists those cases.",
         "",
         "| peer | version | adapter | golden cases run | passed | failed | not provided | "
-        "verdict | predicted differences observed |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "verdict | judge: pass verdicts differing from lcb_runner's | "
+        "predicted differences observed |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for report in reports:
         peer, totals = report["peer"], report["totals"]
@@ -478,6 +527,7 @@ def render(reports: list[dict]) -> str:
             f"{sum(c['passed'] for c in golden)} | {sum(c['failed'] for c in golden)} | "
             f"{totals['not_provided']} | "
             f"{'identical' if not sum(c['failed'] for c in golden) else 'NOT identical'} | "
+            f"{judge_summary(report)} | "
             f"{'; '.join(observed_differences(report)) or '-'} |"
         )
     missing = [
