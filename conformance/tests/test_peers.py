@@ -177,59 +177,64 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
     assert "| default extractor v1 = FIRST block; v2 = last | **no** |" in page
 
 
-def test_peers_report_shows_judge_differences_and_their_direction():
-    """The judge column counts the score-changing differences by direction; the peer's
-    section lists each case."""
-    run = _run("x", "y")
-    buffer_case, iterate_case = "sum_stdin_buffer_read", "count_lines_iterate_stdin"
-    run["judge"] = [
-        {"case": buffer_case, "category": "stdin-reader", "difference": "false fail",
-         "lcb_runner": {"passed": True, "results": [True], "metadata": {}},
-         "implementation": {"passed": False, "results": [-4],
-                            "metadata": {"error_code": -4, "error": "AttributeError()"}}},
-        {"case": iterate_case, "category": "stdin-reader", "difference": "false pass",
-         "lcb_runner": {"passed": False, "results": [-4],
-                        "metadata": {"error_code": -4, "error": "TypeError()"}},
-         "implementation": {"passed": True, "results": [True], "metadata": {}}},
-        {"case": "sum_quit", "category": "exit", "difference": "detail",
-         "lcb_runner": {"passed": False, "results": [-4], "metadata": {}},
-         "implementation": {"passed": False, "results": [-2], "metadata": {}}},
-    ]  # fmt: skip
-    page = peers_report.render([run])
-    total = len(judge.judge_cases())
-    assert f"| NOT identical | 1 false pass, 1 false fail (of {total} pairs) |" in page
-    assert f"| {buffer_case} | stdin-reader | false fail | pass [True] |" in page
-    assert f"| {iterate_case} | stdin-reader | false pass | fail [-4] -4 TypeError() |" in page
-    assert "| sum_quit | exit | detail |" in page
-    run["judge"] = run["judge"][2:]
-    assert f"| same pass verdict on all {total} pairs |" in peers_report.render([run])
-
-
-def test_judge_directions_come_from_the_suites_own_verdicts():
-    """peers run reads the judge verdicts the suite recorded (no second judge run that could
-    disagree with the judge cell): failed tests give their verdict, passed ones the golden."""
+def _judge_run(**actual_verdicts) -> dict:
+    """A stored run whose judge tests all ran, failing on the cases given (their verdicts)."""
     from lcb_conformance.suite import goldens
 
     run = _run("x", "y")
     total = len(judge.judge_cases())
-    run["cells"].append({"style": "judge", "tokenizer": "-", "run": total})
-    wrong = {"metadata": {}, "passed": False, "results": [-2]}
-    broke = "E   AssertionError: RuntimeError: the adapter broke"
-    for case, actual in (("sum_input_correct", goldens.canonical_json(wrong)), ("sum_quit", None)):
+    run["cells"].append(
+        {"style": "judge", "tokenizer": "-", "checks": ["judge"], "cases": total, "run": total,
+         "passed": total - len(actual_verdicts), "failed": len(actual_verdicts),
+         "not_provided": 0, "status": "fail", "first_failure": None}
+    )  # fmt: skip
+    for case, verdict in actual_verdicts.items():
+        actual = None if verdict is None else goldens.canonical_json(verdict)
         run["failures"].append(
-            {"case": f"judge/{case}", "golden_key": f"judge/{case}", "actual": actual,
-             "report": f"conformance/tests/test_judge.py:59: in test_judge\n{broke}"}
+            {"case": f"judge/{case}", "nodeid": f"test_judge.py::test_judge[judge/{case}]",
+             "golden_key": f"judge/{case}", "actual": actual,
+             "report": "test_judge.py:59: in test_judge\n"
+                       "E   AssertionError: RuntimeError: the adapter broke\n"
+                       "E   assert 'failure' not in {...}"}
         )  # fmt: skip
+    return run
+
+
+def test_peers_report_shows_judge_differences_and_their_direction():
+    """The judge column counts the score-changing differences by direction; the peer's
+    section lists each case."""
+    total = len(judge.judge_cases())
+    error = {"error": "AttributeError()", "error_code": -4}
+    run = _judge_run(
+        sum_stdin_buffer_read={"metadata": error, "passed": False, "results": [-4]},
+        count_lines_iterate_stdin={"metadata": {}, "passed": True, "results": [True]},
+        sum_quit={"metadata": {}, "passed": False, "results": [-2]},
+    )
+    page = peers_report.render([run])
+    assert f"| NOT identical | 1 false pass, 1 false fail (of {total} pairs) |" in page
+    assert "| sum_stdin_buffer_read | stdin-reader | false fail | pass [True, True, True] |" in page
+    iterate = "| count_lines_iterate_stdin | stdin-reader | false pass | fail [-4] -4 TypeError("
+    assert iterate in page
+    assert "| sum_quit | exit | detail |" in page
+    only_detail = _judge_run(sum_quit={"metadata": {}, "passed": False, "results": [-2]})
+    assert f"| same pass verdict on all {total} pairs |" in peers_report.render([only_detail])
+
+
+def test_judge_directions_come_from_the_suites_own_verdicts():
+    """The page reads the judge verdicts the suite recorded (no second judge run that could
+    disagree with the judge cell): failed tests give their verdict, passed ones the golden."""
+    wrong = {"metadata": {}, "passed": False, "results": [-2]}
+    run = _judge_run(sum_input_correct=wrong, sum_quit=None)
     found = {
         entry["case"]: (entry["difference"], entry["implementation"])
-        for entry in judge_report.compare(peers_report.judge_outcomes(run))
+        for entry in peers_report.judge_differences(run)
     }
     assert found == {
         "sum_input_correct": (judge_report.FALSE_FAIL, wrong),
-        "sum_quit": (judge_report.NO_VERDICT, broke),
+        "sum_quit": (judge_report.NO_VERDICT, "RuntimeError: the adapter broke"),
     }
-    run["cells"][-1]["run"] = total - 1  # the run broke off: no directions at all
-    assert peers_report.judge_outcomes(run) is None
+    run["cells"][-1]["run"] -= 1  # the run broke off: no directions at all
+    assert peers_report.judge_differences(run) is None
 
 
 def test_every_prediction_names_a_known_check():

@@ -4,13 +4,12 @@
     lcb-conformance peers render [--out-dir build/peers] [--output docs/peers.md]
 
 ``run`` (in the peer's own tox env, where the peer is installed) runs the suite through the
-lcb-conformance CLI with ``--json`` and stores that report with the adapter's description, the
-installed peer's version and, when the peer's judge ran, which way each of its verdicts
-differs from lcb_runner's (read from that same run). ``render`` reads every stored run and
-writes the page: per peer and cell of the verdict matrix (style x tokenizer family) the cases,
-passed, failed and the first failing case with its showdiff report, each prediction of the
-peers survey checked against what the run found, and the judge's differences by direction.
-``tox -m peers`` does both for every peer.
+lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
+the installed peer's version. ``render`` reads every stored run and writes the page: per peer
+and cell of the verdict matrix (style x tokenizer family) the cases, passed, failed and the
+first failing case with its showdiff report, each prediction of the peers survey checked
+against what the run found, and which way each judge verdict differs from lcb_runner's (from
+the verdicts the run's judge tests recorded). ``tox -m peers`` does both for every peer.
 """
 
 from __future__ import annotations
@@ -74,12 +73,15 @@ def run(module_name: str, out_dir: Path) -> int:
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name)
-        outcomes = judge_outcomes(report)
-        if outcomes is not None:
-            # which way each judge difference goes (false pass / false fail), for the page
-            report["judge"] = judge_report.compare(outcomes)
         path.write_text(json.dumps(report, ensure_ascii=False) + "\n", "utf-8")
     return code
+
+
+def judge_differences(report: dict) -> list[dict] | None:
+    """reports.judge.compare's entries (which way each judge verdict differs) for a stored
+    run, or None when its judge did not run in full."""
+    outcomes = judge_outcomes(report)
+    return None if outcomes is None else judge_report.compare(outcomes)
 
 
 def judge_outcomes(report: dict) -> dict[str, dict] | None:
@@ -98,17 +100,26 @@ def judge_outcomes(report: dict) -> dict[str, dict] | None:
         key = goldens.GoldenKey(goldens.JUDGE, "", case_id)
         recorded = json.loads(goldens.read(key))
         failure = failures.get(str(key))
-        why = (failure or {}).get("report") or ""
+        why = _assertion_message((failure or {}).get("report") or "")
         if failure is None:
             outcome = {"failure": "rejected"} if "rejected" in recorded else {"verdict": recorded}
         elif failure.get("actual") is not None:
             outcome = {"verdict": json.loads(failure["actual"])}
         elif "rejected" in recorded:  # test_judge's one failure there: the row was graded
-            outcome = {"verdict": why.strip().splitlines()[-1] if why.strip() else "graded"}
+            outcome = {"verdict": why or "graded"}
         else:  # no verdict: the implementation raised or its child died
-            outcome = {"failure": why.strip().splitlines()[-1] if why.strip() else "no verdict"}
+            outcome = {"failure": why or "no verdict"}
         outcomes[case_id] = outcome
     return outcomes
+
+
+def _assertion_message(report: str) -> str:
+    """What a failed test said: its AssertionError's message, else the report's last line."""
+    lines = report.strip().splitlines()
+    for line in lines:
+        if line.startswith("E   AssertionError: "):
+            return line.removeprefix("E   AssertionError: ")
+    return lines[-1] if lines else ""
 
 
 # --- predictions (the peers survey's, in PREDICTIONS_FILE; checked against a run) ----------------
@@ -304,15 +315,15 @@ def observed_differences(report: dict) -> list[str]:
 def judge_summary(report: dict) -> str:
     """The summary table's judge column: how many corpus pairs the peer's judge scores
     differently from lcb_runner's, and which way."""
-    if "judge" not in report:
+    differences = judge_differences(report)
+    if differences is None:
         return "not provided"
-    counts = Counter(entry["difference"] for entry in report["judge"])
+    counts = Counter(entry["difference"] for entry in differences)
     changing = [f"{counts[kind]} {kind}" for kind in judge_report.SCORE_CHANGING if counts[kind]]
     total = len(judge.judge_cases())
     if not changing:
         return f"same pass verdict on all {total} pairs"
     return f"{', '.join(changing)} (of {total} pairs)"
-
 
 
 def _short(failure: dict) -> str:
@@ -449,8 +460,9 @@ def render_peer(report: dict) -> list[str]:
             f"`{last}`",
             "",
         ]
-    if "judge" in report:
-        lines += judge_report.table_lines(report["judge"])
+    differences = judge_differences(report)
+    if differences is not None:
+        lines += judge_report.table_lines(differences)
     firsts = _first_per_cell(report)
     if firsts:
         lines += ["First failing case of each failing cell:", "", "```"]
