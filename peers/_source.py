@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
+import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -48,6 +50,21 @@ def load_module_file(name: str, path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def package_without_init(distribution: str, package: str) -> ModuleType:
+    """Make ``package`` (dotted, e.g. "opencompass.utils") importable as a package whose
+    __init__ is not run: its submodules are the installed files, imported as usual, but the
+    re-exports its __init__ would import (torch, mmengine, every dataset) are skipped. A
+    package already imported is left as it is."""
+    if package in sys.modules:
+        return sys.modules[package]
+    directory = installed_file(distribution, package.replace(".", "/") + "/__init__.py").parent
+    spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
+    spec.submodule_search_locations = [str(directory)]
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module
     return module
 
 

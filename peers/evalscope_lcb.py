@@ -8,6 +8,14 @@ included) and evalscope's ``openai_chat_messages`` (what it sends to an OpenAI-c
 server). Extraction is the adapter's ``filter_prediction`` (configured filters, then
 ``extract_answer`` = extract_utils.extract_code_generation).
 
+Judge: ``judge_program`` is what the adapter's ``match_score`` runs locally (evalscope's
+default, no sandbox): the evaluation sample ``record_to_sample`` stores (load_utils.transform:
+public and private tests, either private encoding) graded by evaluate_utils.``codegen_metrics``
+with match_score's arguments (one program, k_list=[1], one process, debug off), the timeout
+being the suite's in place of ``review_timeout``. Its per-test results and metadata are the
+ones match_score stores (``eval_results``, ``final_metadata``). The suite calls it in a child
+process.
+
 evalscope's README says its prompts follow the official runner's generic system message plus
 the ### Question / ### Format user message, so it is held to lcb_runner's generic style.
 """
@@ -52,6 +60,20 @@ def messages(row) -> list[dict[str, str]]:
 def format_lcb_prompt(row, tokenizer=None, chat_template=False, style=STYLE, enable_thinking=None):
     check_style(style, STYLES)
     return render_messages(messages(row), tokenizer, chat_template, enable_thinking)
+
+
+def judge_program(row, program, timeout):
+    """(per-test results, metadata) from evalscope's local judge for one program."""
+    import json
+
+    from evalscope.benchmarks.live_code_bench.evaluate_utils import codegen_metrics
+
+    sample = benchmark().record_to_sample(dict(row))  # it adds fields to the record: a copy
+    references = [{"input_output": sample.metadata["evaluation_sample"]}]
+    _, results, metadata = codegen_metrics(
+        references, [[program]], k_list=[1], num_process_evaluate=1, timeout=timeout, debug=False
+    )
+    return results[0][0], json.loads(metadata[0][0])
 
 
 def extract_code(model_output, style=STYLE):

@@ -13,6 +13,17 @@ each piece is the peer's installed code, loaded by peers._source:
 - extraction: LCBCodeGenerationEvaluator's default ``extractor_version`` picks
   extract_utils.extract_code_generation ("v1") or extract_code_generation_v2 ("v2").
 
+Judge: ``judge_program`` grades as LCBCodeGenerationEvaluator.score does for one program:
+the row's ``evaluation_sample`` from the same ``transform`` (public and private tests, either
+private encoding), then evaluator.py's ``evaluate_generations_by_problem`` (its
+``codegen_check_correctness``, a forked process around testing_util's ``run_test``, with the
+evaluator's default 4 GiB memory limit) -- what each worker of its ProcessPoolExecutor runs.
+testing_util.py and its one OpenCompass import (utils/code_execution.py) are imported as
+installed, their packages' __init__ skipped (peers._source.package_without_init); the two
+functions are compiled from evaluator.py, whose own imports need mmengine, with its logger
+replaced by the standard library's (it logs only when debug is on, which the evaluator leaves
+off). The suite calls it in a child process.
+
 The HUMAN round reaches an OpenAI-compatible server as a user message (OpenAI API model,
 ``_preprocess_messages``: HUMAN -> user). OpenCompass's prompts.py is lcb_runner's, so it is
 held to lcb_runner's generic style.
@@ -22,6 +33,8 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
+import multiprocessing
 import pickle
 import zlib
 from functools import cache
@@ -79,6 +92,43 @@ def _pieces():
         "v2": extract_utils.extract_code_generation_v2,
     }[version]
     return transform, template, safe_format, extractor
+
+
+JUDGE_PACKAGE = "opencompass.datasets.livecodebench"
+
+
+@cache
+def _judge():
+    """evaluator.py's evaluate_generations_by_problem and its default memory limit."""
+    import numpy
+
+    for package in ("opencompass.utils", "opencompass.datasets", JUDGE_PACKAGE):
+        _source.package_without_init(DISTRIBUTION, package)
+    evaluator = _file("datasets/livecodebench/evaluator.py")
+    memory_limit = _source.constant_value(evaluator, "DEFAULT_MEMORY_LIMIT_BYTES")
+    namespace = {
+        # codegen_check_correctness's `from .testing_util import run_test` resolves here
+        "__package__": JUDGE_PACKAGE,
+        "json": json,
+        "multiprocessing": multiprocessing,
+        "np": numpy,
+        "get_logger": lambda: logging.getLogger("OpenCompass"),
+        "DEFAULT_MEMORY_LIMIT_BYTES": memory_limit,
+    }
+    namespace["codegen_check_correctness"] = _source.load_function(
+        evaluator, "codegen_check_correctness", namespace
+    )
+    by_problem = _source.load_function(evaluator, "evaluate_generations_by_problem", namespace)
+    return by_problem, memory_limit
+
+
+def judge_program(row, program, timeout):
+    """(per-test results, metadata) from OpenCompass's judge for one program."""
+    transform = _pieces()[0]
+    by_problem, memory_limit = _judge()
+    sample = {"input_output": transform(dict(row))["evaluation_sample"]}
+    results, metadata = by_problem([program], sample, False, timeout, memory_limit)
+    return results[0], metadata[0]
 
 
 def messages(row) -> list[dict[str, str]]:

@@ -268,6 +268,42 @@ def test_a_spawned_process_dies_with_the_judge(installed_source, tmp_path):
     assert not _alive(spawned), f"spawned process {spawned} outlived the judge"
 
 
+UNGUARDED_JUDGE = """
+def judge_program(row, program, timeout):
+    exec(program, {"__name__": "__main__"})
+    return [True], {}
+"""
+
+
+@pytest.mark.selftest
+def test_a_forked_process_dies_with_the_judge(tmp_path, monkeypatch):
+    """A judge under test need not guard os.fork as lcb_runner does: a program that forks a
+    process sleeping forever (SIGALRM ignored) still cannot outlive the run or hold it open."""
+    (tmp_path / "lcb_unguarded_judge.py").write_text(UNGUARDED_JUDGE, "utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the child imports the adapter from here
+    pid_file = tmp_path / "forked.pid"
+    program = (
+        "import os, signal, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n    while True:\n        time.sleep(1)\n"
+        f"open({str(pid_file)!r}, 'w').write(str(pid))\n"
+    )
+    started = time.monotonic()
+    outcome = judge.run_batch(
+        judge.impl_spec("lcb_unguarded_judge"),
+        [safety_case("forker", program, 6)],
+        wall_limit=30,
+        parallel=1,
+    )
+    assert time.monotonic() - started < 30  # the child returned; the fork did not hold it
+    assert outcome["forker"]["verdict"]["passed"] is True
+    forked = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(forked):
+        time.sleep(0.1)
+    assert not _alive(forked), f"forked process {forked} outlived the judge"
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

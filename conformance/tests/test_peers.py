@@ -6,13 +6,17 @@ upstream package itself, and the report rendered from a run."""
 
 from __future__ import annotations
 
+import importlib
+import sys
 import textwrap
 
 import pytest
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.reports import peers as peers_report
 from lcb_conformance.suite import cases, paths
+from lcb_conformance.upstream import judge
 
 
 @pytest.fixture
@@ -63,6 +67,26 @@ def test_source_loader_runs_the_files_own_definitions(peers, tmp_path):
         _source.load_function(path, "Loader.missing")
     with pytest.raises(_source.PeerSourceError, match="is not installed"):
         _source.installed_file("no-such-distribution-lcb", "x.py")
+
+
+def test_package_without_init_imports_submodules_only(peers, tmp_path, monkeypatch):
+    """A peer package whose __init__ pulls in what is not installed (OpenCompass's): its
+    submodules still import, from the installed files, and the __init__ never runs."""
+    from peers import _source
+
+    package = tmp_path / "lcb_fake_peer_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("import torch_is_not_installed\n", "utf-8")
+    (package / "util.py").write_text("VALUE = 42\n", "utf-8")
+    monkeypatch.setattr(_source, "installed_file", lambda _distribution, path: tmp_path / path)
+    name = package.name
+    try:
+        _source.package_without_init("fake-peer", name)
+        assert importlib.import_module(f"{name}.util").VALUE == 42
+        assert importlib.import_module(name).__path__ == [str(package)]
+    finally:
+        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[module]
 
 
 @pytest.mark.upstream
@@ -133,7 +157,8 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
     actual = "### Question:\nQ\n\n### Answer: x\n\n"
     page = peers_report.render([_run(actual, golden)])
     assert (
-        "| OpenCompass | 0.5.4 | `peers.opencompass_lcb` | 1 | 0 | 1 | 3 | NOT identical |" in page
+        "| OpenCompass | 0.5.4 | `peers.opencompass_lcb` | 1 | 0 | 1 | 3 | NOT identical | - | "
+        "not provided |" in page
     )
     assert "No run stored for: nvidia_generic_oai, evalscope_lcb, lighteval_lcb." in page
     assert "| generic | no template | prompt | 1 | 0 | 1 |" in page
@@ -150,6 +175,66 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
         "1/1 failing prompt/generic/* cases have no lcb_runner system message |" in page
     )
     assert "| default extractor v1 = FIRST block; v2 = last | **no** |" in page
+
+
+def _judge_run(**actual_verdicts) -> dict:
+    """A stored run whose judge tests all ran, failing on the cases given (their verdicts)."""
+    from lcb_conformance.suite import goldens
+
+    run = _run("x", "y")
+    total = len(judge.judge_cases())
+    run["cells"].append(
+        {"style": "judge", "tokenizer": "-", "checks": ["judge"], "cases": total, "run": total,
+         "passed": total - len(actual_verdicts), "failed": len(actual_verdicts),
+         "not_provided": 0, "status": "fail", "first_failure": None}
+    )  # fmt: skip
+    for case, verdict in actual_verdicts.items():
+        actual = None if verdict is None else goldens.canonical_json(verdict)
+        run["failures"].append(
+            {"case": f"judge/{case}", "nodeid": f"test_judge.py::test_judge[judge/{case}]",
+             "golden_key": f"judge/{case}", "actual": actual,
+             "report": "test_judge.py:59: in test_judge\n"
+                       "E   AssertionError: RuntimeError: the adapter broke\n"
+                       "E   assert 'failure' not in {...}"}
+        )  # fmt: skip
+    return run
+
+
+def test_peers_report_shows_judge_differences_and_their_direction():
+    """The judge column counts the score-changing differences by direction; the peer's
+    section lists each case."""
+    total = len(judge.judge_cases())
+    error = {"error": "AttributeError()", "error_code": -4}
+    run = _judge_run(
+        sum_stdin_buffer_read={"metadata": error, "passed": False, "results": [-4]},
+        count_lines_iterate_stdin={"metadata": {}, "passed": True, "results": [True]},
+        sum_quit={"metadata": {}, "passed": False, "results": [-2]},
+    )
+    page = peers_report.render([run])
+    assert f"| NOT identical | - | 1 false pass, 1 false fail (of {total} pairs) |" in page
+    assert "| sum_stdin_buffer_read | stdin-reader | false fail | pass [True, True, True] |" in page
+    iterate = "| count_lines_iterate_stdin | stdin-reader | false pass | fail [-4] -4 TypeError("
+    assert iterate in page
+    assert "| sum_quit | exit | detail |" in page
+    only_detail = _judge_run(sum_quit={"metadata": {}, "passed": False, "results": [-2]})
+    assert f"| same pass verdict on all {total} pairs |" in peers_report.render([only_detail])
+
+
+def test_judge_directions_come_from_the_suites_own_verdicts():
+    """The page reads the judge verdicts the suite recorded (no second judge run that could
+    disagree with the judge cell): failed tests give their verdict, passed ones the golden."""
+    wrong = {"metadata": {}, "passed": False, "results": [-2]}
+    run = _judge_run(sum_input_correct=wrong, sum_quit=None)
+    found = {
+        entry["case"]: (entry["difference"], entry["implementation"])
+        for entry in peers_report.judge_differences(run)
+    }
+    assert found == {
+        "sum_input_correct": (judge_report.FALSE_FAIL, wrong),
+        "sum_quit": (judge_report.NO_VERDICT, "RuntimeError: the adapter broke"),
+    }
+    run["cells"][-1]["run"] -= 1  # the run broke off: no directions at all
+    assert peers_report.judge_differences(run) is None
 
 
 def test_every_prediction_names_a_known_check():
@@ -172,3 +257,20 @@ def test_a_prediction_with_an_unknown_check_is_named(tmp_path, monkeypatch):
             peers_report.predictions()
     finally:
         peers_report.predictions.cache_clear()
+
+
+def test_peers_report_names_the_closest_official_style():
+    """The run's closest_official entries (reports.closest): a summary in the table, the
+    sentences with the first difference in the peer's section."""
+    golden = peers_report.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
+    run = _run("### Question:\nQ\n\n### Answer: x\n\n", golden)
+    run["closest_official"] = [
+        {
+            "summary": "generic prompts closest to Claude3 (0/39 equal)",
+            "sentence": "generic prompts: closest to Claude3 (equal on 0 of 39); first "
+            "difference, q1: output differs at offset 0",
+        }
+    ]
+    page = peers_report.render([run])
+    assert "| NOT identical | generic prompts closest to Claude3 (0/39 equal) |" in page
+    assert "- generic prompts: closest to Claude3 (equal on 0 of 39); first difference, q1:" in page

@@ -7,8 +7,9 @@
 lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
 the installed peer's version. ``render`` reads every stored run and writes the page: per peer
 and cell of the verdict matrix (style x tokenizer family) the cases, passed, failed and the
-first failing case with its showdiff report, and each prediction of the peers survey checked
-against what the run found. ``tox -m peers`` does both for every peer.
+first failing case with its showdiff report, each prediction of the peers survey checked
+against what the run found, and which way each judge verdict differs from lcb_runner's (from
+the verdicts the run's judge tests recorded). ``tox -m peers`` does both for every peer.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ import json
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, paths, showdiff
+from lcb_conformance.suite import cases, deviations, goldens, index, paths, showdiff
 from lcb_conformance.upstream import judge
 
 OUT_DIR = paths.ROOT / "build" / "peers"
@@ -71,13 +73,53 @@ def run(module_name: str, out_dir: Path) -> int:
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name)
-        if callable(getattr(importlib.import_module(module_name), "judge_program", None)):
-            # which way each judge difference goes (false pass / false fail), for the page
-            report["judge"] = judge_report.compare(
-                judge.run_batch(judge.impl_spec(module_name), list(judge.judge_cases().values()))
-            )
         path.write_text(json.dumps(report, ensure_ascii=False) + "\n", "utf-8")
     return code
+
+
+def judge_differences(report: dict) -> list[dict] | None:
+    """reports.judge.compare's entries (which way each judge verdict differs) for a stored
+    run, or None when its judge did not run in full."""
+    outcomes = judge_outcomes(report)
+    return None if outcomes is None else judge_report.compare(outcomes)
+
+
+def judge_outcomes(report: dict) -> dict[str, dict] | None:
+    """Each judge case's outcome in the suite's own run (reports.judge.compare's input), so
+    the page's judge cell and its table of differences come from the same verdicts (a judge
+    whose verdicts depend on the machine's load cannot make them disagree): the golden's
+    verdict where the test passed, the recorded verdict where it failed. None unless every
+    judge case ran (judge_program not provided, or the run broke off)."""
+    cases = judge.judge_cases()
+    ran = sum(cell["run"] for cell in report["cells"] if cell["style"] == index.JUDGE)
+    if ran != len(cases):
+        return None
+    failures = {f["golden_key"]: f for f in report["failures"] if f.get("golden_key")}
+    outcomes = {}
+    for case_id in cases:
+        key = goldens.GoldenKey(goldens.JUDGE, "", case_id)
+        recorded = json.loads(goldens.read(key))
+        failure = failures.get(str(key))
+        why = _assertion_message((failure or {}).get("report") or "")
+        if failure is None:
+            outcome = {"failure": "rejected"} if "rejected" in recorded else {"verdict": recorded}
+        elif failure.get("actual") is not None:
+            outcome = {"verdict": json.loads(failure["actual"])}
+        elif "rejected" in recorded:  # test_judge's one failure there: the row was graded
+            outcome = {"verdict": why or "graded"}
+        else:  # no verdict: the implementation raised or its child died
+            outcome = {"failure": why or "no verdict"}
+        outcomes[case_id] = outcome
+    return outcomes
+
+
+def _assertion_message(report: str) -> str:
+    """What a failed test said: its AssertionError's message, else the report's last line."""
+    lines = report.strip().splitlines()
+    for line in lines:
+        if line.startswith("E   AssertionError: "):
+            return line.removeprefix("E   AssertionError: ")
+    return lines[-1] if lines else ""
 
 
 # --- predictions (the peers survey's, in PREDICTIONS_FILE; checked against a run) ----------------
@@ -270,6 +312,20 @@ def observed_differences(report: dict) -> list[str]:
 # --- render ------------------------------------------------------------------------------------
 
 
+def judge_summary(report: dict) -> str:
+    """The summary table's judge column: how many corpus pairs the peer's judge scores
+    differently from lcb_runner's, and which way."""
+    differences = judge_differences(report)
+    if differences is None:
+        return "not provided"
+    counts = Counter(entry["difference"] for entry in differences)
+    changing = [f"{counts[kind]} {kind}" for kind in judge_report.SCORE_CHANGING if counts[kind]]
+    total = len(judge.judge_cases())
+    if not changing:
+        return f"same pass verdict on all {total} pairs"
+    return f"{', '.join(changing)} (of {total} pairs)"
+
+
 def _short(failure: dict) -> str:
     if failure.get("actual") is None or failure.get("golden") is None:
         lines = (failure.get("report") or "").strip().split("\n")
@@ -413,8 +469,9 @@ def render_peer(report: dict) -> list[str]:
         lines += ["Closest official style (lcb_conformance.reports.closest):", ""]
         lines += [f"- {item['sentence']}" for item in report["closest_official"]]
         lines.append("")
-    if "judge" in report:
-        lines += judge_report.table_lines(report["judge"])
+    differences = judge_differences(report)
+    if differences is not None:
+        lines += judge_report.table_lines(differences)
     firsts = _first_per_cell(report)
     if firsts:
         lines += ["First failing case of each failing cell:", "", "```"]
@@ -472,11 +529,15 @@ def render(reports: list[dict]) -> str:
         "cases the adapter does not provide. Every peer is held to lcb_runner's **generic** "
         "style (the one each claims to follow); its other styles are not provided. The "
         "predictions are copied from the project's peers survey (facts gathered from the peers' "
-        "public code and trackers) and checked against each run.",
+        "public code and trackers) and checked against each run. The judge column counts the "
+        "pairs of the judge corpus (docs/judge.md) where the peer's own judge gives another pass "
+        "verdict than lcb_runner's: a false pass scores a program lcb_runner fails, a false "
+        "fail fails one it passes; each peer's section lists those cases.",
         "",
         "| peer | version | adapter | golden cases run | passed | failed | not provided | "
-        "verdict | closest official style | predicted differences observed |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "verdict | closest official style | judge: pass verdicts differing from lcb_runner's | "
+        "predicted differences observed |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for report in reports:
         peer, totals = report["peer"], report["totals"]
@@ -488,6 +549,7 @@ def render(reports: list[dict]) -> str:
             f"{totals['not_provided']} | "
             f"{'identical' if not sum(c['failed'] for c in golden) else 'NOT identical'} | "
             f"{_cell(_closest_summary(report))} | "
+            f"{judge_summary(report)} | "
             f"{'; '.join(observed_differences(report)) or '-'} |"
         )
     missing = [
