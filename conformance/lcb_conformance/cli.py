@@ -232,26 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a folder to import --impl from (before PYTHONPATH; may be repeated)",
     )
-    parser.add_argument(
-        "--impl-cmd",
-        metavar="CMD",
-        help="the implementation is this program (any language, any environment), speaking "
-        "the JSON-lines adapter protocol on stdin/stdout; overrides --impl",
-    )
-    parser.add_argument(
-        "--impl-timeout",
-        type=float,
-        default=process.DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help="--impl-cmd: time limit per request (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--impl-memory-mb",
-        type=int,
-        default=process.DEFAULT_MEMORY_MB,
-        metavar="MB",
-        help="--impl-cmd: address-space limit of the program (default: %(default)s)",
-    )
+    for flag, arguments in process.OPTIONS:
+        parser.add_argument(flag, **arguments)
     parser.add_argument(
         "--upstream",
         default=INSTALLED,

@@ -60,27 +60,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "the functions (and optionally STYLES) (default: the ini setting "
         f"{IMPL_INI}, else {implementation.REFERENCE})",
     )
-    group.addoption(
-        "--impl-cmd",
-        default=None,
-        metavar="CMD",
-        help="the implementation under test is this program, speaking the JSON-lines adapter "
-        "protocol on stdin/stdout (lcb_conformance.adapters.process); overrides --impl",
-    )
-    group.addoption(
-        "--impl-timeout",
-        type=float,
-        default=process.DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help="--impl-cmd: time limit per request (default: %(default)s)",
-    )
-    group.addoption(
-        "--impl-memory-mb",
-        type=int,
-        default=process.DEFAULT_MEMORY_MB,
-        metavar="MB",
-        help="--impl-cmd: address-space limit of the program (default: %(default)s)",
-    )
+    for flag, arguments in process.OPTIONS:
+        group.addoption(flag, **arguments)
     group.addoption(
         "--upstream",
         default=INSTALLED,

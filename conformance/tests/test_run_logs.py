@@ -28,6 +28,21 @@ def opencompass(run: str):
     return AUDIT / "opencompass" / run / PREDICTIONS
 
 
+def audit_opencompass(path, upstream, results="found", dataset=None):
+    """The audit of an OpenCompass predictions file against lcb_runner's OpenAIChat messages
+    (results: the results file found beside it, or the one given; None for none)."""
+    if results == "found":
+        results = run_logs.opencompass_results(path)
+    return run_audit.audit_log(
+        path,
+        run_logs.OPENCOMPASS,
+        run_logs.read_opencompass(path, results),
+        upstream,
+        "OpenAIChat",
+        run_audit.read_dataset(dataset or OPENCOMPASS_DATASET),
+    )
+
+
 def lm_eval(run: str):
     return AUDIT / "lm_eval" / run / "samples_lcb_audit.jsonl"
 
@@ -75,14 +90,7 @@ def test_opencompass_as_shipped_is_caught_no_system_message_and_first_block(upst
     """livecodebench_gen sends no system message and its evaluator's default extractor keeps
     the first block: every prompt differs, and the multi-block answers' extraction too."""
     path = opencompass("as-shipped")
-    audit = run_audit.audit_log(
-        path,
-        run_logs.OPENCOMPASS,
-        run_logs.read_opencompass(path, run_logs.opencompass_results(path)),
-        upstream,
-        "OpenAIChat",
-        run_audit.read_dataset(OPENCOMPASS_DATASET),
-    )
+    audit = audit_opencompass(path, upstream)
     assert {s.prompt for s in audit.samples} == {run_audit.DIFFERS}
     assert all(s.why.startswith("system message missing") for s in audit.samples if s.index == 1)
     # samples 0 and 2 are the answers with several blocks (first != last)
@@ -100,14 +108,7 @@ def test_opencompass_without_its_results_file_checks_the_prompt_only(upstream, t
     path = tmp_path / "lcb_code_generation.json"
     shutil.copy(opencompass("conformant"), path)
     assert run_logs.opencompass_results(path) is None
-    audit = run_audit.audit_log(
-        path,
-        run_logs.OPENCOMPASS,
-        run_logs.read_opencompass(path, None),
-        upstream,
-        "OpenAIChat",
-        run_audit.read_dataset(OPENCOMPASS_DATASET),
-    )
+    audit = audit_opencompass(path, upstream, results=None)
     assert {s.extraction for s in audit.samples} == {run_audit.CANNOT}
     assert audit.counts() == {run_audit.IDENTICAL: 12}  # the prompt was checked
     assert list(audit.extraction_unchecked.values()) == [12]
@@ -166,14 +167,7 @@ def test_a_problem_absent_from_the_dataset_is_cannot_check_naming_it(upstream, t
     rows = OPENCOMPASS_DATASET.read_text("utf-8").splitlines(keepends=True)
     dataset.write_text("".join(rows[1:]), "utf-8")
     path = opencompass("conformant")
-    audit = run_audit.audit_log(
-        path,
-        run_logs.OPENCOMPASS,
-        run_logs.read_opencompass(path, run_logs.opencompass_results(path)),
-        upstream,
-        "OpenAIChat",
-        run_audit.read_dataset(dataset),
-    )
+    audit = audit_opencompass(path, upstream, dataset=dataset)
     assert audit.prompt_unchecked == {f"problem {FIRST} is not in the dataset": 3}
     assert audit.counts() == {run_audit.IDENTICAL: 12}  # the extraction checked all 12
 

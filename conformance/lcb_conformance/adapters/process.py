@@ -42,6 +42,38 @@ from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
 PROTOCOL = 1
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
 DEFAULT_MEMORY_MB = 4096  # address space of the program
+# The options that name and limit the program: (flag, keyword arguments), the same for the
+# lcb-conformance command (argparse) and the pytest plugin (addoption), which take both alike.
+OPTIONS = (
+    (
+        "--impl-cmd",
+        dict(
+            default=None,
+            metavar="CMD",
+            help="the implementation under test is this program (any language, any "
+            "environment), speaking the JSON-lines adapter protocol on stdin/stdout "
+            "(lcb_conformance.adapters.process); overrides --impl",
+        ),
+    ),
+    (
+        "--impl-timeout",
+        dict(
+            type=float,
+            default=DEFAULT_TIMEOUT,
+            metavar="SECONDS",
+            help="--impl-cmd: time limit per request (default: %(default)s)",
+        ),
+    ),
+    (
+        "--impl-memory-mb",
+        dict(
+            type=int,
+            default=DEFAULT_MEMORY_MB,
+            metavar="MB",
+            help="--impl-cmd: address-space limit of the program (default: %(default)s)",
+        ),
+    ),
+)
 STDERR_TAIL = 1200  # characters of the program's stderr quoted in an error
 # The arguments of each function, in order (positional calls are sent by name).
 PARAMETERS = {
