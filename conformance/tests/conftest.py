@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance.adapters import implementation, process
-from lcb_conformance.suite import audit, goldens, hf_cache, index
+from lcb_conformance.suite import audit, goldens, hf_cache, index, real_vocab
 from lcb_conformance.suite.snapshot import extension_for
 from lcb_conformance.tools import hypothesis_profiles
 from lcb_conformance.upstream import Upstream
@@ -97,6 +97,26 @@ def chat_tokenizer():
     """chat_tokenizer(repo_id): that snapshot's tokenizer, loaded once per session through
     transformers' own offline loading path."""
     return audit.load_tokenizer
+
+
+@pytest.fixture(scope="session")
+def real_cache(pytestconfig: pytest.Config) -> Path:
+    """The real-vocabulary files (--real-vocab DIR; realvocab-marked tests only)."""
+    return Path(pytestconfig.getoption("--real-vocab"))
+
+
+@pytest.fixture(scope="session")
+def real_tokenizer(real_cache: Path, tmp_path_factory: pytest.TempPathFactory):
+    """real_tokenizer(repo_id): the real tokenizer, loaded once from a cache built per session."""
+    hub = real_vocab.build(tmp_path_factory.mktemp("real-vocab") / "hf-home", real_cache)
+    loaded = {}
+
+    def get(repo_id: str):
+        if repo_id not in loaded:
+            loaded[repo_id] = real_vocab.load(hub, repo_id)
+        return loaded[repo_id]
+
+    return get
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ special-token fact the default suite asserts."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,25 +14,6 @@ from lcb_conformance.upstream import tokenizer_diff
 pytestmark = pytest.mark.realvocab
 
 REPO_IDS = {folder: folder.replace("__", "/", 1) for folder in real_vocab.MODELS}
-
-
-@pytest.fixture(scope="session")
-def real_cache(pytestconfig: pytest.Config) -> Path:
-    return Path(pytestconfig.getoption("--real-vocab"))
-
-
-@pytest.fixture(scope="session")
-def real_tokenizer(real_cache: Path, tmp_path_factory: pytest.TempPathFactory):
-    """real_tokenizer(repo_id): the real tokenizer, loaded once from a cache built per session."""
-    hub = real_vocab.build(tmp_path_factory.mktemp("real-vocab") / "hf-home", real_cache)
-    loaded = {}
-
-    def get(repo_id: str):
-        if repo_id not in loaded:
-            loaded[repo_id] = real_vocab.load(hub, repo_id)
-        return loaded[repo_id]
-
-    return get
 
 
 @pytest.mark.parametrize("folder", real_vocab.MODELS)

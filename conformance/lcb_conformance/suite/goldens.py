@@ -38,6 +38,9 @@ EXTRACT_AFTER_THINK = "extract-after-think"
 CHAT_PROMPT = "chat-prompt"
 # token audits (audit.py) of upstream-built prompts, one folder per transformers line
 TOKEN_AUDIT = "token-audit"
+# the token ids (token_ids.py) of the audited prompts under the real tokenizers
+# (real_vocab.py), one folder per transformers line, laid out like the token audits
+TOKEN_IDS = "token-ids"
 # the comparability matrix (matrix.py), one file per transformers line
 COMPARABILITY = "comparability"
 # every model of upstream's lm_styles.LanguageModelList resolved to an lcb_prompts style
@@ -60,6 +63,7 @@ UPSTREAM_FAMILIES = (
     EXTRACT_AFTER_THINK,
     CHAT_PROMPT,
     TOKEN_AUDIT,
+    TOKEN_IDS,
     COMPARABILITY,
     RESOLVER,
     LM_STYLES,
@@ -119,8 +123,9 @@ def canonical_json(value) -> str:
 
 
 def in_this_environment(key: GoldenKey) -> bool:
-    """False for the token audits and matrix recorded under another transformers line."""
-    if key.family == TOKEN_AUDIT:
+    """False for the token audits, token ids and matrix recorded under another transformers
+    line."""
+    if key.family in (TOKEN_AUDIT, TOKEN_IDS):
         return parse_audit_key(key)[0] == transformers_line()
     if key.family == COMPARABILITY:
         return key.case == transformers_line()
@@ -132,7 +137,8 @@ def audit_case(style: str, question_id: str) -> str:
 
 
 def parse_audit_key(key: GoldenKey) -> tuple[str, str, str, str]:
-    """(transformers line, tokenizer repo id, style, question_id) of a token-audit key."""
+    """(transformers line, tokenizer repo id, style, question_id) of a token-audit or
+    token-ids key."""
     line, folder = key.group.split("/")
     style, question_id = key.case.split("__", 1)
     return line, folder.replace("__", "/", 1), style, question_id
@@ -182,7 +188,8 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
     for line in AUDIT_LINES:
         keys.append(GoldenKey(COMPARABILITY, "", line))
         keys += [
-            GoldenKey(TOKEN_AUDIT, f"{line}/{tokenizer.replace('/', '__')}", audit_case(style, qid))
+            GoldenKey(family, f"{line}/{tokenizer.replace('/', '__')}", audit_case(style, qid))
+            for family in (TOKEN_AUDIT, TOKEN_IDS)
             for tokenizer in cases.CHAT_TOKENIZERS
             for style in cases.AUDITED_STYLES
             for qid in cases.AUDITED_PROBLEMS

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-from lcb_conformance.suite import audit, cases, goldens
+import tempfile
+from pathlib import Path
+
+from lcb_conformance.suite import audit, cases, goldens, real_vocab, token_ids
+from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import Upstream, judge, matrix, resolver
 
 
 class NotProducibleHere(LookupError):
     """The golden belongs to another environment (a token audit of another transformers line)."""
+
+    counted_as = "other transformers line"
+
+
+class RealVocabulariesMissing(NotProducibleHere):
+    """Token ids need the real vocabularies, which this environment does not have."""
+
+    counted_as = "no real vocabularies here"
+
+
+class RealTokenizerUnverified(RuntimeError):
+    """A real tokenizer failed its verification (real_vocab.verify): no golden from it."""
 
 
 class Producer:
@@ -18,6 +34,9 @@ class Producer:
     def __init__(self, upstream: Upstream):
         self.upstream = upstream
         self._produced: dict[GoldenKey, str] = {}
+        self._workdir: tempfile.TemporaryDirectory | None = None  # the real tokenizers' cache
+        self._real_hub: Path | Exception | None = None  # built once, or why it cannot be
+        self._real_tokenizers: dict[str, object] = {}
 
     def __call__(self, key: GoldenKey) -> str:
         if key not in self._produced:
@@ -44,6 +63,10 @@ class Producer:
                     self.audited_prompt(style, tokenizer, question_id),
                 )
             )
+        if key.family == goldens.TOKEN_IDS:
+            line, tokenizer, style, question_id = goldens.parse_audit_key(key)
+            self._check_line(line)
+            return self.token_ids(tokenizer, style, question_id)
         if key.family == goldens.COMPARABILITY:
             self._check_line(key.case)
             return matrix.build(self, key.case)
@@ -98,6 +121,43 @@ class Producer:
                 GoldenKey(goldens.CHAT_PROMPT, cases.ChatRendering(tokenizer).name, question_id)
             )
         return self(GoldenKey(goldens.PROMPT, style, question_id))
+
+    def token_ids(self, repo_id: str, style: str, question_id: str) -> str:
+        """The token ids of the audited prompt under the real tokenizer: the string with and
+        without special tokens, and for generic also upstream's OpenAIChat messages through
+        the template with tokenize=True."""
+        real = self.real_tokenizer(repo_id)
+        prompt = self.audited_prompt(style, repo_id, question_id)
+        messages = (
+            self.upstream.chat_messages(cases.problems()[question_id])
+            if style == "generic"
+            else None
+        )
+        return token_ids.render(prompt, token_ids.sequences(real, prompt, messages))
+
+    def real_tokenizer(self, repo_id: str):
+        """The real tokenizer (real_vocab.py), built from the real-vocabulary cache
+        (LCB_REAL_VOCAB_CACHE) once per producer and verified before its first use."""
+        if self._real_hub is None:
+            self._workdir = tempfile.TemporaryDirectory(prefix="lcb-real-vocab-")
+            try:
+                self._real_hub = real_vocab.build(
+                    Path(self._workdir.name) / "hf-home", sources.DEFAULT_CACHE
+                )
+            except (sources.RealVocabMissing, ImportError) as missing:  # no files, no gguf
+                self._real_hub = RealVocabulariesMissing(
+                    f"token ids need the real vocabularies: {missing} (tox -e regen installs "
+                    "the realvocab extra; LCB_REAL_VOCAB_CACHE names the fetched files)"
+                )
+        if isinstance(self._real_hub, Exception):
+            raise self._real_hub
+        if repo_id not in self._real_tokenizers:
+            tokenizer = real_vocab.load(self._real_hub, repo_id)
+            problems = real_vocab.verify(repo_id.replace("/", "__"), tokenizer)
+            if problems:
+                raise RealTokenizerUnverified(f"{repo_id}: " + "; ".join(problems))
+            self._real_tokenizers[repo_id] = tokenizer
+        return self._real_tokenizers[repo_id]
 
     @staticmethod
     def _check_line(line: str) -> None:

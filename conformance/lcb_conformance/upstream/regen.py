@@ -5,10 +5,12 @@
 Goldens come from the reference only: a clean LiveCodeBench checkout at
 upstream.PINNED_COMMIT (PATH); any other source is refused, except with --check, which
 compares any upstream (a checkout of another commit, 'installed') with the goldens.
-Upstream families (prompts, extractions, chat renderings, token audits, the matrix) come
-from upstream only; the reference-impl families come from the reference lcb_prompts (they
-have no upstream twin). Token audits and the matrix are recorded per transformers line;
-a run regenerates its own line's and leaves the other's untouched.
+Upstream families (prompts, extractions, chat renderings, token audits, token ids, the
+matrix) come from upstream only; the reference-impl families come from the reference
+lcb_prompts (they have no upstream twin). Token audits, token ids and the matrix are recorded
+per transformers line; a run regenerates its own line's and leaves the other's untouched.
+Token ids need the real vocabularies (LCB_REAL_VOCAB_CACHE, real_vocab_sources); a run
+without them keeps the token-id goldens as they are and says so.
 A case whose computation fails keeps its old golden and is reported; the exit code is then
 non-zero. Goldens of cases no longer in fixtures/ are removed. --check writes nothing and
 exits non-zero if any golden would change.
@@ -25,6 +27,7 @@ import sys
 import traceback
 
 from lcb_conformance.suite import audit, cases, goldens, hf_cache, index, paths, showdiff
+from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
@@ -77,12 +80,20 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             goldens.CHAT_PROMPT: "upstream OpenAIChat messages rendered by each snapshot's "
             "chat template (apply_chat_template, add_generation_prompt=True)",
             goldens.TOKEN_AUDIT: "audit.py over upstream-built prompts, per transformers line",
+            goldens.TOKEN_IDS: "token_ids.py: the token-audited upstream prompts (generic also "
+            "as upstream's OpenAIChat messages through the template, tokenize=True) tokenized "
+            "by the real tokenizers (real_vocab.py, from real_vocabularies), per transformers "
+            "line",
             goldens.COMPARABILITY: "matrix.py over the upstream families, per transformers line",
             goldens.RESOLVER: "resolver.py over upstream lm_styles.LanguageModelList",
             goldens.JUDGE: "upstream's judge on fixtures/judge (upstream/judge.py), as "
             "canonical JSON",
             goldens.REFERENCE_PREFIX: "reference implementation lcb_prompts (no upstream twin)",
             goldens.REFERENCE_DECODE: "reference implementation lcb_prompts (no upstream twin)",
+        },
+        "real_vocabularies": {
+            name: f"{pinned.package} ({pinned.manager}) {pinned.member} sha256 {pinned.sha256}"
+            for name, pinned in sources.PINNED.items()
         },
         "judge": judge.provenance(),
         "kept_from_previous_run": [str(key) for key in failed],
@@ -136,14 +147,17 @@ def main(argv: list[str] | None = None) -> int:
         "removed": 0,
         "failed": 0,
         "other transformers line": 0,
+        "no real vocabularies here": 0,
         "not in this upstream": 0,
     }
     failed: list[GoldenKey] = []
     for key in expected:
         try:
             text = generate(key)
-        except NotProducibleHere:  # another transformers line's audit: not ours to touch
-            counts["other transformers line"] += 1
+        except NotProducibleHere as elsewhere:  # another line's audit, or no real vocabularies
+            if not counts[elsewhere.counted_as]:
+                print(f"KEPT    {key.family} ({elsewhere.counted_as}): {elsewhere}")
+            counts[elsewhere.counted_as] += 1
             continue
         except UpstreamMissing as missing:
             if not args.check:  # the reference lacks it: a broken reference, keep the golden

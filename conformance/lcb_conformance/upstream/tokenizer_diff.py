@@ -27,13 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.suite import audit, cases, goldens, showdiff
+from lcb_conformance.suite.token_ids import WITH_SPECIALS, first_token_difference, sequences
 
 CHAT_STYLE = "generic"
 CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model
-WITH_SPECIALS = "string, add_special_tokens=True"
-WITHOUT_SPECIALS = "string, add_special_tokens=False"
-FROM_MESSAGES = "messages, chat template tokenize=True"
-CONTEXT_TOKENS = 3  # decoded tokens shown either side of a first difference
 CONTEXT_CHARS = 30  # characters shown either side of a first difference in a prompt
 # Context lengths servers commonly truncate or reject at: a prompt that fits under one
 # tokenizer and not under the other is named.
@@ -54,36 +51,19 @@ def _messages(question_id: str) -> list[dict]:
     return json.loads(goldens.read(goldens.GoldenKey(goldens.MESSAGES, CHAT_LMSTYLE, question_id)))
 
 
-def _template_ids(tokenizer, messages: list[dict]) -> list[int]:
-    ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
-    return list(ids["input_ids"] if hasattr(ids, "keys") else ids)  # a dict from transformers 5
-
-
 def model_input(tokenizer, style: str, question_id: str) -> dict:
     """The rendered prompt of one (style, problem) and the token sequences built from it."""
+    messages = None
     if style == CHAT_STYLE:
         messages = _messages(question_id)
         prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     else:
         prompt = goldens.read(goldens.GoldenKey(goldens.PROMPT, style, question_id))
-    sequences = {
-        WITH_SPECIALS: tokenizer(prompt, add_special_tokens=True)["input_ids"],
-        WITHOUT_SPECIALS: tokenizer(prompt, add_special_tokens=False)["input_ids"],
-    }
-    if style == CHAT_STYLE:
-        sequences[FROM_MESSAGES] = _template_ids(tokenizer, messages)
-    return {"prompt": prompt, "ids": sequences}
+    return {"prompt": prompt, "ids": sequences(tokenizer, prompt, messages)}
 
 
 def _bos_count(tokenizer, ids: list[int]) -> int:
     return ids.count(tokenizer.bos_token_id) if tokenizer.bos_token_id is not None else 0
-
-
-def _decoded(tokenizer, ids: list[int], at: int) -> str:
-    before = tokenizer.decode(ids[max(0, at - CONTEXT_TOKENS) : at])
-    token = tokenizer.decode(ids[at : at + 1]) if at < len(ids) else "<end>"
-    after = tokenizer.decode(ids[at + 1 : at + 1 + CONTEXT_TOKENS])
-    return f"{before!r} [{token!r}] {after!r}"
 
 
 def _prompt_difference(old: dict, new: dict) -> str:
@@ -97,21 +77,6 @@ def _prompt_difference(old: dict, new: dict) -> str:
         f"rendered prompt differs at character {at}\n"
         f'      old "{shown(old["prompt"])}"\n'
         f'      new "{shown(new["prompt"])}"'
-    )
-
-
-def first_token_difference(old_tok, old: list[int], new_tok, new: list[int]) -> str:
-    """Names the first differing token and decodes both sides around it."""
-    at = next(
-        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
-        min(len(old), len(new)),
-    )
-    old_id = old[at] if at < len(old) else None
-    new_id = new[at] if at < len(new) else None
-    return (
-        f"token {at}: {old_id} -> {new_id} (lengths {len(old)} -> {len(new)})\n"
-        f"      old {_decoded(old_tok, old, at)}\n"
-        f"      new {_decoded(new_tok, new, at)}"
     )
 
 
