@@ -21,7 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-DEFAULT_ARGS = '-n 2 -m "not upstream and not selftest" -q -p no:cacheprovider'
+DEFAULT_ARGS = (
+    '-n 2 -m "not upstream and not selftest and not realvocab" -q -p no:cacheprovider'
+)
 
 
 def run_once(checkout: Path, args: list[str]) -> tuple[float, int]:

@@ -7,14 +7,14 @@
                     [--show-pytest] [-- PYTEST ARGS...]
     lcb-conformance resolve | regen | drift | diff | peers | hub-check | tokenizer-diff ...
 
-``run`` (the default) runs ``pytest -m "not upstream and not selftest" conformance/tests
---impl ...`` in this process, collects every test's outcome, and prints the verdict matrix:
-cases, passed, failed and not provided per style x tokenizer family, with each failing
-cell's first case and its diff. Exit code 0 when nothing failed (cases the implementation
-does not provide are not failures), 1 when a case failed, 2 when the implementation cannot
-be loaded, pytest's own code (3-5) when the suite could not run, and 6 when a report asked
-for could not be written (one line on stderr says why; the verdict is still printed). The JSON
-and HTML reports are written by :mod:`lcb_conformance.reports.report`.
+``run`` (the default) runs ``pytest -m "not upstream and not selftest and not realvocab"
+conformance/tests --impl ...`` in this process, collects every test's outcome, and prints the
+verdict matrix: cases, passed, failed and not provided per style x tokenizer family, with each
+failing cell's first case and its diff. Exit code 0 when nothing failed (cases the
+implementation does not provide are not failures), 1 when a case failed, 2 when the
+implementation cannot be loaded, pytest's own code (3-5) when the suite could not run, and 6
+when a report asked for could not be written (one line on stderr says why; the verdict is
+still printed). The JSON and HTML reports are written by :mod:`lcb_conformance.reports.report`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from lcb_conformance.reports import verdict
 from lcb_conformance.suite import goldens, hf_cache, index, paths
 from lcb_conformance.upstream import INSTALLED
 
-MARKERS = "not upstream and not selftest"
+MARKERS = "not upstream and not selftest and not realvocab"
 DISTRIBUTION = "lcb-conformance"
 SHOWN_FAILURES = 3  # first failing case of this many cells printed
 SHOWN_REPORT_LINES = 16

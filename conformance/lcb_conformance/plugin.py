@@ -9,9 +9,10 @@ read them from one place. In an eval package it does nothing until asked:
     lcb_conformance_impl = "mypkg.lcb"
 
 Then the installed suite's cases (``lcb_conformance/data/conformance/tests``) join the session,
-without the upstream- and selftest-marked ones, with the same verdicts as ``lcb-conformance``:
-a failure is a case that differs from lcb_runner's golden (with its readable diff), a skip is
-something the implementation does not provide. docs/pytest-plugin.md shows an example.
+without the upstream-, selftest- and realvocab-marked ones, with the same verdicts as
+``lcb-conformance``: a failure is a case that differs from lcb_runner's golden (with its
+readable diff), a skip is something the implementation does not provide.
+docs/pytest-plugin.md shows an example.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ MARKERS = {
     "upstream env",
 }
 # What an eval package's session runs of the suite: the verdict's cases, as lcb-conformance.
-EXCLUDED_MARKERS = ("upstream", "selftest")
+EXCLUDED_MARKERS = ("upstream", "selftest", "realvocab")
 IMPL_INI = "lcb_conformance_impl"
 
 
