@@ -65,7 +65,6 @@ def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
     [
         (opencompass("as-shipped"), run_logs.OPENCOMPASS),
         (lm_eval("conformant"), run_logs.LM_EVAL),
-        (lighteval("as-shipped"), run_logs.LIGHTEVAL),
     ],
 )
 def test_each_format_is_detected(path, expected):
@@ -174,6 +173,7 @@ def test_lm_eval_without_a_system_instruction_is_caught_as_system_message_missin
 def test_lighteval_as_shipped_is_caught_no_system_message_and_its_own_user_message(
     pytestconfig, capsys, tmp_path
 ):
+    assert run_audit.detect_format(lighteval("as-shipped")) == run_logs.LIGHTEVAL
     report = tmp_path / "audit.json"
     code, printed = audit_cli(
         pytestconfig,
