@@ -1,9 +1,10 @@
 """lcb-conformance audit over other harnesses' logs: OpenCompass's predictions and results
 (written by OpenCompass 0.5.4's own writers, fixtures/audit/generate_opencompass.py) and
 lm-evaluation-harness's samples (lm-eval 0.4.13's simple_evaluate end to end against the
-loopback stub server, fixtures/audit/generate_lm_eval.py): conformant runs audit clean, the
-non-conformant ones are caught with the sample and the mistake named; lighteval's details
-are read (no authentic lighteval log: see docs/audit.md); bad input is a clear exit 2."""
+loopback stub server, fixtures/audit/generate_lm_eval.py) and lighteval's details (lighteval
+0.13.0's Pipeline end to end against the stub, fixtures/audit/generate_lighteval.py):
+conformant runs audit clean, the non-conformant ones are caught with the sample and the
+mistake named; bad input is a clear exit 2."""
 
 from __future__ import annotations
 
@@ -45,6 +46,13 @@ def audit_opencompass(path, upstream, results="found", dataset=None):
 
 def lm_eval(run: str):
     return AUDIT / "lm_eval" / run / "samples_lcb_audit.jsonl"
+
+
+def lighteval(run: str):
+    return AUDIT / "lighteval" / run / "details_lcb:codegeneration|0.parquet"
+
+
+LIGHTEVAL_DATASET = AUDIT / "lighteval" / "dataset.jsonl"  # the rows the run read, in order
 
 
 def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
@@ -159,6 +167,44 @@ def test_lm_eval_without_a_system_instruction_is_caught_as_system_message_missin
     assert code == run_audit.EXIT_DIFFERS
     assert f"{FIRST} sample 0 prompt (system message missing): differs" in printed
     assert "NOT CONFORMANT: 12 of 12 samples differ" in printed
+
+
+@pytest.mark.upstream
+def test_lighteval_as_shipped_is_caught_no_system_message_and_its_own_user_message(
+    pytestconfig, capsys, tmp_path
+):
+    assert run_audit.detect_format(lighteval("as-shipped")) == run_logs.LIGHTEVAL
+    report = tmp_path / "audit.json"
+    code, printed = audit_cli(
+        pytestconfig,
+        capsys,
+        str(lighteval("as-shipped")),
+        "--dataset",
+        str(LIGHTEVAL_DATASET),
+        "--style",
+        "OpenAIChat",
+        "--json",
+        str(report),
+    )
+    assert code == run_audit.EXIT_DIFFERS
+    assert "NOT CONFORMANT: 4 of 4 samples differ" in printed
+    assert (
+        f"{FIRST} sample 0 prompt (system message missing; user message differs at offset 0"
+        in printed
+    )
+    rows = LIGHTEVAL_DATASET.read_text("utf-8").splitlines()
+    problems = [json.loads(line)["question_id"] for line in rows]
+    samples = json.loads(report.read_text("utf-8"))["samples"]
+    verdicts = {
+        (s["question_id"], s["sample"]): (s["verdict"], s["prompt"], s["extraction"])
+        for s in samples
+    }
+    # one output per problem (the task's num_samples); lighteval records no extracted code
+    assert verdicts == {
+        (qid, 0): (run_audit.PROMPT_DIFFERS, run_audit.DIFFERS, run_audit.CANNOT)
+        for qid in problems
+    }
+    assert all("system message missing; user message differs" in s["why"] for s in samples)
 
 
 @pytest.mark.upstream
@@ -283,9 +329,9 @@ def test_opencompass_needs_the_dataset_for_the_statements(capsys):
     )
 
 
-# lighteval: its details are written by its EvaluationTracker (datasets' to_parquet of
-# asdict(Detail)); no authentic file could be written here (docs/audit.md), so this one has
-# the columns lighteval 0.13.0's Detail gives them, to test the reader.
+# lighteval: files with the columns lighteval 0.13.0's Detail gives its details (datasets'
+# to_parquet of asdict(Detail)), for what the authentic run above does not hold: several
+# outputs per row, string prompts, damaged files.
 
 
 def lighteval_details(tmp_path, rows) -> str:
