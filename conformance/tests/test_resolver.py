@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from lcb_conformance.suite import cases, goldens
+from lcb_conformance.suite import cases, goldens, styles
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import UpstreamMissing, resolver
 from lcb_conformance.upstream.resolver import Listed
@@ -90,38 +90,35 @@ def test_family_drops_org_and_size():
 
 
 def test_an_lmstyle_the_resolver_does_not_know_is_reported_not_guessed():
-    mapping = resolver.mapping_for("SomeFutureStyle")
+    mapping = styles.mapping_for("SomeFutureStyle")
     assert mapping.style is None
     assert "not known to this resolver" in mapping.note
 
 
-def test_mapped_styles_are_the_suites_styles():
-    styles = {mapping.style for mapping in resolver.MAPPINGS.values()} - {None}
-    assert styles == set(cases.EXTRACTION_LMSTYLES)
+# --- the style table held to the goldens (all produced by upstream) -------------------------
 
 
-# --- the mapping held to the goldens (all produced by upstream) -----------------------------
+@pytest.mark.parametrize(
+    "lmstyle", [name for name, mapping in styles.MAPPINGS.items() if mapping.user_message_prompt]
+)
+def test_a_one_user_message_lmstyle_sends_the_string_prompt_it_claims(lmstyle):
+    """The row's claim "its one user message is format_lcb_prompt(style=S)": upstream's
+    messages goldens for the LMStyle carry exactly the prompt goldens of S."""
+    style = styles.MAPPINGS[lmstyle].user_message_prompt
+    for question_id in cases.problems():
+        messages = json.loads(goldens.read(GoldenKey(goldens.MESSAGES, lmstyle, question_id)))
+        assert [message["role"] for message in messages] == ["user"]
+        assert messages[0]["content"] == goldens.read(GoldenKey(goldens.PROMPT, style, question_id))
 
 
-@pytest.mark.parametrize("lmstyle", sorted(resolver.MAPPINGS))
-def test_a_mapped_lmstyle_is_the_style_its_goldens_hold(lmstyle):
-    """Each claim "LMStyle X is lcb_prompts style S" is the suite's own case table: the
-    goldens produced from LMStyle X are what the conformance run holds style S to."""
-    mapping = resolver.MAPPINGS[lmstyle]
-    messages = [v for v in cases.MESSAGE_VARIANTS if v.lmstyle == lmstyle]
-    prompts = [v for v in cases.PROMPT_VARIANTS if v.lmstyle == lmstyle]
-    if mapping.style is None:
-        assert not messages and not prompts, f"LMStyle.{lmstyle} has goldens; map it"
-    elif mapping.messages:
-        assert [(v.style,) for v in messages] == [(mapping.style,)]
-    else:
-        assert [(v.style, v.tokenizer) for v in prompts] == [(mapping.style, mapping.tokenizer)]
-
-
-def test_every_golden_lmstyle_is_mapped():
-    golden_lmstyles = {v.lmstyle for v in (*cases.PROMPT_VARIANTS, *cases.MESSAGE_VARIANTS)}
-    golden_lmstyles |= set(cases.EXTRACTION_LMSTYLES.values())
-    assert golden_lmstyles <= set(resolver.MAPPINGS)
+@pytest.mark.parametrize("style", sorted({v.style for v in cases.MESSAGE_VARIANTS}))
+def test_the_lmstyles_sharing_a_messages_style_have_the_same_goldens(style):
+    """One format_lcb_messages style stands for several LMStyles only because upstream gives
+    them byte-identical messages."""
+    lmstyles = [v.lmstyle for v in cases.MESSAGE_VARIANTS if v.style == style]
+    for question_id in cases.problems():
+        texts = {goldens.read(GoldenKey(goldens.MESSAGES, name, question_id)) for name in lmstyles}
+        assert len(texts) == 1, f"{lmstyles} differ on {question_id}"
 
 
 def test_the_pinned_model_list_resolves_every_model_to_a_style():
@@ -129,7 +126,7 @@ def test_the_pinned_model_list_resolves_every_model_to_a_style():
     an lcb_prompts style."""
     model_list = resolver.ModelList.pinned()
     unresolved = [
-        m.model_name for m in model_list.models if not resolver.mapping_for(m.lmstyle).style
+        m.model_name for m in model_list.models if not styles.mapping_for(m.lmstyle).style
     ]
     assert not unresolved, f"models with no lcb_prompts style: {unresolved}"
     assert len(model_list.models) == len(json.loads(_lm_styles_golden())["LanguageModelList"])
@@ -171,9 +168,9 @@ def _resolver_golden() -> str:
 @pytest.mark.upstream
 def test_every_upstream_lmstyle_has_a_mapping(upstream):
     missing = [
-        name for name in resolver.ModelList.of(upstream).lmstyles if name not in resolver.MAPPINGS
+        name for name in resolver.ModelList.of(upstream).lmstyles if name not in styles.MAPPINGS
     ]
-    assert not missing, f"add to resolver.MAPPINGS: {missing}"
+    assert not missing, f"add to styles.MAPPINGS: {missing}"
 
 
 @pytest.mark.upstream
@@ -182,8 +179,8 @@ def test_an_unmapped_lmstyle_builds_no_prompt_upstream(upstream):
     (or, for the installed stand-in, to its own LMStyle, which is not lcb_runner's)."""
     row = next(iter(cases.problems().values()))
     for name in resolver.ModelList.of(upstream).lmstyles:
-        mapping = resolver.mapping_for(name)
-        if mapping.style is not None or name in resolver.NOT_LCB_RUNNER:
+        mapping = styles.mapping_for(name)
+        if mapping.style is not None or name in styles.NOT_LCB_RUNNER:
             continue
         with pytest.raises(UpstreamMissing):
             upstream.format(name, row)
@@ -196,7 +193,7 @@ def test_mapped_lmstyles_extract_like_their_style(upstream):
     (produced from the style's own LMStyle) says."""
     extract_code = upstream._function("extraction", "extract_code")
     for name in resolver.ModelList.of(upstream).lmstyles:
-        mapping = resolver.mapping_for(name)
+        mapping = styles.mapping_for(name)
         if mapping.style is None:
             continue
         for output in cases.outputs().values():

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import paths
+from lcb_conformance.suite import paths, styles
+from lcb_conformance.suite.styles import LLAMA3_TOKENIZER
 
 FIXTURES_DIR = paths.FIXTURES_DIR
 PROBLEMS_FILE = FIXTURES_DIR / "problems.jsonl"
@@ -38,9 +39,6 @@ PROBLEM_FIELDS = {
     "metadata": str,
 }
 
-LLAMA3_TOKENIZER = "meta-llama/Meta-Llama-3-8B-Instruct"
-
-
 @dataclass(frozen=True)
 class PromptVariant:
     """One way of calling format_lcb_prompt, and the lcb_runner LMStyle that defines it."""
@@ -55,20 +53,18 @@ class PromptVariant:
         return self.tokenizer is not None
 
 
+# Every string LMStyle of the style table, and the template-free generic prompt (its golden
+# is OpenAIReasonPreview's one user message).
+_GENERIC_PROMPT = styles.MAPPINGS[styles.GENERIC_PROMPT_LMSTYLE].user_message_prompt
 PROMPT_VARIANTS = (
-    # lcb_runner renders LLaMa3 with the Meta-Llama-3-8B-Instruct template for every Llama-3.x.
-    PromptVariant("generic-llama3", "generic", "LLaMa3", LLAMA3_TOKENIZER),
-    # Without a template: OpenAIReasonPreview's (and Grok's) one user message, the generic
-    # system message + "\n\n" + the question.
-    PromptVariant("generic", "generic", "OpenAIReasonPreview"),
-    PromptVariant("codeqwen", "codeqwen", "CodeQwenInstruct"),
-    PromptVariant("deepseek", "deepseek", "DeepSeekCodeInstruct"),
-    PromptVariant("genericbase", "genericbase", "GenericBase"),
-    PromptVariant("qwq", "qwq", "QwQ"),
-    PromptVariant("deepseekr1", "deepseekr1", "DeepSeekR1"),
-    PromptVariant("claude", "claude", "Claude"),
-    PromptVariant("gemini", "gemini", "Gemini"),
-    PromptVariant("geminithinking", "geminithinking", "GeminiThinking"),
+    *(
+        PromptVariant(
+            mapping.prompt_folder or mapping.style, mapping.style, lmstyle, mapping.tokenizer
+        )
+        for lmstyle, mapping in styles.MAPPINGS.items()
+        if mapping.style and not mapping.messages
+    ),
+    PromptVariant(_GENERIC_PROMPT, _GENERIC_PROMPT, styles.GENERIC_PROMPT_LMSTYLE),
 )
 VARIANTS = {variant.name: variant for variant in PROMPT_VARIANTS}
 
@@ -87,14 +83,9 @@ class MessageVariant:
 
 
 MESSAGE_VARIANTS = tuple(
-    MessageVariant(lmstyle, style)
-    for style, lmstyles in (
-        ("generic", ("OpenAIChat", "DeepSeekAPI", "TogetherAI", "CohereCommand", "MistralWeb")),
-        ("oaireasonpreview", ("OpenAIReasonPreview", "Grok")),
-        ("oaireason", ("OpenAIReason",)),
-        ("claude3", ("Claude3", "Claude3Thinking")),
-    )
-    for lmstyle in lmstyles
+    MessageVariant(lmstyle, mapping.style)
+    for lmstyle, mapping in styles.MAPPINGS.items()
+    if mapping.style and mapping.messages
 )
 MESSAGE_VARIANTS_BY_NAME = {variant.name: variant for variant in MESSAGE_VARIANTS}
 
@@ -159,23 +150,8 @@ STYLE_MARKERS = (
 )
 
 # extract_code(output, style) <-> lcb_runner extract_code(output, LMStyle): every lcb_prompts
-# style, with the LMStyle its extraction goldens are produced from. The LMStyles sharing a
-# style (OpenAIChat ... -> generic, Grok -> oaireasonpreview, Claude3Thinking -> claude3)
-# are held to that style's goldens by the resolver's upstream tests.
-EXTRACTION_LMSTYLES = {
-    "generic": "LLaMa3",
-    "codeqwen": "CodeQwenInstruct",
-    "deepseek": "DeepSeekCodeInstruct",
-    "genericbase": "GenericBase",
-    "qwq": "QwQ",
-    "deepseekr1": "DeepSeekR1",
-    "claude": "Claude",
-    "gemini": "Gemini",
-    "geminithinking": "GeminiThinking",
-    "oaireasonpreview": "OpenAIReasonPreview",
-    "oaireason": "OpenAIReason",
-    "claude3": "Claude3",
-}
+# style, with the LMStyle its extraction goldens are produced from (the style table's).
+EXTRACTION_LMSTYLES = styles.EXTRACTION_LMSTYLES
 # extract_code_prefix has no upstream twin; its reference-impl goldens cover the seed's styles
 # (every other style extracts by the generic rule).
 PREFIX_STYLES = ("generic", "codeqwen", "deepseek", "genericbase")
