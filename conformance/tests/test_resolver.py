@@ -184,7 +184,7 @@ def test_an_unmapped_lmstyle_builds_no_prompt_upstream(upstream):
             continue
         with pytest.raises(UpstreamMissing):
             upstream.format(name, row)
-        assert resolver._NOT_IMPLEMENTED in mapping.note, name
+        assert styles.NOT_IMPLEMENTED in mapping.note, name
 
 
 @pytest.mark.upstream

@@ -87,7 +87,7 @@ _CLAUDE3 = _messages(
     "question in the generic template right-stripped",
     "the user text lacks the generic template's trailing blank line",
 )
-_NOT_IMPLEMENTED = (
+NOT_IMPLEMENTED = (
     "lcb_runner has no code-generation prompt for this LMStyle "
     "(format_prompt_generation raises NotImplementedError)"
 )
@@ -177,10 +177,10 @@ MAPPINGS = {
         None,
         None,
         "nothing (code generation unsupported)",
-        _NOT_IMPLEMENTED + "; its extract_code branch returns None",
+        NOT_IMPLEMENTED + "; its extract_code branch returns None",
     ),
     **{
-        name: StyleMapping(None, None, "nothing (code generation unsupported)", _NOT_IMPLEMENTED)
+        name: StyleMapping(None, None, "nothing (code generation unsupported)", NOT_IMPLEMENTED)
         for name in ("StarCoderInstruct", "DataBricks")
     },
 }
