@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from lcb_conformance.reports import verdict
-from lcb_conformance.suite import goldens, index
+from lcb_conformance.suite import families, goldens, index
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
@@ -32,7 +32,7 @@ def test_the_index_follows_its_schema():
 def test_every_case_of_the_goldens_is_indexed_once():
     ids = [case["id"] for case in index.read()["cases"]]
     assert len(ids) == len(set(ids))
-    assert set(ids) == {str(key) for key in goldens.expected_keys()}
+    assert set(ids) == {str(key) for key in families.expected_keys()}
     for case in index.read()["cases"]:
         assert (goldens.GOLDENS_DIR / case["golden"]).is_file(), case["id"]
 

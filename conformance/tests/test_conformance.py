@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.suite import audit, goldens, index
+from lcb_conformance.suite import audit, families, goldens, index
 
 
 def cases_of(family: str, this_line_only: bool = False):
@@ -20,7 +20,7 @@ def cases_of(family: str, this_line_only: bool = False):
 
 def golden_key(case: dict) -> goldens.GoldenKey:
     """The golden a case is held to (a listed deviation's is another family's)."""
-    return goldens.key_of(case["golden"])
+    return families.key_of(case["golden"])
 
 
 def call(case: dict, impl_function, chat_tokenizer):
@@ -62,12 +62,12 @@ def test_extract_code(case, impl, impl_function, chat_tokenizer, golden):
     """lcb_runner's extraction; for a case of a deviation the implementation declares
     (DEVIATIONS), that deviation's golden instead."""
     extracted = call(case, impl_function, chat_tokenizer)
-    held_to = goldens.key_of(index.golden_held_to(case, impl.deviations))
+    held_to = families.key_of(index.golden_held_to(case, impl.deviations))
     assert extracted == golden(held_to)
-    if held_to != goldens.key_of(case["id"]):
+    if held_to != families.key_of(case["id"]):
         # deviations.toml: upstream's extraction of the answer after the last </think>,
         # which is not what upstream extracts from the whole output.
-        assert extracted != goldens.read(goldens.key_of(case["id"]))
+        assert extracted != goldens.read(families.key_of(case["id"]))
 
 
 @cases_of(goldens.REFERENCE_PREFIX)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import cases, goldens, integrity, paths
+from lcb_conformance.suite import cases, families, goldens, integrity, paths
 
 # The suite checking itself (each test copies every golden): not part of an implementation's
 # verdict run; tox -e upstream runs it.
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.selftest
 
 def non_ascii_prompt() -> goldens.GoldenKey:
     """An NFC prompt golden with a character NFD decomposes (an accented letter)."""
-    for key in goldens.expected_keys(goldens.PROMPT):
+    for key in families.expected_keys(goldens.PROMPT):
         text = goldens.read(key)
         if text and unicodedata.normalize("NFC", text) == text != unicodedata.normalize(
             "NFD", text
@@ -88,7 +88,7 @@ def test_the_checksum_test_fails_with_the_message(golden_copy):
 
     key = next(
         key
-        for key in goldens.expected_keys(goldens.EXTRACT)
+        for key in families.expected_keys(goldens.EXTRACT)
         if "\n" in (goldens.read(key) or "") and "\r" not in goldens.read(key)
     )
     edit(key.path, lambda data: data.replace(b"\n", b"\r\n"))
@@ -144,7 +144,7 @@ def test_a_missing_manifest_is_named(golden_copy):
 
 
 def test_the_real_goldens_are_shown_relative_to_the_repository():
-    key = goldens.expected_keys(goldens.PROMPT)[0]
+    key = families.expected_keys(goldens.PROMPT)[0]
     assert integrity.display(key.path) == "conformance/goldens/" + key.relative
 
 

@@ -19,12 +19,12 @@ from collections import Counter
 import pytest
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import goldens, judge_cases, paths
+from lcb_conformance.suite import families, goldens, judge_cases, paths
 from lcb_conformance.suite.cases import FixtureError
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge
 
-JUDGE_KEYS = goldens.expected_keys(goldens.JUDGE)
+JUDGE_KEYS = families.expected_keys(goldens.JUDGE)
 
 
 def golden_verdict(case_id: str) -> dict:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from lcb_conformance.suite import audit, cases, goldens, hf_cache, real_vocab
+from lcb_conformance.suite import audit, cases, families, goldens, hf_cache, real_vocab
 from lcb_conformance.upstream import tokenizer_diff
 
 pytestmark = pytest.mark.realvocab
@@ -68,7 +68,7 @@ def _audited_prompt(style: str, repo_id: str, question_id: str) -> str:
 
 
 AUDIT_KEYS = [
-    k for k in goldens.expected_keys(goldens.TOKEN_AUDIT) if goldens.in_this_environment(k)
+    k for k in families.expected_keys(goldens.TOKEN_AUDIT) if families.in_this_environment(k)
 ]
 
 

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from lcb_conformance.suite import cases, goldens, styles
+from lcb_conformance.suite.families import model_lists
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import UpstreamMissing, resolver
 from lcb_conformance.upstream.resolver import Listed
@@ -152,10 +153,10 @@ def test_a_table_change_of_list_entries_only_is_told_apart():
     lines = golden.splitlines(keepends=True)
     model_line = next(i for i, line in enumerate(lines) if line.startswith("models ("))
     fewer = "".join(lines[: model_line + 1] + lines[model_line + 2 :])
-    change = resolver.compare_tables(golden, fewer)
+    change = model_lists.compare_tables(golden, fewer)
     assert change.list_only and len(change.removed) == 1 and not change.added
     reworded = golden.replace("-> qwq", "-> codeqwen", 1)
-    assert not resolver.compare_tables(golden, reworded).list_only
+    assert not model_lists.compare_tables(golden, reworded).list_only
 
 
 def _resolver_golden() -> str:

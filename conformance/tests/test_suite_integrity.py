@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from lcb_conformance.suite import audit, cases, deviations, goldens, hf_cache, paths
+from lcb_conformance.suite import audit, cases, deviations, families, goldens, hf_cache, paths
 from lcb_conformance.suite.integrity import checksum_problems, missing_goldens, orphan_goldens
 from lcb_conformance.upstream import PINNED_COMMIT
 
@@ -62,7 +62,7 @@ def test_goldens_match_their_recorded_checksums():
 
 def test_goldens_are_protected_from_line_ending_conversion():
     try:
-        sample = goldens.expected_keys(goldens.PROMPT)[0].path
+        sample = families.expected_keys(goldens.PROMPT)[0].path
         attributes = subprocess.run(
             ["git", "check-attr", "text", "--", str(sample)],
             cwd=paths.ROOT,
@@ -80,7 +80,7 @@ def test_deviation_list_is_exact():
     output and on the answer after </think> differ."""
     differing = {
         (key.case, key.group)
-        for key in goldens.expected_keys(goldens.EXTRACT_AFTER_THINK)
+        for key in families.expected_keys(goldens.EXTRACT_AFTER_THINK)
         if goldens.read(key)
         != goldens.read(goldens.GoldenKey(goldens.EXTRACT, key.group, key.case))
     }

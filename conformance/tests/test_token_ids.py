@@ -9,15 +9,15 @@ import json
 
 import pytest
 
-from lcb_conformance.suite import audit, goldens, token_ids
+from lcb_conformance.suite import audit, families, goldens, token_ids
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.upstream import tokenizer_diff
 from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
 THIS_LINE = [
-    key for key in goldens.expected_keys(goldens.TOKEN_IDS) if goldens.in_this_environment(key)
+    key for key in families.expected_keys(goldens.TOKEN_IDS) if families.in_this_environment(key)
 ]
-EVERY_LINE = goldens.expected_keys(goldens.TOKEN_IDS)
+EVERY_LINE = families.expected_keys(goldens.TOKEN_IDS)
 
 
 @pytest.mark.realvocab

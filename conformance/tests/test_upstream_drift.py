@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.suite import cases, goldens
+from lcb_conformance.suite import cases, families, goldens
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
     PINNED_COMMIT,
@@ -37,9 +37,9 @@ def _drift_case(key):
     "key",
     [
         _drift_case(key)
-        for family in goldens.UPSTREAM_FAMILIES
-        for key in goldens.expected_keys(family)
-        if goldens.in_this_environment(key)  # audits are checked by their own line's env
+        for family in families.upstream_families()
+        for key in families.expected_keys(family)
+        if families.in_this_environment(key)  # audits are checked by their own line's env
         # token ids need the real vocabularies: test_token_ids.py (tox -e realvocab)
         and key.family != goldens.TOKEN_IDS
     ],

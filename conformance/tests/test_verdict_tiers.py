@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from lcb_conformance.reports import report, verdict
-from lcb_conformance.suite import goldens, index, showdiff
+from lcb_conformance.suite import families, goldens, index, showdiff
 
 CONFORMANCE = "conformance/tests/test_conformance.py"
 BAD_INPUT = "conformance/tests/test_bad_input.py::test_rejects_a_row_without_content[generic]"
@@ -37,7 +37,7 @@ def run_of(results, deviations=()) -> verdict.Run:
 def test_lcb_runners_own_extraction_of_a_think_case_is_identical_to_lcb_runner():
     """A peer that does not declare the think deviation is held to lcb_runner's golden."""
     run = run_of([(nodeid("test_extract_code", think_case()), verdict.PASSED)])
-    assert run.results[0].key == goldens.key_of(think_case()["id"])
+    assert run.results[0].key == families.key_of(think_case()["id"])
     tiers = run.tiers()
     assert tiers["upstream"] | {"question": None} == {
         "question": None,
@@ -110,7 +110,7 @@ def test_denominators_leave_out_cases_not_provided(tmp_path):
 
 def test_each_difference_has_a_severity(tmp_path):
     first, second = prompt_cases()
-    golden = goldens.read(goldens.key_of(first["id"]))
+    golden = goldens.read(families.key_of(first["id"]))
     results = [
         (nodeid("test_prompt", first), verdict.FAILED, "", golden + "\n"),
         (nodeid("test_prompt", second), verdict.FAILED, "", "another prompt"),

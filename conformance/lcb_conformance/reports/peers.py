@@ -28,7 +28,8 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, index, paths, showdiff
+from lcb_conformance.suite import cases, deviations, goldens, paths, showdiff
+from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.upstream import judge
 
 OUT_DIR = paths.ROOT / "build" / "peers"
@@ -91,7 +92,7 @@ def judge_outcomes(report: dict) -> dict[str, dict] | None:
     verdict where the test passed, the recorded verdict where it failed. None unless every
     judge case ran (judge_program not provided, or the run broke off)."""
     cases = judge.judge_cases()
-    ran = sum(cell["run"] for cell in report["cells"] if cell["style"] == index.JUDGE)
+    ran = sum(cell["run"] for cell in report["cells"] if cell["style"] == judge_family.JUDGE_COLUMN)
     if ran != len(cases):
         return None
     failures = {f["golden_key"]: f for f in report["failures"] if f.get("golden_key")}

@@ -25,11 +25,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from lcb_conformance.adapters.implementation import NOT_PROVIDED
-from lcb_conformance.suite import cases, goldens, index, showdiff
+from lcb_conformance.suite import cases, families, goldens, index, showdiff
+from lcb_conformance.suite.families.judge import JUDGE_COLUMN as JUDGE
+from lcb_conformance.suite.families.reference import DECODE_COLUMN as DECODE
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.suite.index import (
-    DECODE,
-    JUDGE,
     MESSAGES_COLUMN,
     NO_TEMPLATE,
     NO_TOKENIZER,
@@ -101,7 +101,7 @@ def classify(nodeid: str, deviations: tuple[str, ...] = ()) -> tuple[Cell, Golde
     if case is None:
         return Cell(OTHER, parse_nodeid(nodeid)[0]), None
     # a declared deviation is held to another golden (upstream's extraction after </think>)
-    return Cell(*case["cell"]), goldens.key_of(index.golden_held_to(case, deviations))
+    return Cell(*case["cell"]), families.key_of(index.golden_held_to(case, deviations))
 
 
 

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import cases, judge_cases, paths
-from lcb_conformance.suite.audit import AUDIT_LINES, transformers_line
+from lcb_conformance.suite import paths
 
 GOLDENS_DIR = paths.GOLDENS_DIR
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
@@ -24,53 +23,23 @@ SUFFIX = ".txt"
 JSON_SUFFIX = ".json"
 REGEN_COMMAND = "tox -e regen -- --upstream PATH_TO_LIVECODEBENCH_CHECKOUT"
 
-# Golden families. UPSTREAM_FAMILIES are produced from upstream lcb_runner; the
-# reference-impl ones have no upstream twin and are produced by the reference lcb_prompts.
+# The names of the golden families other modules refer to; each family is defined by its
+# module in suite/families/ (a new family needs no name here).
 PROMPT = "prompt"
-# the chat messages of a message LMStyle (list, or Claude3's {"system", "messages"}), as
-# canonical JSON, one folder per LMStyle
 MESSAGES = "messages"
 EXTRACT = "extract"
-# upstream's extract_code applied to the text after the last </think>: what lcb_prompts'
-# think-aware extract_code must return where it deviates (see deviations.toml).
 EXTRACT_AFTER_THINK = "extract-after-think"
-# upstream's OpenAIChat messages rendered by each tokenizer family's own chat template
 CHAT_PROMPT = "chat-prompt"
-# token audits (audit.py) of upstream-built prompts, one folder per transformers line
 TOKEN_AUDIT = "token-audit"
-# the token ids (token_ids.py) of the audited prompts under the real tokenizers
-# (real_vocab.py), one folder per transformers line, laid out like the token audits
 TOKEN_IDS = "token-ids"
-# the comparability matrix (matrix.py), one file per transformers line
 COMPARABILITY = "comparability"
-# every model of upstream's lm_styles.LanguageModelList resolved to an lcb_prompts style
-# (resolver.py); one file, resolver/models
 RESOLVER = "resolver"
 RESOLVER_CASE = "models"
-# upstream's LMStyle names and LanguageModelList as data (canonical JSON): what
-# `lcb-conformance resolve` answers from by default, offline
 LM_STYLES = "lm-styles"
 LM_STYLES_CASE = "lm_styles"
-# lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
-# (suite/judge_cases.py), as canonical JSON
 JUDGE = "judge"
 REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
 REFERENCE_DECODE = "reference-impl/decode_context"
-UPSTREAM_FAMILIES = (
-    PROMPT,
-    MESSAGES,
-    EXTRACT,
-    EXTRACT_AFTER_THINK,
-    CHAT_PROMPT,
-    TOKEN_AUDIT,
-    TOKEN_IDS,
-    COMPARABILITY,
-    RESOLVER,
-    LM_STYLES,
-    JUDGE,
-)
-# Families whose drift is a list (of LMStyles, of models) rather than a prompt or extraction.
-MODEL_LIST_FAMILIES = (RESOLVER, LM_STYLES)
 
 
 @dataclass(frozen=True, order=True)
@@ -81,7 +50,9 @@ class GoldenKey:
 
     @property
     def suffix(self) -> str:
-        return suffix_of(self.family)
+        from lcb_conformance.suite import families
+
+        return families.suffix_of(self.family)
 
     @property
     def relative(self) -> str:
@@ -96,22 +67,6 @@ class GoldenKey:
         return self.relative.removesuffix(self.suffix)
 
 
-FAMILIES = (*UPSTREAM_FAMILIES, REFERENCE_PREFIX, REFERENCE_DECODE)
-
-
-def key_of(name: str) -> GoldenKey:
-    """The key of a golden's relative path or id ("prompt/generic/x.txt", "prompt/generic/x")."""
-    family = max((f for f in FAMILIES if name.startswith(f + "/")), key=len, default=None)
-    if family is None:
-        raise ValueError(f"{name!r} is in no golden family ({', '.join(FAMILIES)})")
-    group, _, case = name[len(family) + 1 :].rpartition("/")
-    return GoldenKey(family, group, case.removesuffix(suffix_of(family)))
-
-
-def suffix_of(family: str) -> str:
-    return JSON_SUFFIX if family in (MESSAGES, LM_STYLES, JUDGE) else SUFFIX
-
-
 def canonical_json(value) -> str:
     """The golden text of a message-shaped prompt: a list of messages as a JSON array,
     Claude3's (system, messages) tuple as {"messages": [...], "system": ...}; one key per
@@ -120,16 +75,6 @@ def canonical_json(value) -> str:
         system, messages = value
         value = {"system": system, "messages": messages}
     return json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def in_this_environment(key: GoldenKey) -> bool:
-    """False for the token audits, token ids and matrix recorded under another transformers
-    line."""
-    if key.family in (TOKEN_AUDIT, TOKEN_IDS):
-        return parse_audit_key(key)[0] == transformers_line()
-    if key.family == COMPARABILITY:
-        return key.case == transformers_line()
-    return True
 
 
 def audit_case(style: str, question_id: str) -> str:
@@ -150,51 +95,6 @@ THINK_CLOSE = "</think>"
 def answer_after_think(output: str) -> str:
     """The text after the last </think> (the whole output when there is none)."""
     return output.rpartition(THINK_CLOSE)[2]
-
-
-def expected_keys(family: str | None = None) -> list[GoldenKey]:
-    """Every golden the current fixtures call for (of one family, if given)."""
-    return [key for key in _all_expected_keys() if family is None or key.family == family]
-
-
-@cache
-def _all_expected_keys() -> tuple[GoldenKey, ...]:
-    keys = [
-        GoldenKey(PROMPT, variant.name, question_id)
-        for variant in cases.PROMPT_VARIANTS
-        for question_id in cases.problems()
-    ]
-    keys += [
-        GoldenKey(MESSAGES, variant.name, question_id)
-        for variant in cases.MESSAGE_VARIANTS
-        for question_id in cases.problems()
-    ]
-    for style in cases.EXTRACTION_LMSTYLES:
-        for output in cases.outputs().values():
-            keys.append(GoldenKey(EXTRACT, style, output.id))
-            if THINK_CLOSE in output.output:
-                keys.append(GoldenKey(EXTRACT_AFTER_THINK, style, output.id))
-            if style in cases.PREFIX_STYLES:
-                keys.append(GoldenKey(REFERENCE_PREFIX, style, output.id))
-    keys += [GoldenKey(REFERENCE_DECODE, "", context_id) for context_id in cases.contexts()]
-    keys.append(GoldenKey(RESOLVER, "", RESOLVER_CASE))
-    keys.append(GoldenKey(LM_STYLES, "", LM_STYLES_CASE))
-    keys += [GoldenKey(JUDGE, "", case_id) for case_id in judge_cases.judge_cases()]
-    keys += [
-        GoldenKey(CHAT_PROMPT, rendering.name, question_id)
-        for rendering in cases.CHAT_RENDERINGS
-        for question_id in cases.problems()
-    ]
-    for line in AUDIT_LINES:
-        keys.append(GoldenKey(COMPARABILITY, "", line))
-        keys += [
-            GoldenKey(family, f"{line}/{tokenizer.replace('/', '__')}", audit_case(style, qid))
-            for family in (TOKEN_AUDIT, TOKEN_IDS)
-            for tokenizer in cases.CHAT_TOKENIZERS
-            for style in cases.AUDITED_STYLES
-            for qid in cases.AUDITED_PROBLEMS
-        ]
-    return tuple(sorted(keys))
 
 
 def golden_files() -> list[Path]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from lcb_conformance.suite import cases, deviations, goldens, judge_cases, paths
+from lcb_conformance.suite import cases, families, goldens, judge_cases, paths
 from lcb_conformance.suite.goldens import GoldenKey
 
-SCHEMA = "lcb-conformance-case-index/1"
+SCHEMA = "lcb-conformance-case-index/2"
 INDEX_NAME = "INDEX.json"
 SCHEMA_FILE = paths.CASE_INDEX_SCHEMA
 
@@ -24,12 +24,6 @@ SCHEMA_FILE = paths.CASE_INDEX_SCHEMA
 NO_TOKENIZER = "-"
 NO_TEMPLATE = "no template"
 MESSAGES_COLUMN = "messages"
-DECODE = "decode_context"
-JUDGE = "judge"  # the judge_program row: lcb_runner's verdicts on the judge corpus
-
-# How a case's result is compared with its golden.
-TEXT, CANONICAL_JSON, TOKEN_AUDIT = "text", "canonical-json", "token-audit"
-JUDGE_VERDICT = "judge-verdict"
 
 FIXTURE_FILES = {
     "problems": cases.PROBLEMS_FILE.name,
@@ -46,15 +40,16 @@ def rendering_label(rendering: cases.ChatRendering) -> str:
     return f"{rendering.tokenizer} thinking={'on' if rendering.enable_thinking else 'off'}"
 
 
-def _fixture(kind: str, case_id: str) -> dict:
+def fixture(kind: str, case_id: str) -> dict:
+    """A reference to one input of a fixture file."""
     return {"fixture": FIXTURE_FILES[kind], "id": case_id}
 
 
-def _prompt_call(question_id: str, style: str, tokenizer=None, thinking=None) -> dict:
+def prompt_call(question_id: str, style: str, tokenizer=None, thinking=None) -> dict:
     return {
         "function": "format_lcb_prompt",
         "args": {
-            "row": _fixture("problems", question_id),
+            "row": fixture("problems", question_id),
             "style": style,
             "chat_template": tokenizer is not None,
             "tokenizer": tokenizer,
@@ -64,115 +59,49 @@ def _prompt_call(question_id: str, style: str, tokenizer=None, thinking=None) ->
 
 
 def entry(key: GoldenKey) -> dict:
-    """The index entry of one golden case."""
-    found = {
+    """The index entry of one golden (its family's fields over these defaults)."""
+    family = families.get(key.family)
+    return {
         "id": str(key),
         "family": key.family,
         "golden": key.relative,
-        "compare": CANONICAL_JSON if key.suffix == goldens.JSON_SUFFIX else TEXT,
+        "compare": family.compare,
         "call": None,  # None: a golden no implementation is held to (upstream-only)
         "cell": None,
-        "upstream": None,  # None: produced by the reference lcb_prompts (no upstream twin)
-    }
-    if key.family == goldens.PROMPT:
-        variant = cases.VARIANTS[key.group]
-        tokenizer = variant.tokenizer
-        column = tokenizer or (NO_TEMPLATE if variant.style == "generic" else NO_TOKENIZER)
-        found |= {
-            "call": _prompt_call(key.case, variant.style, tokenizer),
-            "cell": [variant.style, column],
-            "upstream": f"format_prompt_generation(problem, LMStyle.{variant.lmstyle})",
-        }
-    elif key.family == goldens.MESSAGES:
-        variant = cases.MESSAGE_VARIANTS_BY_NAME[key.group]
-        found |= {
-            "call": {
-                "function": "format_lcb_messages",
-                "args": {"row": _fixture("problems", key.case), "style": variant.style},
-            },
-            "cell": [variant.style, MESSAGES_COLUMN],
-            "upstream": f"format_prompt_generation(problem, LMStyle.{variant.lmstyle})",
-        }
-    elif key.family == goldens.CHAT_PROMPT:
-        rendering = cases.RENDERINGS[key.group]
-        found |= {
-            "call": _prompt_call(
-                key.case, "generic", rendering.tokenizer, rendering.enable_thinking
-            ),
-            "cell": ["generic", rendering_label(rendering)],
-            "upstream": "LMStyle.OpenAIChat messages through the tokenizer's chat template",
-        }
-    elif key.family == goldens.TOKEN_AUDIT:
-        line, tokenizer, style, question_id = goldens.parse_audit_key(key)
-        call = _prompt_call(question_id, style, tokenizer if style == "generic" else None)
-        call["args"]["tokenizer"] = tokenizer  # the raw styles are audited under it too
-        found |= {
-            "compare": TOKEN_AUDIT,
-            "call": call,
-            "cell": [style, tokenizer],
-            "upstream": "token audit of upstream's prompt",
-            "transformers_line": line,
-        }
-    elif key.family == goldens.TOKEN_IDS:
-        # held to upstream only, in the realvocab envs (test_token_ids.py): the real
-        # tokenizers are not in the offline snapshots an implementation is run with
-        found |= {
-            "upstream": "upstream's prompt tokenized by the real tokenizer",
-            "transformers_line": goldens.parse_audit_key(key)[0],
-        }
-    elif key.family in (goldens.EXTRACT, goldens.REFERENCE_PREFIX):
-        function = "extract_code" if key.family == goldens.EXTRACT else "extract_code_prefix"
-        found |= {
-            "call": {
-                "function": function,
-                "args": {"model_output": _fixture("outputs", key.case), "style": key.group},
-            },
-            "cell": [key.group, NO_TOKENIZER],
-        }
-        if key.family == goldens.EXTRACT:
-            found["upstream"] = (
-                f"extract_code(output, LMStyle.{cases.EXTRACTION_LMSTYLES[key.group]})"
-            )
-            if (key.case, key.group) in deviations.think_deviations():
-                # deviations.toml: held to upstream's extraction of the answer after </think>
-                after_think = GoldenKey(goldens.EXTRACT_AFTER_THINK, key.group, key.case)
-                found |= {"golden": after_think.relative, "deviation": "think"}
-    elif key.family == goldens.REFERENCE_DECODE:
-        found |= {
-            "call": {
-                "function": "decode_context",
-                "args": {"context": _fixture("contexts", key.case)},
-            },
-            "cell": [DECODE, NO_TOKENIZER],
-        }
-    elif key.family == goldens.JUDGE:
-        case = judge_cases.judge_cases()[key.case]
-        found |= {
-            "compare": JUDGE_VERDICT,
-            "call": {
-                "function": "judge_program",
-                "args": {
-                    "row": _fixture("judge-problems", case.problem),
-                    "program": _fixture("judge-cases", case.id),
-                    "timeout": case.timeout,
-                },
-            },
-            "cell": [JUDGE, NO_TOKENIZER],
-            "upstream": "evaluate_generations_by_problem(([program], "
-            "CodeGenerationProblem(**row).get_evaluation_sample(), False, timeout))",
-        }
-    elif key.family in goldens.UPSTREAM_FAMILIES:
-        found["upstream"] = "upstream only (drift run)"
-    return found
+        # None: produced by the reference lcb_prompts (no upstream twin)
+        "upstream": "upstream only (drift run)" if family.upstream else None,
+    } | family.entry(key)
+
+
+def _share_goldens(entries: list[dict]) -> None:
+    """One case for goldens that hold the same call to the same bytes (the five LMStyles
+    sending format_lcb_messages(style="generic")'s messages; LLaMa3's prompt, which is also
+    the Llama-3 chat rendering): the first lists them all, the others point at it."""
+    first_of: dict[str, dict] = {}
+    for found in entries:
+        if found["call"] is None:
+            continue
+        golden = goldens.GOLDENS_DIR / found["golden"]
+        content = golden.read_bytes() if golden.is_file() else found["id"].encode()
+        identity = json.dumps([found["call"], found["compare"], found.get("deviation")])
+        first = first_of.setdefault(identity + content.hex(), found)
+        if first is found:
+            continue
+        first.setdefault("shared_with", []).append(found["id"])
+        lmstyles = first.get("lmstyles", []) + found.get("lmstyles", [])
+        first["lmstyles"] = list(dict.fromkeys(lmstyles))
+        found["same_as"] = first["id"]
 
 
 def build() -> dict:
-    """The index of the current fixtures and case tables."""
+    """The index of the current fixtures, case tables and goldens."""
+    entries = [entry(key) for key in families.expected_keys()]
+    _share_goldens(entries)
     return {
         "schema": SCHEMA,
         "fixtures": "fixtures/",
         "goldens": "conformance/goldens/",
-        "cases": [entry(key) for key in goldens.expected_keys()],
+        "cases": entries,
     }
 
 
@@ -203,9 +132,14 @@ def by_id() -> dict[str, dict]:
     return {case["id"]: case for case in index["cases"]}
 
 
-def held_cases(family: str) -> list[dict]:
-    """The entries of one family that an implementation is held to, in index order."""
-    return [case for case in by_id().values() if case["family"] == family and case["call"]]
+def held_cases(family: str | None = None) -> list[dict]:
+    """The cases an implementation is held to (of one family, if given), in index order: a
+    golden shared with an earlier case is that case's."""
+    return [
+        case
+        for case in by_id().values()
+        if case["call"] and "same_as" not in case and family in (None, case["family"])
+    ]
 
 
 def golden_held_to(case: dict, declared_deviations) -> str:
@@ -213,7 +147,7 @@ def golden_held_to(case: dict, declared_deviations) -> str:
     deviation's golden when the implementation declares that deviation (its DEVIATIONS), and
     otherwise lcb_runner's own, which the case id names."""
     if case.get("deviation") and case["deviation"] not in declared_deviations:
-        return goldens.key_of(case["id"]).relative
+        return families.key_of(case["id"]).relative
     return case["golden"]
 
 

@@ -16,7 +16,7 @@ import hashlib
 import unicodedata
 from pathlib import Path
 
-from lcb_conformance.suite import goldens, paths
+from lcb_conformance.suite import families, goldens, paths
 
 BOM = b"\xef\xbb\xbf"
 
@@ -49,14 +49,14 @@ def missing_goldens() -> list[str]:
     """A case in fixtures/ with no golden file."""
     return [
         f"{display(key.path)}: no golden for case {key} (a new fixture case?); {regenerate()}"
-        for key in goldens.expected_keys()
+        for key in families.expected_keys()
         if not key.path.is_file()
     ]
 
 
 def orphan_goldens() -> list[str]:
     """A golden file no case calls for (renamed or removed from fixtures/): no test uses it."""
-    expected = {key.path for key in goldens.expected_keys()}
+    expected = {key.path for key in families.expected_keys()}
     return [
         f"{display(path)}: golden with no case in fixtures/ (renamed or removed?), "
         f"so no test checks it; {regenerate()} (it removes the file)"
@@ -70,7 +70,7 @@ def checksum_problems() -> list[str]:
     recorded = recorded_manifest()
     if not recorded:
         return [f"{display(goldens.MANIFEST_FILE)}: missing or empty; {regenerate()}"]
-    expected = {key.path for key in goldens.expected_keys()}
+    expected = {key.path for key in families.expected_keys()}
     problems = []
     on_disk = set()
     for path in goldens.golden_files():

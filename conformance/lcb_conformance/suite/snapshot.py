@@ -12,7 +12,7 @@ from functools import cache
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from lcb_conformance.suite import goldens, showdiff
+from lcb_conformance.suite import families, goldens, showdiff
 
 
 class GoldenExtension(SingleFileSnapshotExtension):
@@ -73,6 +73,6 @@ def extension_for(family: str, group: str) -> type[GoldenExtension]:
         {
             "golden_dir": folder,
             "__doc__": label,
-            "file_extension": goldens.suffix_of(family).lstrip("."),
+            "file_extension": families.suffix_of(family).lstrip("."),
         },
     )

@@ -32,23 +32,21 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lcb_conformance.suite import goldens
+from lcb_conformance.suite import families, goldens
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.upstream import resolver
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
-# --no-tokens (and every --history commit): everything built from upstream's prompts and
-# extraction, without the token audits and the matrix (the tokenizer side, which a commit of
-# lcb_runner changes only through its prompts; tox -e upstream checks them).
-HISTORY_FAMILIES = (
-    goldens.PROMPT,
-    goldens.MESSAGES,
-    goldens.CHAT_PROMPT,
-    goldens.EXTRACT,
-    goldens.EXTRACT_AFTER_THINK,
-    *goldens.MODEL_LIST_FAMILIES,
-    goldens.JUDGE,
-)
+# --no-tokens (and every --history commit): the families built from upstream's prompts,
+# extraction, lists and judge, without the tokenizer side (token audits, the matrix), which a
+# commit of lcb_runner changes only through its prompts; tox -e upstream checks them.
+def history_families() -> tuple[str, ...]:
+    return tuple(
+        name
+        for name, family in families.registry().items()
+        if family.upstream and family.in_history
+    )
+
+
 COMMIT_TIMEOUT = 900  # seconds for one commit's child process
 
 
@@ -78,31 +76,17 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
         gap = known_gap(produce.upstream, key.case)
         if gap:
             return Verdict(str(key), MISSING, gap)
-    if key.family in goldens.MODEL_LIST_FAMILIES and recorded is not None and not reference:
-        change = _list_change(key, recorded, produced)
+    list_change = families.get(key.family).list_change
+    if list_change is not None and recorded is not None and not reference:
+        change = list_change(key, recorded, produced)
         if change:
             return Verdict(str(key), MODEL_LIST, change)
     return Verdict(str(key), DIFFERS)
 
 
-def _list_change(key: GoldenKey, recorded: str, produced: str) -> str:
-    """How two model-list goldens differ, when only lists differ ("" otherwise)."""
-    if key.family == goldens.RESOLVER:
-        change = resolver.compare_tables(recorded, produced)
-        return change.describe() if change.list_only else ""
-    before, after = json.loads(recorded), json.loads(produced)
-    parts = []
-    for field in ("LMStyle", "LanguageModelList"):
-        old = Counter(map(json.dumps, before[field]))
-        new = Counter(map(json.dumps, after[field]))
-        removed, added = sum((old - new).values()), sum((new - old).values())
-        if removed or added:
-            parts.append(f"{field}: {removed} entries not listed any more, {added} new")
-    return "; ".join(parts)
-
-
-def run(source: str, families: tuple[str, ...] | None = None) -> dict:
-    """Every upstream golden of ``families`` (default: all) judged against ``source``."""
+def run(source: str, only: tuple[str, ...] | None = None) -> dict:
+    """Every upstream golden of the families ``only`` names (default: all) judged against
+    ``source``."""
     from lcb_conformance.suite import audit, hf_cache
     from lcb_conformance.upstream import Upstream
     from lcb_conformance.upstream.producers import NotProducibleHere, Producer
@@ -112,9 +96,9 @@ def run(source: str, families: tuple[str, ...] | None = None) -> dict:
     produce = Producer(upstream)
     reference = upstream.is_reference()
     verdicts = []
-    for family in families or goldens.UPSTREAM_FAMILIES:
-        for key in goldens.expected_keys(family):
-            if not goldens.in_this_environment(key):
+    for family in only or families.upstream_families():
+        for key in families.expected_keys(family):
+            if not families.in_this_environment(key):
                 continue
             try:
                 verdicts.append(judge(key, produce, reference))
@@ -271,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             payload: object = results
             failed = any(result["verdict"] in (DIFFERS, "error") for result in results)
         else:
-            payload = run(args.upstream, HISTORY_FAMILIES if args.no_tokens else None)
+            payload = run(args.upstream, history_families() if args.no_tokens else None)
             print(summary(payload))
             failed = payload["verdict"] == DIFFERS
     except (UpstreamSourceError, subprocess.CalledProcessError) as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from lcb_conformance.suite import audit, cases, goldens, real_vocab, token_ids
+from lcb_conformance.suite import audit, families, real_vocab
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import Upstream, judge, matrix, resolver
@@ -28,8 +28,9 @@ class RealTokenizerUnverified(RuntimeError):
 
 
 class Producer:
-    """Computes the expected text of any golden key: upstream for the upstream families,
-    the reference lcb_prompts for the reference-impl ones. Results are memoised."""
+    """Computes the expected text of any golden key by its family's producer
+    (suite/families/): upstream for the upstream families, the reference lcb_prompts for the
+    reference-impl ones. Results are memoised."""
 
     def __init__(self, upstream: Upstream):
         self.upstream = upstream
@@ -44,48 +45,9 @@ class Producer:
         return self._produced[key]
 
     def _produce(self, key: GoldenKey) -> str:
-        import lcb_prompts  # the reference implementation, only for reference-impl families
+        return families.get(key.family).produce(self, key)
 
-        if key.family == goldens.PROMPT:
-            return self.upstream.prompt(cases.VARIANTS[key.group], cases.problems()[key.case])
-        if key.family == goldens.MESSAGES:
-            return goldens.canonical_json(
-                self.upstream.messages(key.group, cases.problems()[key.case])
-            )
-        if key.family == goldens.CHAT_PROMPT:
-            return self.chat_prompt(cases.RENDERINGS[key.group], key.case)
-        if key.family == goldens.TOKEN_AUDIT:
-            line, tokenizer, style, question_id = goldens.parse_audit_key(key)
-            self._check_line(line)
-            return audit.render(
-                audit.audit(
-                    audit.load_tokenizer(tokenizer),
-                    self.audited_prompt(style, tokenizer, question_id),
-                )
-            )
-        if key.family == goldens.TOKEN_IDS:
-            line, tokenizer, style, question_id = goldens.parse_audit_key(key)
-            self._check_line(line)
-            return self.token_ids(tokenizer, style, question_id)
-        if key.family == goldens.COMPARABILITY:
-            self._check_line(key.case)
-            return matrix.build(self, key.case)
-        if key.family == goldens.RESOLVER:
-            return resolver.table(resolver.ModelList.of(self.upstream))
-        if key.family == goldens.LM_STYLES:
-            return goldens.canonical_json(resolver.ModelList.of(self.upstream).as_json())
-        if key.family == goldens.JUDGE:
-            return self.judge_verdict(key.case)
-        if key.family == goldens.REFERENCE_DECODE:
-            return lcb_prompts.decode_context(cases.contexts()[key.case])
-        output = cases.outputs()[key.case].output
-        if key.family == goldens.EXTRACT:
-            return self.upstream.extract(key.group, output)
-        if key.family == goldens.EXTRACT_AFTER_THINK:
-            return self.upstream.extract(key.group, goldens.answer_after_think(output))
-        if key.family == goldens.REFERENCE_PREFIX:
-            return lcb_prompts.extract_code_prefix(output, key.group)
-        raise ValueError(f"unknown golden family {key.family!r}")
+    # --- what the families' producers reach through this object --------------------------
 
     def judge_verdict(self, case_id: str) -> str:
         """upstream's judge on one corpus case, as canonical JSON (judge.upstream_outcomes:
@@ -99,41 +61,15 @@ class Producer:
             )
         return judge.canonical(outcome["verdict"])
 
-    def chat_prompt(self, rendering: cases.ChatRendering, question_id: str) -> str:
-        """upstream's OpenAIChat messages rendered by the family's own chat template."""
-        extra = (
-            {}
-            if rendering.enable_thinking is None
-            else {"enable_thinking": rendering.enable_thinking}
-        )
-        return audit.load_tokenizer(rendering.tokenizer).apply_chat_template(
-            self.upstream.chat_messages(cases.problems()[question_id]),
-            tokenize=False,
-            add_generation_prompt=True,
-            **extra,
-        )
+    def matrix(self, line: str) -> str:
+        """The comparability matrix of a transformers line, from this producer's goldens."""
+        return matrix.build(self, line)
 
-    def audited_prompt(self, style: str, tokenizer: str, question_id: str) -> str:
-        """The prompt a token audit looks at: generic rendered by the tokenizer's own
-        template, the raw styles as lcb_runner builds them."""
-        if style == "generic":
-            return self(
-                GoldenKey(goldens.CHAT_PROMPT, cases.ChatRendering(tokenizer).name, question_id)
-            )
-        return self(GoldenKey(goldens.PROMPT, style, question_id))
+    def model_list(self) -> resolver.ModelList:
+        return resolver.ModelList.of(self.upstream)
 
-    def token_ids(self, repo_id: str, style: str, question_id: str) -> str:
-        """The token ids of the audited prompt under the real tokenizer: the string with and
-        without special tokens, and for generic also upstream's OpenAIChat messages through
-        the template with tokenize=True."""
-        real = self.real_tokenizer(repo_id)
-        prompt = self.audited_prompt(style, repo_id, question_id)
-        messages = (
-            self.upstream.chat_messages(cases.problems()[question_id])
-            if style == "generic"
-            else None
-        )
-        return token_ids.render(prompt, token_ids.sequences(real, prompt, messages))
+    def resolver_table(self) -> str:
+        return resolver.table(self.model_list())
 
     def real_tokenizer(self, repo_id: str):
         """The real tokenizer (real_vocab.py), built from the real-vocabulary cache
@@ -160,7 +96,8 @@ class Producer:
         return self._real_tokenizers[repo_id]
 
     @staticmethod
-    def _check_line(line: str) -> None:
+    def check_line(line: str) -> None:
+        """Raise NotProducibleHere for a golden of another transformers line."""
         if line != audit.transformers_line():
             raise NotProducibleHere(
                 f"recorded under {line}; this environment runs {audit.transformers_line()}"

@@ -26,7 +26,7 @@ import platform
 import sys
 import traceback
 
-from lcb_conformance.suite import audit, cases, goldens, hf_cache, index, paths, showdiff
+from lcb_conformance.suite import audit, cases, families, goldens, hf_cache, index, paths, showdiff
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
@@ -69,28 +69,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             }
             for repo_id in cases.CHAT_TOKENIZERS
         },
-        "families": {
-            goldens.PROMPT: "upstream format_prompt_generation(problem, LMStyle) per string "
-            "LMStyle (generic: OpenAIReasonPreview's one user message)",
-            goldens.MESSAGES: "upstream format_prompt_generation(problem, LMStyle) per message "
-            "LMStyle, as canonical JSON",
-            goldens.LM_STYLES: "upstream lm_styles: LMStyle names and LanguageModelList",
-            goldens.EXTRACT: "upstream extract_code(output, LMStyle)",
-            goldens.EXTRACT_AFTER_THINK: "upstream extract_code on the answer after </think>",
-            goldens.CHAT_PROMPT: "upstream OpenAIChat messages rendered by each snapshot's "
-            "chat template (apply_chat_template, add_generation_prompt=True)",
-            goldens.TOKEN_AUDIT: "audit.py over upstream-built prompts, per transformers line",
-            goldens.TOKEN_IDS: "token_ids.py: the token-audited upstream prompts (generic also "
-            "as upstream's OpenAIChat messages through the template, tokenize=True) tokenized "
-            "by the real tokenizers (real_vocab.py, from real_vocabularies), per transformers "
-            "line",
-            goldens.COMPARABILITY: "matrix.py over the upstream families, per transformers line",
-            goldens.RESOLVER: "resolver.py over upstream lm_styles.LanguageModelList",
-            goldens.JUDGE: "upstream's judge on fixtures/judge (upstream/judge.py), as "
-            "canonical JSON",
-            goldens.REFERENCE_PREFIX: "reference implementation lcb_prompts (no upstream twin)",
-            goldens.REFERENCE_DECODE: "reference implementation lcb_prompts (no upstream twin)",
-        },
+        "families": {name: family.produced_by for name, family in families.registry().items()},
         "real_vocabularies": {
             name: f"{pinned.package} ({pinned.manager}) {pinned.member} sha256 {pinned.sha256}"
             for name, pinned in sources.PINNED.items()
@@ -139,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{upstream.describe_source()}"
     )
 
-    expected = goldens.expected_keys()
+    expected = families.expected_keys()
     counts = {
         "unchanged": 0,
         "changed": 0,

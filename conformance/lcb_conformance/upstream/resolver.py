@@ -23,7 +23,6 @@ import difflib
 import json
 import re
 import sys
-from collections import Counter
 from dataclasses import dataclass, field
 
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
@@ -252,63 +251,6 @@ def table(model_list: ModelList) -> str:
             f"{mapping_for(model.lmstyle).summary()}"
         )
     return "\n".join(lines) + "\n"
-
-
-@dataclass(frozen=True)
-class TableChange:
-    """How two resolver tables differ. An LMStyle block both list but word differently is
-    this project's mapping changing; LMStyles or model lines only one lists are upstream's
-    lists changing (a model given another LMStyle is one line gone, one new)."""
-
-    remapped: tuple[str, ...]  # LMStyles whose mapping text differs
-    removed: tuple[str, ...]  # entries only in the first (the golden)
-    added: tuple[str, ...]  # entries only in the second
-
-    @property
-    def list_only(self) -> bool:
-        return not self.remapped
-
-    def describe(self) -> str:
-        parts = []
-        if self.remapped:
-            parts.append(f"LMStyles mapped differently: {', '.join(self.remapped)}")
-        for what, entries in (("not listed any more", self.removed), ("new", self.added)):
-            if entries:
-                shown = ", ".join(entries[:6]) + (", ..." if len(entries) > 6 else "")
-                parts.append(f"{len(entries)} {what} ({shown})")
-        return "; ".join(parts) or "identical"
-
-
-def compare_tables(golden: str, produced: str) -> TableChange:
-    old_styles, old_models = _entries(golden)
-    new_styles, new_models = _entries(produced)
-    shared = old_styles.keys() & new_styles.keys()
-    remapped = sorted(k for k in shared if old_styles[k] != new_styles[k])
-    removed = [k for k in old_styles if k not in new_styles]
-    added = [k for k in new_styles if k not in old_styles]
-    removed += list((Counter(old_models) - Counter(new_models)).elements())
-    added += list((Counter(new_models) - Counter(old_models)).elements())
-    return TableChange(tuple(remapped), tuple(removed), tuple(added))
-
-
-def _entries(text: str) -> tuple[dict[str, list[str]], list[str]]:
-    """The LMStyle blocks (name -> lines) and the model lines of a resolver table."""
-    styles: dict[str, list[str]] = {}
-    models: list[str] = []
-    section = name = ""
-    for line in text.splitlines():
-        if line == "LMStyles:" or line.startswith("models ("):
-            section = line
-        elif not line or not section:
-            continue
-        elif section.startswith("models"):
-            models.append(line)
-        elif line.startswith("    "):  # the current LMStyle block goes on
-            styles[name].append(line)
-        else:
-            name = line.split(" -> ")[0]
-            styles[name] = [line]
-    return styles, models
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,26 @@
+"""comparability/<transformers line>: the comparability matrix (upstream/matrix.py) built from
+the upstream families, one file per transformers line."""
+
+from __future__ import annotations
+
+from lcb_conformance.suite import audit, goldens
+from lcb_conformance.suite.families import Family
+from lcb_conformance.suite.goldens import GoldenKey
+
+
+def produce(source, key: GoldenKey) -> str:
+    source.check_line(key.case)
+    return source.matrix(key.case)
+
+
+FAMILIES = (
+    Family(
+        goldens.COMPARABILITY,
+        "comparability",
+        "matrix.py over the upstream families, per transformers line",
+        lambda: (GoldenKey(goldens.COMPARABILITY, "", line) for line in audit.AUDIT_LINES),
+        produce,
+        line_of=lambda key: key.case,
+        in_history=False,
+    ),
+)

@@ -1,0 +1,56 @@
+"""judge/<case>: lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
+(suite/judge_cases.py), normalised, as canonical JSON. An implementation's judge_program runs
+only in sandboxed child processes (upstream/judge.py); a row whose tests upstream cannot
+decode has a "rejected" golden, and the implementation must raise on it, not grade."""
+
+from __future__ import annotations
+
+import json
+
+from lcb_conformance.suite import goldens, index, judge_cases
+from lcb_conformance.suite.families import JUDGE_VERDICT, Family
+from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
+
+JUDGE_COLUMN = "judge"  # the judge_program row of the verdict matrix
+
+
+def keys():
+    return (GoldenKey(goldens.JUDGE, "", case_id) for case_id in judge_cases.judge_cases())
+
+
+def entry(key: GoldenKey) -> dict:
+    case = judge_cases.judge_cases()[key.case]
+    return {
+        "call": {
+            "function": "judge_program",
+            "args": {
+                "row": index.fixture("judge-problems", case.problem),
+                "program": index.fixture("judge-cases", case.id),
+                "timeout": case.timeout,
+            },
+        },
+        "cell": [JUDGE_COLUMN, index.NO_TOKENIZER],
+        "upstream": "evaluate_generations_by_problem(([program], "
+        "CodeGenerationProblem(**row).get_evaluation_sample(), False, timeout))",
+    }
+
+
+def rejects(golden: str) -> bool:
+    """Whether lcb_runner raised on the row instead of grading: the implementation must too."""
+    return "rejected" in json.loads(golden)
+
+
+FAMILIES = (
+    Family(
+        goldens.JUDGE,
+        "judge",
+        "upstream's judge on fixtures/judge (upstream/judge.py), as canonical JSON",
+        keys,
+        lambda source, key: source.judge_verdict(key.case),
+        entry,
+        render=lambda verdict, arguments: goldens.canonical_json(verdict),
+        suffix=JSON_SUFFIX,
+        compare=JUDGE_VERDICT,
+        sandboxed=True,
+    ),
+)
