@@ -263,3 +263,11 @@ def _context_value(spec: object) -> object:
     if kind == "tokens":
         return [_context_value(piece) for piece in value]
     raise ValueError(f"unknown context kind {kind!r}")
+
+
+# fixture file (relative to fixtures/) -> the value one of its entries stands for in a call
+FIXTURE_VALUES = {
+    PROBLEMS_FILE.name: lambda entry_id: problems()[entry_id],
+    OUTPUTS_FILE.name: lambda entry_id: outputs()[entry_id].output,
+    CONTEXTS_FILE.name: lambda entry_id: contexts()[entry_id],
+}

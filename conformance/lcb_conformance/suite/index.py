@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from lcb_conformance.suite import cases, families, goldens, judge_cases, paths
+from lcb_conformance.suite import cases, families, goldens, paths
 from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-case-index/2"
@@ -25,31 +25,23 @@ NO_TOKENIZER = "-"
 NO_TEMPLATE = "no template"
 MESSAGES_COLUMN = "messages"
 
-FIXTURE_FILES = {
-    "problems": cases.PROBLEMS_FILE.name,
-    "outputs": cases.OUTPUTS_FILE.name,
-    "contexts": cases.CONTEXTS_FILE.name,
-    "judge-problems": judge_cases.PROBLEMS_FILE.relative_to(cases.FIXTURES_DIR).as_posix(),
-    "judge-cases": judge_cases.CASES_FILE.relative_to(cases.FIXTURES_DIR).as_posix(),
-}
-
-
 def rendering_label(rendering: cases.ChatRendering) -> str:
     if rendering.enable_thinking is None:
         return rendering.tokenizer
     return f"{rendering.tokenizer} thinking={'on' if rendering.enable_thinking else 'off'}"
 
 
-def fixture(kind: str, case_id: str) -> dict:
-    """A reference to one input of a fixture file."""
-    return {"fixture": FIXTURE_FILES[kind], "id": case_id}
+def fixture(file: str, entry_id: str) -> dict:
+    """A reference to one entry of a fixture file (relative to fixtures/), which a family's
+    ``fixtures`` turns into the value it stands for."""
+    return {"fixture": file, "id": entry_id}
 
 
 def prompt_call(question_id: str, style: str, tokenizer=None, thinking=None) -> dict:
     return {
         "function": "format_lcb_prompt",
         "args": {
-            "row": fixture("problems", question_id),
+            "row": fixture(cases.PROBLEMS_FILE.name, question_id),
             "style": style,
             "chat_template": tokenizer is not None,
             "tokenizer": tokenizer,
@@ -154,19 +146,9 @@ def golden_held_to(case: dict, declared_deviations) -> str:
 def arguments(call: dict) -> dict:
     """A call's arguments with fixture references replaced by the fixture values (a
     tokenizer stays its repo id; enable_thinking=None is left out of the call)."""
-    problems = {
-        FIXTURE_FILES["problems"]: cases.problems,
-        FIXTURE_FILES["judge-problems"]: judge_cases.problems,
-    }
-    loaders = {
-        "row": lambda ref: problems[ref["fixture"]]()[ref["id"]],
-        "program": lambda ref: judge_cases.judge_cases()[ref["id"]].program,
-        "model_output": lambda ref: cases.outputs()[ref["id"]].output,
-        "context": lambda ref: cases.contexts()[ref["id"]],
-    }
     resolved = {}
     for name, value in call["args"].items():
         if name == "enable_thinking" and value is None:
             continue
-        resolved[name] = loaders[name](value) if name in loaders else value
+        resolved[name] = families.fixture_value(value) if isinstance(value, dict) else value
     return resolved

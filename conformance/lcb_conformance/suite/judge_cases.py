@@ -122,3 +122,12 @@ def _check_id(path: Path, number: int, value: object, seen) -> str:
     if value in seen:
         raise FixtureError(f"{path}:{number}: duplicate id {value!r}")
     return value
+
+
+# fixture file (relative to fixtures/) -> the value one of its entries stands for in a call
+PROBLEMS_FIXTURE = PROBLEMS_FILE.relative_to(FIXTURES_DIR).as_posix()
+CASES_FIXTURE = CASES_FILE.relative_to(FIXTURES_DIR).as_posix()
+FIXTURE_VALUES = {
+    PROBLEMS_FIXTURE: lambda entry_id: problems()[entry_id],
+    CASES_FIXTURE: lambda entry_id: judge_cases()[entry_id].program,
+}

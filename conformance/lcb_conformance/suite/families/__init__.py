@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 
 from lcb_conformance.suite.goldens import SUFFIX, GoldenKey
@@ -67,6 +67,9 @@ class Family:
     in_history: bool = True  # part of `drift --history` (the tokenizer side is not)
     # its calls run untrusted code: the runner makes them in sandboxed child processes
     sandboxed: bool = False
+    # the fixture files its calls refer to (relative to fixtures/) -> the value an entry id
+    # stands for (cases.FIXTURE_VALUES, judge_cases.FIXTURE_VALUES, or its own)
+    fixtures: Mapping[str, Callable[[str], object]] = field(default_factory=dict)
 
 
 @cache
@@ -113,6 +116,14 @@ def expected_keys(family: str | None = None) -> list[GoldenKey]:
 @cache
 def _all_expected_keys() -> tuple[GoldenKey, ...]:
     return tuple(sorted(key for family in registry().values() for key in family.keys()))
+
+
+def fixture_value(reference: dict) -> object:
+    """The value a case's fixture reference ({"fixture": file, "id": entry}) stands for."""
+    for family in registry().values():
+        if reference["fixture"] in family.fixtures:
+            return family.fixtures[reference["fixture"]](reference["id"])
+    raise ValueError(f"no golden family reads the fixture file {reference['fixture']!r}")
 
 
 def in_this_environment(key: GoldenKey) -> bool:

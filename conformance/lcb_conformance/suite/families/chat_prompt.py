@@ -51,5 +51,6 @@ FAMILIES = (
         keys,
         produce,
         entry,
+        fixtures=cases.FIXTURE_VALUES,
     ),
 )

@@ -30,7 +30,10 @@ def entry(key: GoldenKey) -> dict:
     found = {
         "call": {
             "function": "extract_code",
-            "args": {"model_output": index.fixture("outputs", key.case), "style": key.group},
+            "args": {
+                "model_output": index.fixture(cases.OUTPUTS_FILE.name, key.case),
+                "style": key.group,
+            },
         },
         "cell": [key.group, index.NO_TOKENIZER],
         "lmstyles": list(styles.lmstyles_of(key.group)),
@@ -60,6 +63,7 @@ FAMILIES = (
         keys,
         produce,
         entry,
+        fixtures=cases.FIXTURE_VALUES,
     ),
     Family(
         goldens.EXTRACT_AFTER_THINK,

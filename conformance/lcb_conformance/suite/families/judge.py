@@ -24,8 +24,8 @@ def entry(key: GoldenKey) -> dict:
         "call": {
             "function": "judge_program",
             "args": {
-                "row": index.fixture("judge-problems", case.problem),
-                "program": index.fixture("judge-cases", case.id),
+                "row": index.fixture(judge_cases.PROBLEMS_FIXTURE, case.problem),
+                "program": index.fixture(judge_cases.CASES_FIXTURE, case.id),
                 "timeout": case.timeout,
             },
         },
@@ -52,5 +52,6 @@ FAMILIES = (
         suffix=JSON_SUFFIX,
         compare=JUDGE_VERDICT,
         sandboxed=True,
+        fixtures=judge_cases.FIXTURE_VALUES,
     ),
 )

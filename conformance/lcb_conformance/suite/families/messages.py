@@ -25,7 +25,10 @@ def entry(key: GoldenKey) -> dict:
     return {
         "call": {
             "function": "format_lcb_messages",
-            "args": {"row": index.fixture("problems", key.case), "style": variant.style},
+            "args": {
+                "row": index.fixture(cases.PROBLEMS_FILE.name, key.case),
+                "style": variant.style,
+            },
         },
         "cell": [variant.style, index.MESSAGES_COLUMN],
         "lmstyles": [variant.lmstyle],
@@ -62,5 +65,6 @@ FAMILIES = (
         render,
         suffix=JSON_SUFFIX,
         compare=CANONICAL_JSON,
+        fixtures=cases.FIXTURE_VALUES,
     ),
 )

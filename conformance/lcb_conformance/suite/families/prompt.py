@@ -41,5 +41,6 @@ FAMILIES = (
         keys,
         produce,
         entry,
+        fixtures=cases.FIXTURE_VALUES,
     ),
 )

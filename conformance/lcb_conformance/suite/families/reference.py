@@ -22,7 +22,10 @@ def prefix_entry(key: GoldenKey) -> dict:
     return {
         "call": {
             "function": "extract_code_prefix",
-            "args": {"model_output": index.fixture("outputs", key.case), "style": key.group},
+            "args": {
+                "model_output": index.fixture(cases.OUTPUTS_FILE.name, key.case),
+                "style": key.group,
+            },
         },
         "cell": [key.group, index.NO_TOKENIZER],
     }
@@ -32,7 +35,7 @@ def decode_entry(key: GoldenKey) -> dict:
     return {
         "call": {
             "function": "decode_context",
-            "args": {"context": index.fixture("contexts", key.case)},
+            "args": {"context": index.fixture(cases.CONTEXTS_FILE.name, key.case)},
         },
         "cell": [DECODE_COLUMN, index.NO_TOKENIZER],
     }
@@ -59,6 +62,7 @@ FAMILIES = (
         produce_prefix,
         prefix_entry,
         upstream=False,
+        fixtures=cases.FIXTURE_VALUES,
     ),
     Family(
         goldens.REFERENCE_DECODE,
@@ -68,5 +72,6 @@ FAMILIES = (
         produce_decode,
         decode_entry,
         upstream=False,
+        fixtures=cases.FIXTURE_VALUES,
     ),
 )

@@ -73,5 +73,6 @@ FAMILIES = (
         compare=TOKEN_AUDIT,
         line_of=line_of,
         in_history=False,
+        fixtures=cases.FIXTURE_VALUES,
     ),
 )
