@@ -1,4 +1,5 @@
-"""lcb_prompts: LiveCodeBench code-generation prompt formatting and code extraction,
+"""lcb_prompts: LiveCodeBench code-generation prompt formatting and code extraction, and the
+self-repair, test output prediction and code execution prompts, extractors and scorers,
 byte-identical to the official lcb_runner (see docs/lcb_prompts.md in lcb-conformance)."""
 
 from .context import decode_context
@@ -16,6 +17,17 @@ from .prompts import (
     format_lcb_messages,
     format_lcb_prompt,
 )
+from .scenarios import (
+    LMSTYLES,
+    SCENARIO_LMSTYLES,
+    NoLcbRunnerPrompt,
+    extract_execution_answer,
+    extract_test_output,
+    format_code_execution_prompt,
+    format_self_repair_prompt,
+    format_test_output_prompt,
+)
+from .scoring import score_code_execution, score_test_output
 from .streaming import PrefixExtractor
 
 # For lcb-conformance's adapter protocol: lcb_prompts' deliberate differences from lcb_runner,
@@ -24,9 +36,12 @@ DEVIATIONS = ("think",)
 
 __all__ = [
     "DEVIATIONS",
+    "LMSTYLES",
     "MESSAGE_STYLES",
+    "NoLcbRunnerPrompt",
     "PROMPT_STYLES",
     "PrefixExtractor",
+    "SCENARIO_LMSTYLES",
     "STYLES",
     "SYSTEM_MESSAGE",
     "SYSTEM_MESSAGE_CODEQWEN",
@@ -37,6 +52,13 @@ __all__ = [
     "decode_context",
     "extract_code",
     "extract_code_prefix",
+    "extract_execution_answer",
+    "extract_test_output",
+    "format_code_execution_prompt",
     "format_lcb_messages",
     "format_lcb_prompt",
+    "format_self_repair_prompt",
+    "format_test_output_prompt",
+    "score_code_execution",
+    "score_test_output",
 ]

@@ -103,3 +103,28 @@ def run_child(
             return json.loads(result_path.read_text("utf-8"))
         stderr = stderr_path.read_text("utf-8", errors="replace").strip().splitlines()
         raise ChildFailed(f"{module} {why}" + (f": {stderr[-1]}" if stderr else ""))
+
+
+def call_in_child(impl: str, function: str, arguments: dict, wall_limit: float) -> dict:
+    """An implementation's function called in a child (--impl name, keyword arguments as JSON
+    data): {"value": its return value as JSON data} or {"raised": "Type: message"}."""
+    request = {"impl": impl, "function": function, "arguments": arguments}
+    return run_child(__spec__.name, request, wall_limit)
+
+
+def child_main(request_path: str, result_path: str) -> int:
+    from lcb_conformance.adapters import implementation
+
+    block_internet()
+    request = json.loads(Path(request_path).read_text("utf-8"))
+    adapter = implementation.load(request["impl"]).module
+    try:
+        answer = {"value": getattr(adapter, request["function"])(**request["arguments"])}
+    except Exception as error:  # the implementation's failure: the caller reports it
+        answer = {"raised": f"{type(error).__name__}: {error}"}
+    Path(result_path).write_text(json.dumps(answer, default=lambda item: item.item()), "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child_main(*sys.argv[1:3]))
