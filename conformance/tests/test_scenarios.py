@@ -20,7 +20,7 @@ from lcb_conformance.adapters import implementation
 from lcb_conformance.suite import families, goldens, index, judge_cases
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_extract, scenario_prompt, scenario_score
-from lcb_conformance.upstream import sandbox
+from lcb_conformance.upstream import resolver, sandbox
 
 PROMPT_FAMILIES = [scenario_prompt.family_name(s) for s in scenarios.SCENARIOS]
 EXTRACT_FAMILIES = [scenario_extract.family_name(s) for s in scenarios.FILES]
@@ -157,3 +157,26 @@ def test_self_repair_metadata_is_what_the_judge_writes(attempt_id):
 def test_every_error_code_the_self_repair_prompt_reads_has_an_attempt():
     codes = {json.loads(a.metadata).get("error_code") for a in scenarios.attempts().values()}
     assert codes >= {-1, -2, -3, -4, -5}
+
+
+# ---- lcb-conformance resolve --scenario ------------------------------------------------------
+
+
+def test_resolve_names_the_error_lcb_runner_raises_for_a_models_scenario(capsys):
+    assert resolver.main(["Qwen/QwQ-32B-Preview", "--scenario", "codeexecution"]) == 1
+    shown = capsys.readouterr().out
+    assert "RAISES AttributeError: type object 'LMStyle' has no attribute 'MagiCoder'" in shown
+    assert "lcb_prompts raises NoLcbRunnerPrompt" in shown
+
+
+def test_resolve_gives_the_calls_where_lcb_runner_builds_the_scenario(capsys):
+    assert resolver.main(["gpt-4o-2024-05-13", "--scenario", "selfrepair", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)["scenario"]
+    assert list(answer["builds"]) == ["chat messages [system, user]"]
+    assert set(answer["builds"]["chat messages [system, user]"]) == {
+        f"self-repair/prompt/OpenAIChat/{attempt_id}"
+        for attempt_id in scenarios.attempts()
+        if attempt_id not in ("passed", "syntax_error", "global_timeout")
+    }
+    assert answer["kept"] == ["self-repair/prompt/OpenAIChat/passed"]
+    assert answer["calls"][0] == 'format_self_repair_prompt(attempt, lmstyle="OpenAIChat")'
