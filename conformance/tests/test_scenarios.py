@@ -21,6 +21,7 @@ from lcb_conformance.suite import families, goldens, index, judge_cases
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_extract, scenario_prompt, scenario_score
 from lcb_conformance.upstream import resolver, sandbox
+from lcb_conformance.upstream import scenarios as upstream_scenarios
 
 PROMPT_FAMILIES = [scenario_prompt.family_name(s) for s in scenarios.SCENARIOS]
 EXTRACT_FAMILIES = [scenario_extract.family_name(s) for s in scenarios.FILES]
@@ -29,11 +30,7 @@ CHILD_SECONDS = 120  # one scoring call: start-up plus a few seconds per generat
 
 
 def cases_of(names: list[str]) -> list:
-    return [
-        pytest.param(case, id=case["id"])
-        for name in names
-        for case in index.held_cases(name)
-    ]
+    return [pytest.param(case, id=case["id"]) for name in names for case in index.held_cases(name)]
 
 
 def adapter_function(impl, name: str):
@@ -180,3 +177,14 @@ def test_resolve_gives_the_calls_where_lcb_runner_builds_the_scenario(capsys):
     }
     assert answer["kept"] == ["self-repair/prompt/OpenAIChat/passed"]
     assert answer["calls"][0] == 'format_self_repair_prompt(attempt, lmstyle="OpenAIChat")'
+
+
+@pytest.mark.upstream
+def test_the_stand_ins_scoring_gap_is_real(upstream):
+    """STAND_IN_GAPS names a real difference: the installed stand-in scores a grading case
+    otherwise than the golden (else the entry is stale and hides drift)."""
+    if upstream.checkout is not None or upstream.version() not in upstream_scenarios.STAND_IN_GAPS:
+        pytest.skip(f"{upstream.describe_source()} has no scoring gap listed")
+    key = goldens.GoldenKey(scenario_score.family_name(scenarios.CODE_EXECUTION), "", "half_right")
+    outcome = upstream_scenarios.scored_by(upstream.source, scenarios.CODE_EXECUTION)[key.case]
+    assert goldens.canonical_json(outcome["scored"]) != goldens.read(key)

@@ -36,7 +36,13 @@ OUT_DIR = paths.ROOT / "build" / "peers"
 PREDICTIONS_FILE = paths.ROOT / "peers" / "predictions.toml"
 OUTPUT = paths.ROOT / "docs" / "peers.md"
 REGEN_COMMAND = "tox -m peers"
-PEERS = ("nvidia_generic_oai", "evalscope_lcb", "lighteval_lcb", "opencompass_lcb")
+PEERS = (
+    "nvidia_generic_oai",
+    "evalscope_lcb",
+    "lighteval_lcb",
+    "opencompass_lcb",
+    "opencompass_scenarios",
+)
 SHOWN_LINES = 5  # of a showdiff report: label, offsets, golden, actual, caret
 
 OLD_SYSTEM_SENTENCE = " You will NOT return anything except for the program."

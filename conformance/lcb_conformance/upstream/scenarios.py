@@ -158,7 +158,7 @@ def score(upstream: Upstream, scenario: str, grading_id: str) -> object:
         raise UpstreamMissing(
             f"{upstream.describe_source()} scores differently: {STAND_IN_GAPS[upstream.version()]}"
         )
-    outcome = _scores(str(upstream.checkout or upstream.source), scenario)[grading_id]
+    outcome = scored_by(str(upstream.checkout or upstream.source), scenario)[grading_id]
     if "missing" in outcome:
         raise UpstreamMissing(outcome["missing"])
     if "failure" in outcome:
@@ -167,7 +167,7 @@ def score(upstream: Upstream, scenario: str, grading_id: str) -> object:
 
 
 @cache
-def _scores(source: str, scenario: str) -> dict[str, dict]:
+def scored_by(source: str, scenario: str) -> dict[str, dict]:
     """Every grading case of the scenario scored by upstream at ``source``, in one child."""
     cases = [
         {
