@@ -17,7 +17,9 @@ package (its __init__ pulls in torch and mmengine):
 - self-repair: no OpenCompass config runs it (``LCBSelfRepairDataset.load.transform`` returns
   None, so no prompt reaches the dataset); its prompt builder,
   prompts.get_generic_question_template_answer_self_repair, as the one HUMAN round, is what
-  it would send. Extraction and judging are code generation's (peers.opencompass_lcb).
+  it would send. Its answers are extracted like code generation's (lcb_runner: extract_code
+  with the model's LMStyle): ``extract_code`` is peers.opencompass_lcb's, held to the generic
+  style's extraction cases (OpenAIChat's); the judge is code generation's too (that peer's).
 
 Only OpenAIChat is provided: the cases of other LMStyles are reported as not provided.
 """
@@ -31,15 +33,18 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
-from peers import _source
+from peers import _source, opencompass_lcb
+from peers._render import STYLE
 
 PEER = "OpenCompass (scenarios)"
 DISTRIBUTION = "opencompass"
 LMSTYLE = "OpenAIChat"
+STYLES = (STYLE,)  # self-repair's extraction: code generation's generic extract_code
 FOLLOWS = (
     "OpenAIChat: livecodebench_gen's code execution (SYSTEM + HUMAN) and test output (HUMAN "
     "only) prompts, its self-repair prompt builder (unused by its configs) as one user "
-    "message, its evaluators' extractors and metrics"
+    "message, its evaluators' extractors and metrics; self-repair answers extracted by its "
+    "code generation extractor"
 )
 CONFIG = "configs/datasets/livecodebench/livecodebench_gen.py"
 PACKAGE = "opencompass.datasets.livecodebench"
@@ -132,6 +137,9 @@ def format_code_execution_prompt(row, lmstyle, cot=False, tokenizer=None):
     _check(lmstyle, "format_code_execution_prompt")
     prompt = _transform("LCBCodeExecutionDataset", cot)(dict(row))["prompt"]
     return [{"role": "system", "content": _execution_system_message()}, *_user(prompt)]
+
+
+extract_code = opencompass_lcb.extract_code
 
 
 def extract_test_output(model_output, lmstyle=None):
