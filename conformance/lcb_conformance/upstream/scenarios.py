@@ -203,6 +203,8 @@ def child_main(request_path: str, result_path: str) -> int:
         metrics = _function(upstream, spec.metrics_module, spec.metrics)
     except UpstreamMissing as missing:
         done = {case["id"]: {"missing": str(missing)} for case in request["cases"]}
+    except UpstreamSourceError as error:  # its scorer does not import (a dependency it lacks)
+        done = {case["id"]: {"failure": f"cannot score: {error}"} for case in request["cases"]}
     else:
         for case in request["cases"]:
             try:
