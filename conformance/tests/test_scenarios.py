@@ -188,3 +188,14 @@ def test_the_stand_ins_scoring_gap_is_real(upstream):
     key = goldens.GoldenKey(scenario_score.family_name(scenarios.CODE_EXECUTION), "", "half_right")
     outcome = upstream_scenarios.scored_by(upstream.source, scenarios.CODE_EXECUTION)[key.case]
     assert goldens.canonical_json(outcome["scored"]) != goldens.read(key)
+
+
+@pytest.mark.parametrize("scenario", scenarios.SCENARIOS)
+def test_lcb_prompts_builds_where_the_goldens_say_lcb_runner_does(scenario):
+    """SCENARIO_LMSTYLES is the set of LMStyles with a non-empty prompt golden."""
+    building = set()
+    for key in families.expected_keys(scenario_prompt.family_name(scenario)):
+        recorded = json.loads(goldens.read(key))
+        if recorded and not scenario_prompt.expects_error(goldens.read(key)):
+            building.add(scenario_prompt.parse(key)[2])
+    assert building == set(lcb_prompts.SCENARIO_LMSTYLES[scenario])
