@@ -43,6 +43,7 @@ SCENARIOS = (SELF_REPAIR, TEST_OUTPUT, CODE_EXECUTION)
 # code execution's two prompts: format_prompt_execution and format_prompt_execution_cot
 DIRECT, COT = "direct", "cot"
 EXECUTION_MODES = (DIRECT, COT)
+
 # What a prompt builder did with an input: returned a prompt, or raised (both are goldens).
 RETURNED, RAISED = "returned", "raised"
 
@@ -52,6 +53,20 @@ LMSTYLES = tuple(name for name in styles.MAPPINGS if name not in styles.NOT_LCB_
 # The LMStyles whose scenario prompts lcb_runner renders with a chat template, and the
 # tokenizer it loads for them (as for code generation).
 CHAT_TEMPLATES = {"LLaMa3": styles.LLAMA3_TOKENIZER}
+
+
+def groups(scenario: str) -> list[str]:
+    """The golden groups of a scenario's per-LMStyle families: the LMStyle, under code
+    execution's mode ("direct/OpenAIChat")."""
+    modes = EXECUTION_MODES if scenario == CODE_EXECUTION else (None,)
+    return [f"{mode}/{lmstyle}" if mode else lmstyle for mode in modes for lmstyle in LMSTYLES]
+
+
+def parse_group(group: str) -> tuple[str | None, str]:
+    """(code execution's mode or None, LMStyle) of a golden group."""
+    mode, _, lmstyle = group.rpartition("/")
+    return mode or None, lmstyle
+
 
 # livecodebench/test_generation and livecodebench/execution-v2 row fields, typed as the
 # fixtures spell them (contest_date an ISO string; the problem classes do not parse it).

@@ -31,16 +31,13 @@ def family_name(scenario: str) -> str:
 
 def parse(key: GoldenKey) -> tuple[str, str | None, str]:
     """(scenario, code execution's mode or None, LMStyle) of a key."""
-    mode, _, lmstyle = key.group.rpartition("/")
-    return key.family.removesuffix("/extract"), mode or None, lmstyle
+    return (key.family.removesuffix("/extract"), *scenarios.parse_group(key.group))
 
 
 def keys(scenario: str):
-    modes = scenarios.EXECUTION_MODES if scenario == scenarios.CODE_EXECUTION else (None,)
     return [
-        GoldenKey(family_name(scenario), f"{mode}/{lmstyle}" if mode else lmstyle, output)
-        for mode in modes
-        for lmstyle in scenarios.LMSTYLES
+        GoldenKey(family_name(scenario), group, output)
+        for group in scenarios.groups(scenario)
         for output in scenarios.outputs(scenario)
     ]
 

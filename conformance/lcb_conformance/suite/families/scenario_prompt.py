@@ -58,17 +58,13 @@ def _inputs(scenario: str) -> tuple[str, dict]:
 
 def parse(key: GoldenKey) -> tuple[str, str | None, str]:
     """(scenario, code execution's mode or None, LMStyle) of a key."""
-    scenario = key.family.removesuffix("/prompt")
-    mode, _, lmstyle = key.group.rpartition("/")
-    return scenario, mode or None, lmstyle
+    return (key.family.removesuffix("/prompt"), *scenarios.parse_group(key.group))
 
 
 def keys(scenario: str):
-    modes = scenarios.EXECUTION_MODES if scenario == scenarios.CODE_EXECUTION else (None,)
     return [
-        GoldenKey(family_name(scenario), f"{mode}/{lmstyle}" if mode else lmstyle, case)
-        for mode in modes
-        for lmstyle in scenarios.LMSTYLES
+        GoldenKey(family_name(scenario), group, case)
+        for group in scenarios.groups(scenario)
         for case in _inputs(scenario)[1]
     ]
 
