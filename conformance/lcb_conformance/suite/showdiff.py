@@ -249,3 +249,12 @@ def describe(golden: str, actual: str) -> dict:
         "position": _position(actual, offset),
         "detail": found.get("detail", ""),
     }
+
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """text with control characters (but tab and newline) and lone surrogates as escapes:
+    safe on any terminal and in any encoding, readable otherwise."""
+    return _UNPRINTABLE.sub(_escape, text)
