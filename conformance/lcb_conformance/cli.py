@@ -1,267 +1,84 @@
 """lcb-conformance: one command for every user-facing job (``lcb-conformance --help``).
 
     lcb-conformance [run] [--impl MODULE[:ATTR] [--impl-path DIR]] [--impl-cmd CMD
-                    [--impl-timeout S] [--impl-memory-mb MB]]
-                    [--upstream installed|PATH] [--tokenizers DIR]
-                    [--json FILE] [--html FILE] [--color auto|always|never]
-                    [--show-pytest] [-- PYTEST ARGS...]
-    lcb-conformance resolve | regen | drift | diff | peers | hub-check | tokenizer-diff ...
+                    [--impl-timeout S] [--impl-memory-mb MB]] [--tokenizers DIR]
+                    [--results FILE] [--json FILE] [--html FILE] [--jobs N]
+                    [--strict-contract] [--no-contract] [--only FAMILY] [--color ...]
+    lcb-conformance report RESULTS [--json FILE] [--html FILE] [--strict-contract]
+    lcb-conformance resolve | regen | drift | diff | audit | peers | hub-check | ...
 
-``run`` (the default) runs ``pytest -m "not upstream and not selftest and not realvocab"
-conformance/tests --impl ...`` in this process, collects every test's outcome, and prints the
-verdict matrix: cases, passed, failed and not provided per style x tokenizer family, with each
-failing cell's first case and its diff. Exit code 0 when nothing failed (cases the
-implementation does not provide are not failures), 1 when a case failed, 2 when the
-implementation cannot be loaded, pytest's own code (3-5) when the suite could not run, and 6
-when a report asked for could not be written (one line on stderr says why; the verdict is
-still printed). The JSON and HTML reports are written by :mod:`lcb_conformance.reports.report`.
+``run`` (the default) loads the implementation, runs every case of the case index and of the
+API contract against it (lcb_conformance.runner), streams one typed result per case to
+``--results`` as it goes, writes the asked-for reports, then prints the verdict matrix, the
+differences grouped by kind with an example each, and the headline. ``report`` renders the
+same views from a results file. Exit codes (reports.verdict): 0 comparable (tiers 1-2; cases
+the implementation does not provide are not failures), 1 a golden case differs (or, with
+--strict-contract, a contract case failed), 2 the implementation or an input is unusable (one
+line says why), 3 the suite itself cannot run here, 6 a report asked for could not be written
+(the verdict is still printed).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import importlib.metadata
-import io
-import os
 import sys
 from collections import Counter
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation, process
-from lcb_conformance.reports import verdict
-from lcb_conformance.suite import goldens, hf_cache, index, paths
-from lcb_conformance.upstream import INSTALLED
+from lcb_conformance.reports import console
+from lcb_conformance.reports.verdict import (
+    REPORT_NOT_WRITTEN,
+    SUITE_BROKEN,
+    UNUSABLE,
+    Verdict,
+)
+from lcb_conformance.runner import options, results
+from lcb_conformance.runner import run as runner
+from lcb_conformance.runner.contract import contract_cases
+from lcb_conformance.suite import families, goldens, index, paths
 
-MARKERS = "not upstream and not selftest and not realvocab"
 DISTRIBUTION = "lcb-conformance"
-SHOWN_FAILURES = 3  # first failing case of this many cells printed
-SHOWN_REPORT_LINES = 16
-# Exit code when a report asked for (--json, --html) could not be written; above pytest's 0-5.
-REPORT_NOT_WRITTEN = 6
-
-
-class Collector:
-    """A pytest plugin that keeps each test's outcome, its failure report or skip reason,
-    and, for a failed comparison, the value the implementation returned."""
-
-    def __init__(self, progress=None):
-        self.outcomes: dict[str, tuple[str, str]] = {}
-        self.actual: dict[str, object] = {}
-        self.collection_errors: list[tuple[str, str]] = []
-        self._current: str | None = None
-        self._progress = progress  # a terminal stream for a one-line progress counter
-        self._total = 0
-
-    def pytest_runtest_logstart(self, nodeid, location) -> None:
-        self._current = nodeid
-
-    def pytest_assertrepr_compare(self, config, op, left, right):
-        # Called for a failing `assert actual == golden(key)`: left is what the
-        # implementation produced (the last call wins, e.g. Hypothesis' shrunk example).
-        if self._current is not None and op in ("==", "!="):
-            self.actual[self._current] = left
-        return None
-
-    def pytest_runtest_logreport(self, report) -> None:
-        if report.passed:
-            if report.when == "call":
-                self.outcomes.setdefault(report.nodeid, (verdict.PASSED, ""))
-            return
-        if report.skipped:
-            if hasattr(report, "wasxfail"):  # an expected failure, as expected
-                outcome = (verdict.PASSED, "")
-            else:
-                reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
-                reason = reason.removeprefix("Skipped: ")
-                outcome = (verdict.skip_outcome(reason), reason)
-        else:
-            previous = self.outcomes.get(report.nodeid, (None, ""))[1]
-            text = f"{previous}\n{report.longreprtext}" if previous else report.longreprtext
-            outcome = (verdict.FAILED, text)
-        self.outcomes[report.nodeid] = outcome
-
-    def pytest_collection_finish(self, session) -> None:
-        self._total = len(session.items)
-
-    def pytest_runtest_logfinish(self, nodeid, location) -> None:
-        self._current = None
-        if self._progress is not None:
-            failed = sum(1 for outcome, _ in self.outcomes.values() if outcome == verdict.FAILED)
-            self._progress.write(
-                f"\rrunning the suite: {len(self.outcomes)}/{self._total} cases, {failed} failed"
-            )
-            self._progress.flush()
-
-    def pytest_collectreport(self, report) -> None:
-        if report.failed:
-            self.collection_errors.append((report.nodeid, report.longreprtext))
-
-    def results(self, deviations: tuple[str, ...] = ()) -> list[verdict.CaseResult]:
-        """Each test's result, for an implementation declaring these DEVIATIONS."""
-        return [
-            verdict.CaseResult(
-                nodeid,
-                outcome,
-                message,
-                self.actual.get(nodeid, verdict.NO_ACTUAL)
-                if outcome == verdict.FAILED
-                else verdict.NO_ACTUAL,
-                deviations,
-            )
-            for nodeid, (outcome, message) in self.outcomes.items()
-        ]
-
-
-def pytest_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
-    return [
-        str(paths.TESTS_DIR),
-        f"--rootdir={paths.ROOT}",
-        "-c",
-        str(paths.PYTEST_CONFIG),
-        "-m",
-        MARKERS,
-        f"--impl={args.impl}",
-        *((f"--impl-cmd={args.impl_cmd}",) if args.impl_cmd else ()),
-        f"--impl-timeout={args.impl_timeout}",
-        f"--impl-memory-mb={args.impl_memory_mb}",
-        f"--upstream={args.upstream}",
-        f"--tokenizers={args.tokenizers}",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        "--tb=short",
-        *extra,
-    ]
-
-
-def run_suite(
-    args: argparse.Namespace, extra: list[str], impl: implementation.Implementation
-) -> verdict.Run:
-    import pytest
-
-    pytest_args = pytest_arguments(args, extra)
-    progress = None if args.show_pytest or not sys.stderr.isatty() else sys.stderr
-    collector = Collector(progress)
-    output = io.StringIO()
-    with contextlib.ExitStack() as stack:
-        if not args.show_pytest:
-            stack.enter_context(contextlib.redirect_stdout(output))
-        # a copy: pytest.main inserts the ini addopts into the list it is given
-        exit_code = int(pytest.main(list(pytest_args), plugins=[collector]))
-    if progress is not None:
-        progress.write("\n")
-    return verdict.Run(
-        impl=impl.describe(),
-        results=collector.results(impl.deviations),
-        pytest_exit_code=exit_code,
-        pytest_args=pytest_args,
-        pytest_output=output.getvalue(),
-        collection_errors=collector.collection_errors,
-        upstream=args.upstream,
-        tokenizers=str(args.tokenizers),
-    )
-
-
-def use_color(choice: str, stream=sys.stdout) -> bool:
-    if choice != "auto":
-        return choice == "always"
-    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
-
-
-def print_verdict(run: verdict.Run, color: bool) -> None:
-    summaries = run.summaries()
-    print(verdict.render_table(summaries, color=color))
-    failing = [s for s in summaries if s.first_failure is not None]
-    for summary in failing[:SHOWN_FAILURES]:
-        print()
-        lines = summary.first_failure.mismatch_report().splitlines()
-        shown = lines[:SHOWN_REPORT_LINES]
-        if len(lines) > SHOWN_REPORT_LINES:
-            shown.append(f"… ({len(lines) - SHOWN_REPORT_LINES} more lines in the reports)")
-        title = f"first failure in {summary.cell.style} / {summary.cell.tokenizer}:"
-        print(f"\x1b[31;1m{title}\x1b[0m" if color else title)
-        print("\n".join(shown))
-    if len(failing) > SHOWN_FAILURES:
-        print(f"\n… and {len(failing) - SHOWN_FAILURES} more failing cells (see --json/--html)")
-    for nodeid, text in run.collection_errors:
-        print(f"\ncollection error in {nodeid}:\n{text}")
-    print_closest(run)
-    print()
-    message = run.headline()
-    colour = "32" if run.exit_code() == 0 else "31;1"
-    print(f"\x1b[{colour}m{message}\x1b[0m" if color else message)
-
-
-def print_closest(run: verdict.Run) -> None:
-    """Where it is not identical to an official LMStyle: the closest one, and how it differs."""
-    from lcb_conformance.reports import closest
-
-    found = closest.closest_official(run.results)
-    differing = [item for item in found if not item.identical_to]
-    if found:
-        print(
-            f"\nclosest official style: {len(found) - len(differing)} of {len(found)} "
-            "(function, style) answers identical to an lcb_runner LMStyle"
-        )
-    for item in differing:
-        print(f"  {item.sentence()}")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lcb-conformance run",
-        description="Run the LiveCodeBench conformance suite for an implementation and print "
+        description="Run the LiveCodeBench conformance cases for an implementation and print "
         "its verdict per style and tokenizer family.",
-        epilog="Arguments after -- go to pytest, e.g. -- -k generic.",
     )
+    for name, arguments in options.OPTIONS:
+        parser.add_argument(f"--{name}", **arguments)
     parser.add_argument(
-        "--impl",
-        default=implementation.REFERENCE,
-        metavar="MODULE[:ATTR]",
-        help="the implementation under test: a module, or MODULE:ATTR naming the adapter "
-        "object in it that holds the functions (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--impl-path",
+        "--results",
         type=Path,
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a folder to import --impl from (before PYTHONPATH; may be repeated)",
-    )
-    for flag, arguments in process.OPTIONS:
-        parser.add_argument(flag, **arguments)
-    parser.add_argument(
-        "--upstream",
-        default=INSTALLED,
-        metavar="installed|PATH",
-        help="passed to the suite and recorded in the reports; the verdict compares with "
-        "the checked-in goldens (default: %(default)s)",
+        metavar="FILE",
+        help="stream every case's result here as JSON lines, as the run goes "
+        "(lcb-conformance report FILE renders it again)",
     )
     parser.add_argument(
-        "--tokenizers",
-        type=Path,
-        default=hf_cache.SNAPSHOTS_DIR,
-        metavar="DIR",
-        help="tokenizer snapshots to serve offline (default: fixtures/tokenizers)",
+        "-n",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the cases in N worker processes (the results are the same, in the same order)",
     )
+    _report_options(parser)
+    return parser
+
+
+def _report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    parser.add_argument(
-        "--show-pytest",
-        action="store_true",
-        help="show pytest's own output instead of a progress line",
-    )
-    return parser
 
 
 # name -> (module whose main(argv) runs it, what it does); "run" is this module's run_main.
 SUBCOMMANDS = {
-    "run": ("lcb_conformance.cli", "the suite for an implementation: the verdict matrix (default)"),
+    "run": ("lcb_conformance.cli", "the cases for an implementation: the verdict matrix (default)"),
+    "report": ("lcb_conformance.cli", "the verdict of a results file (run --results FILE)"),
     "resolve": (
         "lcb_conformance.upstream.resolver",
         "which lcb_prompts style and tokenizer give a model lcb_runner's prompt",
@@ -329,13 +146,15 @@ def version_text() -> str:
         if "commit" in upstream
         else f"{upstream or 'unknown (no PROVENANCE.json)'}"
     )
-    families = Counter(case["family"] for case in index.by_id().values())
+    counted = Counter(case["family"] for case in index.by_id().values())
     return "\n".join(
         [
             f"lcb-conformance {version}",
             f"goldens: from {origin}",
-            f"cases: {sum(families.values())} golden cases "
-            f"({', '.join(f'{family} {n}' for family, n in sorted(families.items()))})",
+            f"goldens: {sum(counted.values())} "
+            f"({', '.join(f'{family} {n}' for family, n in sorted(counted.items()))})",
+            f"cases an implementation is held to: {len(index.held_cases())} golden "
+            f"(every transformers line), {len(contract_cases())} API contract",
             f"suite data: {paths.ROOT}" + (" (checkout)" if paths.CHECKOUT else " (installed)"),
         ]
     )
@@ -354,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         argv = argv[1:]
     if name == "run":
         return run_main(argv)
+    if name == "report":
+        return report_main(argv)
     return importlib.import_module(SUBCOMMANDS[name][0]).main(argv)
 
 
@@ -363,59 +184,128 @@ def deprecated_regen() -> int:
     return main(["regen", *sys.argv[1:]])
 
 
+def _suite_missing() -> str | None:
+    if not index.index_file().is_file():
+        return (
+            f"lcb-conformance: no case index at {index.index_file()}: this installation is "
+            "incomplete; reinstall lcb-conformance"
+        )
+    return None
+
+
 def run_main(argv: list[str]) -> int:
-    """lcb-conformance run: the suite for an implementation, and its verdict."""
-    extra: list[str] = []
-    if "--" in argv:
-        at = argv.index("--")
-        argv, extra = argv[:at], argv[at + 1 :]
+    """lcb-conformance run: the cases for an implementation, and its verdict."""
     args = build_parser().parse_args(argv)
-    if not paths.TESTS_DIR.is_dir():
+    get = lambda name: getattr(args, name.replace("-", "_"))  # noqa: E731
+    if (missing := _suite_missing()) is not None:
+        print(missing, file=sys.stderr)
+        return SUITE_BROKEN
+    unknown = sorted(set(args.only) - set(families.registry()))
+    if unknown:
         print(
-            f"lcb-conformance: no test suite at {paths.TESTS_DIR}: this installation is "
-            "incomplete; reinstall lcb-conformance",
+            f"lcb-conformance: --only {', '.join(unknown)}: no such golden family (known: "
+            f"{', '.join(families.registry())})",
             file=sys.stderr,
         )
-        return 2
-
-    # Before anything (the implementation included) imports transformers or huggingface_hub.
-    hf_cache.activate_offline_cache(snapshots_dir=args.tokenizers)
-    sys.path[:0] = [str(folder.resolve()) for folder in args.impl_path]
+        return UNUSABLE
+    spec = options.spec(get)
     try:
-        if args.impl_cmd:
-            impl = process.load_command(args.impl_cmd, args.impl_timeout, args.impl_memory_mb)
-            impl.module.close()  # the suite starts its own; this one only described it
-        else:
-            impl = implementation.load(args.impl)
-    except ImportError as error:
-        print(f"lcb-conformance: {error}", file=sys.stderr)
-        return 2
-    described = impl.describe()
-    print(
-        f"lcb-conformance: {impl.name} provides {', '.join(described['provides'])}"
-        + (f"; not {', '.join(described['not_provided'])}" if described["not_provided"] else "")
-        + (
-            f"; styles {', '.join(impl.styles)}"
-            if impl.styles is not None and impl.not_provided_styles()
-            else ""
-        )
-    )
+        impl = spec.load()
+        described = impl.describe()
+    except Exception as error:  # noqa: BLE001 - whatever the adapter raises: one line, exit 2
+        print(f"lcb-conformance: cannot load {spec.impl_cmd or spec.impl}: "
+              f"{_one_line(error)}", file=sys.stderr)  # fmt: skip
+        return UNUSABLE
+    console.write(console.describe_impl(described))
     if impl.unknown_declared_styles():
-        print(
+        console.write(
             f"lcb-conformance: warning: STYLES names {', '.join(impl.unknown_declared_styles())}, "
-            f"which the suite has no cases for (known: {', '.join(implementation.KNOWN_STYLES)})"
+            "which the suite has no cases for"
         )
+    header = results.header(described, options=options.recorded(get))
+    try:
+        writer = results.ResultsWriter(args.results, header) if args.results else None
+    except OSError as error:
+        print(f"lcb-conformance: cannot write --results {args.results}: {error}", file=sys.stderr)
+        return REPORT_NOT_WRITTEN
+    found = results.Run(header)
+    progress = _Progress(len(runner.Plan.of(options.selection(get))))
+    try:
+        for result in runner.run(impl, options.selection(get), spec=spec, jobs=args.jobs):
+            if writer is not None:
+                writer.write(result)
+            found.results.append(result)
+            progress.step(result)
+    finally:
+        progress.done()
+        _close(impl)
+    if writer is not None:
+        writer.close(dict(Counter(result.status for result in found.results)))
+    return _views(Verdict(found, get("strict-contract")), args)
 
-    run = run_suite(args, extra, impl)
-    if run.pytest_exit_code not in (0, 1):
-        print(run.pytest_output, end="")
-    print_verdict(run, use_color(args.color))
 
-    wanted = {"JSON": (args.json, "write_json"), "HTML": (args.html, "write_html")}
-    return run.exit_code() if write_reports(run, wanted) else REPORT_NOT_WRITTEN
+def report_main(argv: list[str]) -> int:
+    """lcb-conformance report RESULTS: the views of a results file, without running anything."""
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance report",
+        description="Render the verdict of a results file (lcb-conformance run --results FILE).",
+    )
+    parser.add_argument("results", type=Path, metavar="RESULTS")
+    parser.add_argument(
+        "--strict-contract", action="store_true", help="count the API contract in the exit code"
+    )
+    _report_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        found = results.read(args.results)
+    except results.ResultsFileError as error:
+        print(f"lcb-conformance report: {error}", file=sys.stderr)
+        return UNUSABLE
+    return _views(Verdict(found, args.strict_contract), args)
 
 
-def write_reports(run: verdict.Run, wanted: dict[str, tuple[Path | None, str]]) -> bool:
+def _views(verdict: Verdict, args: argparse.Namespace) -> int:
+    """The reports first (a console that fails cannot lose them), then the console."""
+    written = write_reports(verdict, {"JSON": (args.json, "write_json"),
+                                      "HTML": (args.html, "write_html")})  # fmt: skip
+    console.print_verdict(verdict, console.use_color(args.color))
+    return verdict.exit_code() if written else REPORT_NOT_WRITTEN
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if isinstance(error, ImportError) else f"{type(error).__name__}: {text}"
+
+
+def _close(impl) -> None:
+    close = getattr(impl.module, "close", None)
+    if callable(close) and impl.name.startswith("cmd: "):
+        close()
+
+
+class _Progress:
+    """A one-line counter on a terminal's stderr (nothing on a pipe)."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.done_cases = self.not_ok = 0
+        self.stream = sys.stderr if sys.stderr.isatty() else None
+
+    def step(self, result: results.CaseResult) -> None:
+        self.done_cases += 1
+        self.not_ok += result.not_ok
+        if self.stream is not None and (self.done_cases % 50 == 0 or self.done_cases == self.total):
+            self.stream.write(
+                f"\rrunning: {self.done_cases}/{self.total} cases, {self.not_ok} not ok"
+            )
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.stream is not None:
+            self.stream.write("\n")
+
+
+def write_reports(verdict: Verdict, wanted: dict[str, tuple[Path | None, str]]) -> bool:
     """Each asked-for report (kind -> (path, writer in reports.report)); False when one could
     not be written, said in one line on stderr. Every report is tried: one failing loses no
     other, and a failed one leaves nothing at its path."""
@@ -426,11 +316,11 @@ def write_reports(run: verdict.Run, wanted: dict[str, tuple[Path | None, str]]) 
         if path is None:
             continue
         try:
-            getattr(report, writer)(run, path)
+            getattr(report, writer)(verdict, path)
         except report.ReportNotWritten as error:
             print(f"lcb-conformance: {kind} report not written: {error}", file=sys.stderr)
             all_written = False
-        except Exception as error:  # a rendering bug must not pass for "cases failed"
+        except Exception as error:  # a rendering bug must not pass for "cases differ"
             print(
                 f"lcb-conformance: {kind} report not written to {path}: rendering failed "
                 f"({type(error).__name__}: {error})",
@@ -438,7 +328,7 @@ def write_reports(run: verdict.Run, wanted: dict[str, tuple[Path | None, str]]) 
             )
             all_written = False
         else:
-            print(f"{kind} report: {path}")
+            console.write(f"{kind} report: {path}")
     return all_written
 
 

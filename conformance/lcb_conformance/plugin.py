@@ -1,125 +1,198 @@
-"""The pytest plugin (entry point ``pytest11``): the conformance cases inside any pytest session.
+"""The pytest plugin: the conformance cases as items of an eval package's own pytest session.
 
-It holds the suite's options (``--impl``, ``--impl-cmd``, ``--upstream``, ``--tokenizers``, ...)
-and markers, so the suite's own runs (tox, ``lcb-conformance``) and an eval package's session
-read them from one place. In an eval package it does nothing until asked:
+It is not loaded unless asked, so a session that did not ask sees no option, marker or
+setting of ours, and nothing of its process changes:
 
-    pytest --lcb-conformance --impl mypkg.lcb          # or, in the package's pytest config:
+    pytest -p lcb_conformance.plugin --lcb-impl mypkg.lcb      # or, in the package's config:
     [tool.pytest.ini_options]
+    addopts = ["-p", "lcb_conformance.plugin"]
     lcb_conformance_impl = "mypkg.lcb"
 
-Then the installed suite's cases (``lcb_conformance/data/conformance/tests``) join the session,
-without the upstream-, selftest- and realvocab-marked ones, with the same verdicts as
-``lcb-conformance``: a failure is a case that differs from lcb_runner's golden (with its
-readable diff), a skip is something the implementation does not provide.
-docs/pytest-plugin.md shows an example.
+Loaded, it adds the run's options under one prefix (``--lcb-impl``, ``--lcb-impl-cmd``,
+``--lcb-tokenizers``, ... the table of lcb_conformance.runner.options) and, once an
+implementation is named (``--lcb-impl``, ``--lcb-impl-cmd`` or the ini setting), one item per
+golden case of the installed case index, run by the case runner: it passes when the answer is
+identical to its golden, fails with the readable difference when not, and skips saying why
+when the implementation does not provide it. The API contract's cases join only with
+``--lcb-contract`` (they are not a comparability verdict). ``--lcb-results FILE`` streams the
+typed results, as ``lcb-conformance run --results`` does, also under pytest-xdist. The suite's
+own self-tests never run here.
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from lcb_conformance.adapters import implementation, process
-from lcb_conformance.suite import hf_cache, paths
-from lcb_conformance.upstream import INSTALLED
+from lcb_conformance.reports.verdict import mismatch_report
+from lcb_conformance.runner import options, results
+from lcb_conformance.runner import run as runner
+from lcb_conformance.suite import families, index
 
-MARKERS = {
-    "upstream": "runs the real lcb_runner (drift detection against the goldens)",
-    "selftest": "runs the suite in a subprocess against a mutant to prove the gate catches it "
-    "(slow)",
-    "realvocab": "needs the real vocabularies from registry packages (tox -e realvocab, "
-    "--real-vocab DIR)",
-    "transformers_independent": "neither the case nor upstream's answer can depend on the "
-    "transformers line (judge runs, extraction fuzzing); the compat-tf* envs leave it to the "
-    "upstream env",
-}
-# What an eval package's session runs of the suite: the verdict's cases, as lcb-conformance.
-EXCLUDED_MARKERS = ("upstream", "selftest", "realvocab")
 IMPL_INI = "lcb_conformance_impl"
+RESULT_PROPERTY = "lcb_conformance_result"
+
+
+def _flag(name: str) -> str:
+    return f"--{options.PLUGIN_PREFIX}{name}"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("lcb-conformance")
+    group = parser.getgroup("lcb-conformance", "LiveCodeBench conformance (lcb_conformance)")
+    for name, arguments in options.OPTIONS:
+        group.addoption(_flag(name), dest=_dest(name), **arguments)
     group.addoption(
-        "--lcb-conformance",
+        _flag("contract"),
+        dest=_dest("contract"),
         action="store_true",
-        help="run the LiveCodeBench conformance cases in this session (implied by the "
-        f"{IMPL_INI} ini setting)",
+        default=False,
+        help="also run the implementation's API-contract cases (bad input, properties)",
+    )
+    group.addoption(
+        _flag("results"),
+        dest=_dest("results"),
+        default=None,
+        metavar="FILE",
+        help="stream every case's typed result here as JSON lines (lcb-conformance report "
+        "FILE renders the verdict)",
     )
     parser.addini(
         IMPL_INI,
-        "the implementation under test, MODULE[:ATTR]; setting it runs the conformance "
-        "cases in this session",
-    )
-    group.addoption(
-        "--impl",
-        default=None,
-        metavar="MODULE[:ATTR]",
-        help="module under test, or MODULE:ATTR for an adapter object in it that holds "
-        "the functions (and optionally STYLES) (default: the ini setting "
-        f"{IMPL_INI}, else {implementation.REFERENCE})",
-    )
-    for flag, arguments in process.OPTIONS:
-        group.addoption(flag, **arguments)
-    group.addoption(
-        "--upstream",
-        default=INSTALLED,
-        metavar="installed|PATH",
-        help="upstream lcb_runner: the installed nvidia-livecodebench, or the path "
-        "of a LiveCodeBench checkout (default: %(default)s)",
-    )
-    group.addoption(
-        "--tokenizers",
-        default=str(hf_cache.SNAPSHOTS_DIR),
-        metavar="DIR",
-        help="tokenizer snapshots to serve offline, e.g. an upgraded copy of "
-        "fixtures/tokenizers whose effect on every prompt you want to see (default: %(default)s)",
-    )
-    group.addoption(
-        "--real-vocab",
-        default=None,
-        metavar="DIR",
-        help="the real-vocabulary files fetched by lcb_conformance.suite.real_vocab_sources "
-        "(tox -e realvocab); the realvocab-marked tests need it",
+        "the implementation under test, MODULE[:ATTR]; setting it runs the conformance cases",
     )
 
 
-def joins_the_session(config: pytest.Config) -> bool:
-    """Whether this session is an eval package's that asked for the conformance cases."""
-    return bool(config.getoption("--lcb-conformance") or config.getini(IMPL_INI))
+def _dest(name: str) -> str:
+    return f"{options.PLUGIN_PREFIX}{name}".replace("-", "_")
+
+
+def _get(config: pytest.Config):
+    return lambda name: config.getoption(_dest(name))
+
+
+def asked_for(config: pytest.Config) -> bool:
+    """Whether this session named an implementation to run the cases against."""
+    get = _get(config)
+    return bool(get("impl") or get("impl-cmd") or config.getini(IMPL_INI))
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for name, meaning in MARKERS.items():
-        config.addinivalue_line("markers", f"{name}: {meaning}")
-    config.option.impl = (
-        config.getoption("--impl") or config.getini(IMPL_INI) or implementation.REFERENCE
-    )
-    if not joins_the_session(config):
+    if not asked_for(config):
         return
-    try:
-        # Before the suite's conftest (collected later) imports transformers.
-        hf_cache.activate_offline_cache(snapshots_dir=Path(config.getoption("--tokenizers")))
-    except RuntimeError as error:
-        raise pytest.UsageError(f"lcb-conformance: {error}") from None
-    # The goldens are read through syrupy, which would call the goldens a -k or the
-    # excluded markers leave out "unused" and fail the session.
-    config.option.warn_unused_snapshots = True
-    config.args.append(str(paths.TESTS_DIR))
+    config.pluginmanager.register(ConformanceSession(config), "lcb-conformance-session")
+    # The items come from the case index: collecting it is what adds them.
+    config.args.append(str(index.index_file()))
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not joins_the_session(config):
-        return
-    excluded = [
-        item
-        for item in items
-        if item.path.is_relative_to(paths.TESTS_DIR)
-        and any(item.get_closest_marker(name) for name in EXCLUDED_MARKERS)
-    ]
-    if excluded:
-        config.hook.pytest_deselected(items=excluded)
-        dropped = set(excluded)
-        items[:] = [item for item in items if item not in dropped]
+class ConformanceSession:
+    """The runner of this session (one loaded implementation) and its results file."""
+
+    def __init__(self, config: pytest.Config):
+        get = _get(config)
+        self.spec = options.spec(get, default_impl=config.getini(IMPL_INI) or None)
+        self.selection = options.selection(get)
+        self.selection.contract = bool(get("contract"))
+        self.results_path = get("results")
+        self.recorded = options.recorded(get)
+        self._runner: runner.Runner | None = None
+        self._sandboxed: dict[str, results.CaseResult] | None = None
+        self._writer: results.ResultsWriter | None = None
+        self._counts: Counter = Counter()
+
+    def runner(self) -> runner.Runner:
+        if self._runner is None:
+            try:
+                self._runner = runner.Runner(self.spec.load())
+            except Exception as error:  # noqa: BLE001 - whatever the adapter raises, once
+                raise pytest.UsageError(
+                    f"lcb-conformance: cannot load {self.spec.impl_cmd or self.spec.impl}: "
+                    f"{type(error).__name__}: {error}"
+                ) from None
+        return self._runner
+
+    def sandboxed(self, case_id: str) -> results.CaseResult:
+        """The judge family's cases run at once, on the first one asked for."""
+        if self._sandboxed is None:
+            cases = [case for case in runner.Plan.of(self.selection).sandboxed]
+            self._sandboxed = {r.id: r for r in self.runner().sandboxed(cases)}
+        return self._sandboxed[case_id]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
+        if file_path == index.index_file():
+            return CaseFile.from_parent(parent, path=file_path, session_runner=self)
+        return None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.results_path and not hasattr(session.config, "workerinput"):
+            describe = self.runner().impl.describe()
+            head = results.header(describe, options=self.recorded)
+            self._writer = results.ResultsWriter(Path(self.results_path), head)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == RESULT_PROPERTY and self._writer is not None:
+                found = results.CaseResult.from_json(json.loads(value))
+                self._writer.write(found)
+                self._counts[found.status] += 1
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self._writer is not None:
+            self._writer.close(dict(self._counts))
+        if self._runner is not None:
+            close = getattr(self._runner.impl.module, "close", None)
+            if self._runner.over_process and callable(close):
+                close()
+
+
+class CaseFile(pytest.File):
+    """The case index as a test file: an item per case the session selected."""
+
+    def __init__(self, *, session_runner: ConformanceSession, **kwargs):
+        super().__init__(**kwargs)
+        self.session_runner = session_runner
+
+    def collect(self):
+        plan = runner.Plan.of(self.session_runner.selection)
+        for case in [*plan.golden, *plan.sandboxed]:
+            yield CaseItem.from_parent(self, name=case["id"], case=case)
+        for contract_case in plan.contract:
+            yield CaseItem.from_parent(self, name=contract_case.id, case=contract_case)
+
+
+class CaseFailed(AssertionError):
+    def __init__(self, result: results.CaseResult):
+        super().__init__(result.id)
+        self.result = result
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self) -> None:
+        session = self.parent.session_runner
+        if isinstance(self.case, dict):
+            if families.get(self.case["family"]).sandboxed:
+                found = session.sandboxed(self.case["id"])
+            else:
+                found = session.runner().golden(self.case)
+        else:
+            found = session.runner().contract(self.case)
+        self.user_properties.append((RESULT_PROPERTY, json.dumps(found.to_json())))
+        if found.status in (results.NOT_PROVIDED, results.SKIPPED):
+            pytest.skip(found.reason)
+        if found.not_ok:
+            raise CaseFailed(found)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CaseFailed):
+            return mismatch_report(excinfo.value.result)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, None, f"lcb-conformance: {self.name}"

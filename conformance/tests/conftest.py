@@ -1,6 +1,8 @@
-"""Shared fixtures of the suite. Its options (--impl, --impl-cmd, --upstream, --tokenizers, ...)
-and markers are lcb_conformance.plugin's, which pyproject.toml's addopts load (and the pytest11
-entry point, in an eval package's session).
+"""Shared fixtures and options of the suite's own pytest session (tox): the run's options
+unprefixed (--impl, --impl-cmd, --tokenizers, ... from lcb_conformance.runner.options, the
+table the command reads), --upstream and --real-vocab for the drift and real-vocabulary
+tests, and the markers that split the suite between the tox envs. The implementation under
+test is run through the case runner (lcb_conformance.runner), as `lcb-conformance run` does.
 """
 
 from __future__ import annotations
@@ -10,23 +12,59 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.adapters import implementation, process
-from lcb_conformance.suite import audit, goldens, hf_cache, index, real_vocab
+from lcb_conformance.adapters import implementation
+from lcb_conformance.runner import options
+from lcb_conformance.runner import run as runner
+from lcb_conformance.suite import audit, goldens, hf_cache, real_vocab
 from lcb_conformance.suite.snapshot import extension_for
 from lcb_conformance.tools import hypothesis_profiles
-from lcb_conformance.upstream import Upstream
+from lcb_conformance.upstream import INSTALLED, Upstream
 
 # Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
 hypothesis_profiles.load()
 
+MARKERS = {
+    "upstream": "runs the real lcb_runner (drift detection against the goldens)",
+    "selftest": "checks the suite itself (integrity, the gate catching mutants, packaging)",
+    "realvocab": "needs the real vocabularies from registry packages (tox -e realvocab, "
+    "--real-vocab DIR)",
+    "transformers_independent": "neither the case nor upstream's answer can depend on the "
+    "transformers line (judge runs, extraction fuzzing); the compat-tf* envs leave it to the "
+    "upstream env",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("lcb-conformance suite")
+    for name, arguments in options.OPTIONS:
+        group.addoption(f"--{name}", **arguments)
+    group.addoption(
+        "--upstream",
+        default=INSTALLED,
+        metavar="installed|PATH",
+        help="upstream lcb_runner: the installed nvidia-livecodebench, or the path of a "
+        "LiveCodeBench checkout (default: %(default)s)",
+    )
+    group.addoption(
+        "--real-vocab",
+        default=None,
+        metavar="DIR",
+        help="the real-vocabulary files fetched by lcb_conformance.suite.real_vocab_sources "
+        "(tox -e realvocab); the realvocab-marked tests need it",
+    )
+
 
 def pytest_configure(config: pytest.Config) -> None:
+    for name, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
     if getattr(config.option, "update_snapshots", False):
         raise pytest.UsageError(
             "tests never write goldens; regenerate them from upstream with "
             f"`{goldens.REGEN_COMMAND}`"
         )
-    # Before anything imports huggingface_hub: it reads HF_HOME once, at import.
+    # upstream lcb_runner loads tokenizers by repo id: this process serves the snapshots
+    # offline, before anything imports huggingface_hub (it reads HF_HOME once, at import).
+    hf_cache.serve(Path(config.getoption("--tokenizers")))
     hf_cache.activate_offline_cache(snapshots_dir=Path(config.getoption("--tokenizers")))
 
 
@@ -42,43 +80,44 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     recorded = goldens.provenance().get("upstream", {})
     return [
         f"implementation under test: "
-        f"{config.getoption('--impl-cmd') or config.getoption('--impl')}",
+        f"{config.getoption('--impl-cmd') or config.getoption('--impl') or implementation.REFERENCE}",
         f"upstream: {config.getoption('--upstream')}",
         f"goldens generated from: {recorded or 'unknown (no PROVENANCE.json)'}",
     ]
 
 
+def _options(config: pytest.Config):
+    return lambda name: config.getoption(f"--{name}")
+
+
 @pytest.fixture(scope="session")
-def impl(pytestconfig: pytest.Config):
-    command = pytestconfig.getoption("--impl-cmd")
-    if command is None:
-        yield implementation.load(pytestconfig.getoption("--impl"))
-        return
-    served = process.load_command(
-        command,
-        pytestconfig.getoption("--impl-timeout"),
-        pytestconfig.getoption("--impl-memory-mb"),
-    )
-    yield served
-    served.module.close()
+def run_spec(pytestconfig: pytest.Config) -> runner.Spec:
+    return options.spec(_options(pytestconfig))
+
+
+@pytest.fixture(scope="session")
+def case_runner(run_spec: runner.Spec):
+    """The case runner over the implementation under test (loaded once)."""
+    loaded = runner.Runner(run_spec.load())
+    yield loaded
+    if loaded.over_process:
+        loaded.impl.module.close()
+
+
+@pytest.fixture(scope="session")
+def impl(case_runner):
+    return case_runner.impl
 
 
 @pytest.fixture(scope="session")
 def impl_function(impl):
-    """impl_function(name): the function under test, or a skip saying it is not provided
-    (the function, or, called for a style outside the adapter's STYLES, that style)."""
+    """impl_function(name): the function under test (a skip when it is not provided, or not
+    for the style it is called with), for the differential fuzzing against live upstream."""
 
     def get(name: str):
-        try:
-            function = getattr(impl, name)
-        except implementation.NotProvided as missing:
-            pytest.skip(str(missing))
-        if not impl.not_provided_styles():
-            return function
-
         def call(*args, **kwargs):
             try:
-                return function(*args, **kwargs)
+                return getattr(impl, name)(*args, **kwargs)
             except implementation.NotProvided as missing:
                 pytest.skip(str(missing))
 
@@ -129,38 +168,6 @@ def golden(snapshot):
         return snapshot.use_extension(extension_for(key.family, key.group))(name=key.case)
 
     return for_key
-
-
-def _family_of(nodeid: str) -> str | None:
-    """The golden family of the case a test checks (None: not a golden case)."""
-    _, bracket, parameter = nodeid.partition("[")
-    case = index.by_id().get(parameter[:-1]) if bracket else None
-    return case["family"] if case else None
-
-
-def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
-    """Print the comparability matrix after a run that checked chat renderings."""
-    ran = [
-        report
-        for outcome in ("passed", "failed")
-        for report in terminalreporter.stats.get(outcome, [])
-        if _family_of(report.nodeid) in (goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)
-    ]
-    if not ran:
-        return
-    line = audit.transformers_line()
-    matrix = goldens.GoldenKey(goldens.COMPARABILITY, "", line)
-    terminalreporter.section(f"comparability with lcb_runner ({matrix.relative})")
-    terminalreporter.write(goldens.read(matrix) or "(no matrix golden)\n")
-    failed = [report for report in ran if report.failed]
-    impl = config.getoption("--impl")
-    if failed:
-        terminalreporter.write_line(
-            f"{impl} failed {len(failed)} chat-rendering/token-audit cases: the matrix above "
-            "is lcb_runner's, not what it produces."
-        )
-    else:
-        terminalreporter.write_line(f"{impl} renders every chat prompt as above.")
 
 
 @pytest.fixture

@@ -19,6 +19,9 @@ from collections import Counter
 import pytest
 
 from lcb_conformance.reports import judge as judge_report
+from lcb_conformance.reports.verdict import answer
+from lcb_conformance.runner import run as runner
+from lcb_conformance.runner.results import ERROR, IDENTICAL, NOT_PROVIDED
 from lcb_conformance.suite import families, goldens, judge_cases, paths
 from lcb_conformance.suite.cases import FixtureError
 from lcb_conformance.suite.goldens import GoldenKey
@@ -34,30 +37,29 @@ def golden_verdict(case_id: str) -> dict:
 # ---- the implementation under test ---------------------------------------------------------
 
 
+JUDGE_CASES = runner.Plan.of(runner.Selection(families=frozenset([goldens.JUDGE]))).sandboxed
+
+
 @pytest.fixture(scope="session")
-def impl_verdicts(impl, pytestconfig):
-    """Every corpus case judged by the implementation's judge_program, in child processes,
-    once per session; a skip when it provides none."""
-    if not impl.provides("judge_program"):
-        pytest.skip(f"{impl.name} does not provide judge_program")
-    return judge.run_batch(
-        judge.impl_spec(pytestconfig.getoption("--impl")), list(judge.judge_cases().values())
-    )
+def impl_verdicts(case_runner):
+    """Every corpus case judged by the implementation's judge_program through the case runner
+    (sandboxed child processes, all at once), once per session."""
+    return {result.id: result for result in case_runner.sandboxed(JUDGE_CASES)}
 
 
-@pytest.mark.parametrize("key", JUDGE_KEYS, ids=str)
-def test_judge(key, impl_verdicts, golden):
+@pytest.mark.parametrize("case", JUDGE_CASES, ids=[case["id"] for case in JUDGE_CASES])
+def test_judge(case, impl_verdicts, golden):
     """The implementation's verdict on the pair, normalised, is lcb_runner's byte for byte; on
     a row whose tests upstream cannot decode it must raise, not grade."""
-    outcome = impl_verdicts[key.case]
-    if "rejected" in golden_verdict(key.case):
-        assert "failure" in outcome, (
-            f"lcb_runner rejects this row's tests ({golden_verdict(key.case)['rejected']}); "
-            f"the implementation graded it: {outcome.get('verdict')}"
-        )
+    result = impl_verdicts[case["id"]]
+    if result.status == NOT_PROVIDED:
+        pytest.skip(result.reason)
+    assert result.status != ERROR, result.reason
+    if "rejected" in golden_verdict(families.key_of(case["id"]).case):
+        assert result.status == IDENTICAL, result.reason  # it raised, as lcb_runner does
         return
-    assert "failure" not in outcome, outcome["failure"]
-    assert judge.canonical(outcome["verdict"]) == golden(key)
+    assert answer(result) == golden(families.key_of(case["golden"]))
+    assert result.status == IDENTICAL, result.reason
 
 
 # ---- the corpus and its goldens --------------------------------------------------------------

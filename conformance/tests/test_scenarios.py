@@ -2,11 +2,9 @@
 the implementation under test held to every prompt, extraction and scoring golden of the case
 index, and the scenario fixtures held to what they claim.
 
-Until the case runner holds these families, this file runs their cases: the function of the
-case's call, found on the adapter object itself (the adapter protocol's API lists the
-code-generation functions only), with the call's arguments. A golden recording that lcb_runner
-raises is met by the call raising. Scorers run model text as code: they are called in a
-sandboxed child (lcb_conformance.upstream.sandbox).
+The prompt and extraction cases run in test_conformance.py (a golden recording that lcb_runner
+raises is met by the call raising); the scoring cases run here, through the case runner, each
+call in a sandboxed child (scorers run model text as code).
 """
 
 from __future__ import annotations
@@ -17,77 +15,51 @@ import pytest
 
 import lcb_prompts
 from lcb_conformance.adapters import implementation
+from lcb_conformance.runner import run as runner
+from lcb_conformance.runner.results import ERROR, IDENTICAL, NOT_PROVIDED, SKIPPED
 from lcb_conformance.suite import families, goldens, index, judge_cases
 from lcb_conformance.suite import scenario_cases as scenarios
-from lcb_conformance.suite.families import scenario_extract, scenario_prompt, scenario_score
-from lcb_conformance.upstream import resolver, sandbox
+from lcb_conformance.suite.families import scenario_prompt, scenario_score
+from lcb_conformance.upstream import resolver
 from lcb_conformance.upstream import scenarios as upstream_scenarios
 
-PROMPT_FAMILIES = [scenario_prompt.family_name(s) for s in scenarios.SCENARIOS]
-EXTRACT_FAMILIES = [scenario_extract.family_name(s) for s in scenarios.FILES]
-SCORE_FAMILIES = [scenario_score.family_name(s) for s in scenarios.FILES]
-CHILD_SECONDS = 120  # one scoring call: start-up plus a few seconds per generation
+SCORE_CASES = runner.Plan.of(
+    runner.Selection(families=frozenset(scenario_score.family_name(s) for s in scenarios.FILES))
+).sandboxed
 
 
-def cases_of(names: list[str]) -> list:
-    return [pytest.param(case, id=case["id"]) for name in names for case in index.held_cases(name)]
+@pytest.fixture(scope="module")
+def scored(case_runner):
+    """Every scoring case through the case runner (each call in a sandboxed child)."""
+    return {result.id: result for result in case_runner.sandboxed(SCORE_CASES)}
 
 
-def adapter_function(impl, name: str):
-    """The case's function on the adapter object, or a skip saying it is not provided."""
-    found = getattr(getattr(impl, "module", None), name, None)
-    if not callable(found):
-        pytest.skip(f"{impl.name} {implementation.NOT_PROVIDED} {name}")
-    return found
+@pytest.mark.parametrize("case", SCORE_CASES, ids=[case["id"] for case in SCORE_CASES])
+def test_scenario_score(case, scored, golden):
+    """The implementation's scorer on one problem's generations is lcb_runner's, as canonical
+    JSON (the prompt and extraction cases are test_conformance.py's)."""
+    result = scored[case["id"]]
+    if result.status in (NOT_PROVIDED, SKIPPED):
+        pytest.skip(result.reason)
+    assert result.actual == golden(families.key_of(result.golden)), result.reason
+    assert result.status == IDENTICAL
 
 
-def arguments(case: dict, chat_tokenizer) -> dict:
-    resolved = index.arguments(case["call"])
-    if resolved.get("tokenizer") is not None:
-        resolved["tokenizer"] = chat_tokenizer(resolved["tokenizer"])
-    return resolved
-
-
-@pytest.mark.parametrize("case", cases_of(PROMPT_FAMILIES))
-def test_scenario_prompt(case, impl, chat_tokenizer):
-    function = adapter_function(impl, case["call"]["function"])
-    golden = goldens.read(families.key_of(case["golden"]))
-    try:
-        answer = function(**arguments(case, chat_tokenizer))
-    except implementation.NotProvided as missing:
-        pytest.skip(str(missing))
-    except Exception as error:
-        assert scenario_prompt.expects_error(golden), (
-            f"raised {type(error).__name__}: {error}; lcb_runner builds a prompt here"
-        )
-        return
-    assert not scenario_prompt.expects_error(golden), (
-        f"returned a prompt; lcb_runner raises here: {json.loads(golden)['raises']}"
+def test_a_raising_implementation_meets_a_raises_golden_only(case_runner):
+    """Where lcb_runner raises, raising is identical; where it builds a prompt, raising is an
+    error (an implementation that refuses everything fails)."""
+    raising = runner.Runner(implementation.wrap("refuses", Refuses()))
+    cases = {case["id"]: case for case in index.held_cases()}
+    assert raising.golden(cases["code-execution/prompt/direct/QwQ/sample_0"]).status == IDENTICAL
+    assert raising.golden(cases["code-execution/prompt/direct/OpenAIChat/sample_0"]).status == (
+        ERROR
     )
-    assert scenario_prompt.render(answer, case["call"]["args"]) == golden
 
 
-@pytest.mark.parametrize("case", cases_of(EXTRACT_FAMILIES))
-def test_scenario_extraction(case, impl):
-    function = adapter_function(impl, case["call"]["function"])
-    try:
-        answer = function(**index.arguments(case["call"]))
-    except implementation.NotProvided as missing:
-        pytest.skip(str(missing))
-    assert answer == goldens.read(families.key_of(case["golden"]))
-
-
-@pytest.mark.parametrize("case", cases_of(SCORE_FAMILIES))
-def test_scenario_score(case, impl):
-    adapter_function(impl, case["call"]["function"])
-    answer = sandbox.call_in_child(
-        impl.name, case["call"]["function"], index.arguments(case["call"]), CHILD_SECONDS
-    )
-    if implementation.NOT_PROVIDED in answer.get("raised", ""):
-        pytest.skip(answer["raised"])
-    assert "raised" not in answer, answer["raised"]
-    golden = goldens.read(families.key_of(case["golden"]))
-    assert goldens.canonical_json(answer["value"]) == golden
+class Refuses:
+    @staticmethod
+    def format_code_execution_prompt(row, lmstyle, cot=False, tokenizer=None):
+        raise ValueError(f"no prompt for {lmstyle}")
 
 
 # ---- lcb_prompts' own contract --------------------------------------------------------------

@@ -47,6 +47,8 @@ from lcb_conformance.adapters.rendering import RENDERED_STYLE, render_messages
 from lcb_conformance.suite import deviations
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
+# The functions of the protocol the reference documents; a golden family may hold an adapter
+# to more (functions() adds every function the case index calls).
 API = (
     "format_lcb_prompt",
     "format_lcb_messages",
@@ -55,6 +57,13 @@ API = (
     "decode_context",
     "judge_program",
 )
+
+
+def functions() -> tuple[str, ...]:
+    """Every function the suite may call on an adapter: the protocol's, then the index's."""
+    from lcb_conformance.suite import index
+
+    return tuple(dict.fromkeys([*API, *index.functions()]))
 REFERENCE = "lcb_prompts"
 # The styles the suite has cases for (format_lcb_prompt, extract_code, extract_code_prefix).
 KNOWN_STYLES = tuple(EXTRACTION_LMSTYLES)
@@ -106,8 +115,8 @@ class Implementation:
     def describe(self) -> dict[str, object]:
         return {
             "name": self.name,
-            "provides": [function for function in API if self.provides(function)],
-            "not_provided": [function for function in API if not self.provides(function)],
+            "provides": [function for function in functions() if self.provides(function)],
+            "not_provided": [function for function in functions() if not self.provides(function)],
             "styles": list(self.styles) if self.styles is not None else None,
             "styles_not_provided": list(self.not_provided_styles()),
             "styles_unknown_to_the_suite": list(self.unknown_declared_styles()),
@@ -119,7 +128,7 @@ class Implementation:
         return self.styles is None or style not in KNOWN_STYLES or style in self.styles
 
     def __getattr__(self, function: str):
-        if function not in API:
+        if function.startswith("_") or function not in functions():
             raise AttributeError(function)
         if function == "format_lcb_prompt" and self.renders_messages():
             return self._prompt_from_messages()
@@ -217,8 +226,8 @@ def load(name: str = REFERENCE) -> Implementation:
                 raise ImportError(
                     f"--impl {name}: {module_name} has no attribute {attribute!r}"
                 ) from None
-    if not any(callable(getattr(adapter, function, None)) for function in API):
-        raise ImportError(f"--impl {name}: provides none of {', '.join(API)}")
+    if not any(callable(getattr(adapter, function, None)) for function in functions()):
+        raise ImportError(f"--impl {name}: provides none of {', '.join(functions())}")
     return wrap(name, adapter)
 
 

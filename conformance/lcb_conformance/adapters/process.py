@@ -38,6 +38,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
+from lcb_conformance.suite import hf_cache
 
 PROTOCOL = 1
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
@@ -75,7 +76,8 @@ OPTIONS = (
     ),
 )
 STDERR_TAIL = 1200  # characters of the program's stderr quoted in an error
-# The arguments of each function, in order (positional calls are sent by name).
+# The arguments of the protocol's functions, in order: a positional call is sent by name (the
+# suite calls every other function with keyword arguments).
 PARAMETERS = {
     "format_lcb_prompt": ("row", "tokenizer", "chat_template", "style", "enable_thinking"),
     "format_lcb_messages": ("row", "style"),
@@ -144,16 +146,16 @@ class ProcessAdapter:
                 f'{{"provides": [...], "styles": [...] or null, "deviations": [...]}}; '
                 f"got {described!r:.200}"
             )
-        self.provides = tuple(name for name in described["provides"] if name in PARAMETERS)
+        self.provides = tuple(name for name in described["provides"] if isinstance(name, str))
         self.STYLES = described.get("styles")
         self.DEVIATIONS = tuple(described.get("deviations") or ())
 
     def __getattr__(self, function: str):
-        if function not in PARAMETERS or function not in self.__dict__.get("provides", ()):
+        if function not in self.__dict__.get("provides", ()):
             raise AttributeError(function)
 
         def call(*args, **kwargs):
-            named = dict(zip(PARAMETERS[function], args, strict=False)) | kwargs
+            named = dict(zip(PARAMETERS.get(function, ()), args, strict=False)) | kwargs
             return self.request(function, {name: encode(v) for name, v in named.items()})
 
         call.__name__ = function
@@ -172,7 +174,7 @@ class ProcessAdapter:
                     stdout=subprocess.PIPE,
                     stderr=stderr,
                     cwd=self.workdir,
-                    env=os.environ | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)},
+                    env=hf_cache.child_environment() | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)},
                     preexec_fn=_limit_memory(self.memory_mb),  # noqa: PLW1509 (no threads start it)
                 )
             except OSError as error:
@@ -269,6 +271,6 @@ def load_command(
     if not adapter.provides:
         adapter.close()
         raise ImportError(
-            f"--impl-cmd {command}: describe lists none of {', '.join(implementation.API)}"
+            f"--impl-cmd {command}: describe lists none of {', '.join(implementation.functions())}"
         )
     return implementation.wrap(f"cmd: {command}", adapter)

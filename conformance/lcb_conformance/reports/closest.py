@@ -3,8 +3,8 @@ extractions equal, and, where none does, the nearest one and the first differenc
 
 "Not identical to lcb_runner" is a verdict; "identical to CodeQwenInstruct except the system
 line" is something a third party can act on. Worked out from a run's results, without calling
-the implementation again: a case that passed returned its golden, a failed comparison carries
-what was returned. That output is compared with the goldens of every official LMStyle for the
+the implementation again: an identical case returned its golden, any other carries what was
+returned. That output is compared with the goldens of every official LMStyle for the
 same input (problem or model output):
 
 - prompts (template-free variants): each variant's prompt golden, and each message LMStyle's
@@ -27,8 +27,9 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from lcb_conformance.adapters.rendering import render_messages
-from lcb_conformance.reports.verdict import PASSED, CaseResult
-from lcb_conformance.suite import cases, goldens, showdiff
+from lcb_conformance.reports.verdict import answer
+from lcb_conformance.runner.results import CaseResult
+from lcb_conformance.suite import cases, families, goldens, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
 
 PROMPT, MESSAGES, EXTRACT = "format_lcb_prompt", "format_lcb_messages", "extract_code"
@@ -126,12 +127,6 @@ def _call_of(key: GoldenKey) -> tuple[str, str] | None:
     return None
 
 
-def _output(result: CaseResult) -> str | None:
-    if result.outcome == PASSED:
-        return result.golden
-    return result.actual_text
-
-
 def _similarity(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(), autojunk=False).ratio()
 
@@ -148,13 +143,14 @@ def closest_official(results: list[CaseResult]) -> list[Closest]:
     """Per (function, style called), in the order first met: the closest official LMStyles."""
     outputs: dict[tuple[str, str], dict[tuple[str, str], str]] = defaultdict(dict)
     for result in results:
-        if result.key is None or not result.ran:
+        if not result.golden or not result.ran:
             continue
-        call = _call_of(result.key)
-        output = _output(result)
+        key = families.key_of(result.golden)  # the family it was held to (a deviation's)
+        call = _call_of(key)
+        output = answer(result)
         if call is not None and output is not None:
             # one answer per input: message LMStyles sharing a style ask the same question
-            outputs[call].setdefault((result.key.family, result.key.case), output)
+            outputs[call].setdefault((key.family, key.case), output)
     return [_closest(function, style, answered) for (function, style), answered in outputs.items()]
 
 

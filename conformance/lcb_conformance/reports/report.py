@@ -1,20 +1,23 @@
-"""The reports of a conformance run (lcb_conformance.cli): a JSON document for machines and one
-self-contained HTML page for people (inline CSS, no scripts, no external assets).
+"""The reports of a conformance run, read from its results (reports/verdict.py): a JSON document
+for machines and one self-contained HTML page for people (inline CSS, no scripts, no external
+assets).
 
 JSON: the implementation, where the goldens came from (PROVENANCE.json), the transformers
-version, the counts of every cell of the verdict matrix, and every failing case with its golden
-key, golden text, the implementation's text, the readable report (first difference, visible
-characters) and the full line diff.
+version, the tiers, the counts of every cell of the verdict matrix and of the API contract, the
+failures grouped by the kind of their first difference, and every case not ok with its golden,
+the implementation's answer, the readable report (first difference, visible characters) and the
+full line diff.
 
-HTML: the verdict matrix coloured by result, the per-cell table, every failing case with a
-side-by-side diff with whitespace made visible, and the comparability matrix golden of this
-transformers line.
+HTML: the verdict matrix coloured by result, the failure groups, the per-cell table, every case
+not ok (what matters first) with a side-by-side diff with whitespace made visible, and the
+comparability matrix golden of this transformers line.
 
 Both accept any string a case or an implementation produces (lone surrogates, NUL, other
 control characters, megabytes): JSON keeps a lone surrogate as a ``\\udXXX`` escape, HTML
 shows control characters and surrogates as visible escapes. Each file is written to a
 temporary file beside it and renamed into place, so a report is whole or absent; a report that
-cannot be written raises :class:`ReportNotWritten`.
+cannot be written raises :class:`ReportNotWritten`. Files get the permissions the umask
+gives a new file.
 """
 
 from __future__ import annotations
@@ -28,19 +31,20 @@ import re
 import tempfile
 from pathlib import Path
 
-from lcb_conformance.reports import closest, verdict
+from lcb_conformance.reports import closest
 from lcb_conformance.reports.verdict import (
-    FAILED,
-    NOT_PROVIDED_OUTCOME,
-    PASSED,
-    SKIPPED,
-    CaseResult,
-    Run,
+    Verdict,
+    answer,
+    golden_text,
+    mismatch_report,
+    provided,
+    tokenizer_columns,
 )
-from lcb_conformance.suite import audit, goldens, showdiff
+from lcb_conformance.runner.results import NOT_PROVIDED, SKIPPED, STATUSES, CaseResult
+from lcb_conformance.suite import audit, goldens, index, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
 
-SCHEMA = "lcb-conformance-report/1"
+SCHEMA = "lcb-conformance-report/2"
 HTML_DIFFS = 100  # failing cases shown with a side-by-side diff; the rest with their report
 # difflib.HtmlDiff compares changed lines character by character (quadratic): above this many
 # characters (golden + actual) a case gets its report only, the full texts being in the JSON.
@@ -85,8 +89,8 @@ def visible_lines(text: str) -> list[str]:
 
 
 def line_diff(result: CaseResult) -> list[str]:
-    golden, actual = result.golden, result.actual_text
-    if golden is None or actual is None:
+    golden, actual = golden_text(result), answer(result)
+    if golden is None or actual is None or golden == actual:
         return []
     return list(
         difflib.unified_diff(
@@ -96,55 +100,57 @@ def line_diff(result: CaseResult) -> list[str]:
 
 
 def failure_record(result: CaseResult) -> dict:
-    golden, actual = result.golden, result.actual_text
     return {
-        "case": result.case_id,
-        "nodeid": result.nodeid,
-        "style": result.cell.style,
-        "tokenizer": result.cell.tokenizer,
-        "golden_key": str(result.key) if result.key is not None else None,
-        "golden_file": (
-            f"conformance/goldens/{result.key.relative}" if result.key is not None else None
-        ),
-        "golden": golden,
-        "actual": actual,
-        "actual_repr": (
-            repr(result.actual)[:2000]
-            if result.actual is not verdict.NO_ACTUAL and actual is None
-            else None
-        ),
-        "first_difference": (
-            showdiff.first_difference(actual, golden)
-            if golden is not None and actual is not None
-            else None
-        ),
-        "tier": (
-            "api_contract"
-            if result.key is None
-            else "upstream"
-            if result.upstream_golden and not result.declared_deviation
-            else "declared_deviations"
-        ),
-        "declared_deviation": result.declared_deviation,
-        **result.severity(),
-        "report": result.mismatch_report(),
+        "case": result.id,
+        "tier": result.tier,
+        "family": result.family,
+        "function": result.function,
+        "style": result.cell[0],
+        "tokenizer": result.cell[1],
+        "lmstyles": list(result.lmstyles),
+        "shared_with": list(result.shared_with),
+        "status": result.status,
+        "reason": result.reason,
+        "golden_file": f"conformance/goldens/{result.golden}" if result.golden else None,
+        "golden": golden_text(result),
+        "actual": answer(result),
+        "actual_repr": result.actual_repr,
+        "declared_deviation": result.deviation,
+        "difference": result.difference,
+        "report": mismatch_report(result),
         "diff": line_diff(result),
-        "pytest_report": result.message,
     }
 
 
-def to_json(run: Run) -> dict:
+def _cell_record(summary) -> dict:
+    return {
+        "style": summary.cell.style,
+        "tokenizer": summary.cell.tokenizer,
+        "checks": list(summary.checks),
+        "status": summary.status,
+        "cases": summary.cases,
+        "run": summary.run,
+        "ok": summary.ok,
+        "not_ok": summary.run - summary.ok,
+        "not_provided": summary.counts[NOT_PROVIDED],
+        "skipped": summary.counts[SKIPPED],
+        "first_failure": summary.first_failure.id if summary.first_failure else None,
+    }
+
+
+def to_json(verdict: Verdict) -> dict:
     provenance = goldens.provenance()
     line = audit.transformers_line()
     matrix = comparability_key()
-    totals = run.totals()
+    totals = verdict.totals()
+    header = verdict.run.header
     return {
         "schema": SCHEMA,
-        "verdict": "pass" if run.exit_code() == 0 else "fail",
-        "headline": run.headline(),
-        "tiers": run.tiers(),
-        "exit_code": run.exit_code(),
-        "impl": run.impl,
+        "verdict": "pass" if verdict.exit_code() == 0 else "fail",
+        "headline": verdict.headline(),
+        "tiers": verdict.tiers(),
+        "exit_code": verdict.exit_code(),
+        "impl": verdict.impl,
         "goldens": {
             "upstream": provenance.get("upstream"),
             "generated_by": provenance.get("generated_by"),
@@ -152,53 +158,39 @@ def to_json(run: Run) -> dict:
         },
         "transformers": {"version": _version("transformers"), "line": line},
         "suite": {
-            "pytest_args": run.pytest_args,
-            "pytest_exit_code": run.pytest_exit_code,
-            "upstream_option": run.upstream,
-            "tokenizers": run.tokenizers,
+            "options": header.get("options", {}),
+            "complete": verdict.run.complete,
             "lcb_conformance_version": _version("lcb-conformance"),
         },
-        "totals": {
-            "cases": sum(totals.values()),
-            "passed": totals[PASSED],
-            "failed": totals[FAILED],
-            "not_provided": totals[NOT_PROVIDED_OUTCOME],
-            "skipped": totals[SKIPPED],
-        },
-        "cells": [
+        "totals": {"cases": sum(totals.values())} | {s: totals[s] for s in STATUSES},
+        "cells": [_cell_record(s) for s in verdict.summaries()],
+        "contract": [_cell_record(s) for s in verdict.contract_summaries()],
+        "failure_groups": [
             {
-                "style": s.cell.style,
-                "tokenizer": s.cell.tokenizer,
-                "checks": list(s.checks),
-                "status": s.status,
-                "cases": s.cases,
-                "run": s.run,
-                "passed": s.counts[PASSED],
-                "failed": s.counts[FAILED],
-                "not_provided": s.counts[NOT_PROVIDED_OUTCOME],
-                "skipped": s.counts[SKIPPED],
-                "first_failure": s.first_failure.case_id if s.first_failure else None,
+                "title": group.title(),
+                "status": group.status,
+                "kind": group.kind,
+                "family": group.family,
+                "count": len(group.results),
+                "cases": [result.id for result in group.results],
             }
-            for s in run.summaries()
+            for group in verdict.groups()
         ],
-        "failures": [failure_record(result) for result in run.failures()],
-        "collection_errors": [
-            {"nodeid": nodeid, "report": text} for nodeid, text in run.collection_errors
-        ],
+        "failures": [failure_record(result) for result in verdict.failures()],
         "comparability_matrix": {"golden_key": str(matrix), "text": goldens.read(matrix)},
-        "closest_official": closest.to_json(run.results),
+        "closest_official": closest.to_json(verdict.golden),
     }
 
 
-def json_bytes(run: Run) -> bytes:
+def json_bytes(verdict: Verdict) -> bytes:
     """The JSON report as UTF-8. json.dumps escapes control characters itself; a lone
     surrogate (which UTF-8 cannot carry) becomes the JSON escape \\udXXX, so nothing is lost."""
-    text = json.dumps(to_json(run), indent=1, ensure_ascii=False) + "\n"
+    text = json.dumps(to_json(verdict), indent=1, ensure_ascii=False) + "\n"
     return text.encode("utf-8", "backslashreplace")
 
 
-def write_json(run: Run, path: Path) -> None:
-    write_atomically(path, json_bytes(run))
+def write_json(verdict: Verdict, path: Path) -> None:
+    write_atomically(path, json_bytes(verdict))
 
 
 # --- HTML ------------------------------------------------------------------------------------
@@ -254,9 +246,9 @@ STATUS_CLASS = {
 
 
 COLUMN_TITLES = {
-    verdict.NO_TOKENIZER: "no tokenizer (raw prompt, extraction)",
-    verdict.NO_TEMPLATE: "no template (system + user)",
-    verdict.MESSAGES_COLUMN: "chat messages (format_lcb_messages)",
+    index.NO_TOKENIZER: "no tokenizer (raw prompt, extraction)",
+    index.NO_TEMPLATE: "no template (system + user)",
+    index.MESSAGES_COLUMN: "chat messages (format_lcb_messages)",
 }
 
 
@@ -280,18 +272,18 @@ def _anchor(index: int) -> str:
     return f"failure-{index}"
 
 
-def matrix_table(run: Run, anchors: dict[str, str]) -> str:
+def _anchors(failures: list[CaseResult]) -> dict[str, str]:
+    return {result.id: _anchor(number) for number, result in enumerate(failures)}
+
+
+def matrix_table(verdict: Verdict, anchors: dict[str, str]) -> str:
     """The verdict matrix: a row per style, a column per tokenizer family, every cell
     coloured by its result (empty cells: no case of that combination)."""
-    summaries = {
-        (s.cell.style, s.cell.tokenizer): s
-        for s in run.summaries()
-        if s.cell.style != verdict.OTHER
-    }
-    styles = [style for style in verdict.STYLE_ORDER if style != verdict.OTHER]
-    styles += sorted({style for style, _ in summaries} - set(styles))
-    columns = list(verdict.tokenizer_columns())
-    columns += sorted({tokenizer for _, tokenizer in summaries} - set(columns))
+    summaries = {(s.cell.style, s.cell.tokenizer): s for s in verdict.summaries()}
+    styles = list(dict.fromkeys(style for style, _ in summaries))
+    known = tokenizer_columns()
+    columns = [c for c in known if any(c == t for _, t in summaries)]
+    columns += [t for t in dict.fromkeys(t for _, t in summaries) if t not in known]
     head = "".join(f"<th>{_e(COLUMN_TITLES.get(column, column))}</th>" for column in columns)
     rows = []
     for style in styles:
@@ -304,19 +296,16 @@ def matrix_table(run: Run, anchors: dict[str, str]) -> str:
             counts = summary.counts
             title = (
                 f"{style} / {column}: {summary.cases} cases ({', '.join(summary.checks)}): "
-                f"{counts[PASSED]} passed, {counts[FAILED]} failed, "
-                f"{counts[NOT_PROVIDED_OUTCOME]} not provided"
+                f"{summary.ok} identical, {summary.run - summary.ok} not, "
+                f"{counts[NOT_PROVIDED]} not provided"
             )
-            if summary.status == "not provided":
-                text = "n/p"
-            else:
-                text = f"{counts[PASSED]}/{summary.run}"  # of the cases that ran
+            text = "n/p" if summary.status == "not provided" else f"{summary.ok}/{summary.run}"
             if summary.first_failure is not None:
-                anchor = anchors.get(summary.first_failure.nodeid)
+                anchor = anchors.get(summary.first_failure.id)
                 if anchor:
                     text = f'<a href="#{anchor}">{text}</a>'
             classes = STATUS_CLASS[summary.status]
-            if summary.status == "pass" and counts[NOT_PROVIDED_OUTCOME]:
+            if summary.status == "pass" and counts[NOT_PROVIDED]:
                 classes += " partial"  # identical where provided, some cases not provided
             cells.append(f'<td class="cell {classes}" title="{_e(title)}">{text}</td>')
         rows.append(f"<tr><th>{_e(style)}</th>{''.join(cells)}</tr>")
@@ -327,57 +316,47 @@ def matrix_table(run: Run, anchors: dict[str, str]) -> str:
     )
 
 
-def cells_table(run: Run, anchors: dict[str, str]) -> str:
-    header = (
-        "style",
-        "tokenizer",
-        "checks",
-        "cases",
-        "passed",
-        "failed",
-        "not provided",
-        "skipped",
-        "result",
-        "first failing case",
-    )
+def cells_table(summaries, anchors: dict[str, str], table_id: str) -> str:
+    header = ("style", "tokenizer", "checks", "cases", "identical", "not ok", "not provided",
+              "skipped", "result", "first case not ok")  # fmt: skip
     rows = []
-    for s in run.summaries():
+    for s in summaries:
         first = "-"
         if s.first_failure is not None:
-            anchor = anchors.get(s.first_failure.nodeid)
-            name = _e(s.first_failure.case_id)
+            anchor = anchors.get(s.first_failure.id)
+            name = _e(s.first_failure.id)
             first = f'<a href="#{anchor}">{name}</a>' if anchor else name
         values = (
             _e(s.cell.style),
             _e(s.cell.tokenizer),
             _e(", ".join(s.checks) or "-"),
             s.cases,
-            s.counts[PASSED],
-            s.counts[FAILED],
-            s.counts[NOT_PROVIDED_OUTCOME],
+            s.ok,
+            s.run - s.ok,
+            s.counts[NOT_PROVIDED],
             s.counts[SKIPPED],
-            _e(s.status),
         )
-        tds = "".join(f"<td>{value}</td>" for value in values[:-1])
-        tds += f'<td class="status">{values[-1]}</td><td class="mono">{first}</td>'
+        tds = "".join(f"<td>{value}</td>" for value in values)
+        tds += f'<td class="status">{_e(s.status)}</td><td class="mono">{first}</td>'
         rows.append(f'<tr class="{STATUS_CLASS[s.status]}">{tds}</tr>')
     head = "".join(f"<th>{_e(name)}</th>" for name in header)
     return (
-        f'<table id="verdict-cells"><thead><tr>{head}</tr></thead>'
+        f'<table id="{table_id}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
 
 def side_by_side(result: CaseResult) -> str:
-    golden, actual = result.golden, result.actual_text
-    if golden is None or actual is None:
+    golden, actual = golden_text(result), answer(result)
+    if golden is None or actual is None or golden == actual:
         return ""
     if len(golden) + len(actual) > SIDE_BY_SIDE_LIMIT:
         return (
             f"<p>No side-by-side diff: {len(golden) + len(actual)} characters is too many "
             "(both texts are in the JSON report).</p>"
         )
-    table = difflib.HtmlDiff(tabsize=4, wrapcolumn=80).make_table(
+    # HtmlDiff wraps long lines itself (at wrapcolumn, marking continuations with ">")
+    return difflib.HtmlDiff(tabsize=4, wrapcolumn=80).make_table(
         visible_lines(golden),
         visible_lines(actual),
         "golden (lcb_runner)",
@@ -385,12 +364,6 @@ def side_by_side(result: CaseResult) -> str:
         context=True,
         numlines=2,
     )
-    # HtmlDiff wraps long lines itself (at wrapcolumn, marking continuations with ">")
-    return table
-
-
-def severity_text(found: dict) -> str:
-    return ": ".join(filter(None, (found["severity"], found.get("detail"))))
 
 
 def tiers_list(tiers: dict[str, dict]) -> str:
@@ -419,25 +392,27 @@ def tiers_list(tiers: dict[str, dict]) -> str:
         ),
         (
             "pass" if not contract["failed"] else "fail",
-            f"3. {contract['question']}: {contract['passed']} of {contract['run']} passed",
+            f"3. {contract['question']}: {contract['passed']} of {contract['run']} passed"
+            + ("" if contract["counts_in_exit_code"] else " (not in the exit code)"),
         ),
     ]
     rows = "".join(f'<li class="{status}">{_e(text)}</li>' for status, text in items)
     return f'<ul id="tiers">{rows}</ul>'
 
 
-def failure_section(index: int, result: CaseResult, with_diff: bool) -> str:
-    golden_file = f"conformance/goldens/{result.key.relative}" if result.key is not None else "-"
+def failure_section(number: int, result: CaseResult, with_diff: bool) -> str:
+    golden_file = f"conformance/goldens/{result.golden}" if result.golden else "-"
+    stands_for = ", ".join(result.lmstyles) or "-"
     parts = [
-        f'<section class="failure" id="{_anchor(index)}">',
-        f"<h3>{_e(result.case_id)}</h3>",
+        f'<section class="failure" id="{_anchor(number)}">',
+        f"<h3>{_e(result.id)}</h3>",
         '<dl class="meta">',
-        f"<dt>cell</dt><dd>{_e(result.cell.style)} / {_e(result.cell.tokenizer)}</dd>",
-        f"<dt>test</dt><dd><code>{_e(result.nodeid)}</code></dd>",
+        f"<dt>cell</dt><dd>{_e(result.cell[0])} / {_e(result.cell[1])}</dd>",
+        f"<dt>status</dt><dd>{_e(result.status)}: {_e(result.reason)}</dd>",
+        f"<dt>LMStyles</dt><dd>{_e(stands_for)}</dd>",
         f"<dt>golden</dt><dd><code>{_e(golden_file)}</code></dd>",
-        f"<dt>severity</dt><dd>{_e(severity_text(result.severity()))}</dd>",
         "</dl>",
-        f"<pre>{_e(result.mismatch_report())}</pre>",
+        f"<pre>{_e(mismatch_report(result))}</pre>",
     ]
     if with_diff:
         parts.append(side_by_side(result))
@@ -445,17 +420,25 @@ def failure_section(index: int, result: CaseResult, with_diff: bool) -> str:
     return "\n".join(parts)
 
 
-def to_html(run: Run) -> str:
-    data = to_json(run)
-    failures = run.failures()
-    anchors = {result.nodeid: _anchor(index) for index, result in enumerate(failures)}
-    status = "pass" if run.exit_code() == 0 else "fail"
+def groups_list(verdict: Verdict, anchors: dict[str, str]) -> str:
+    items = [
+        f'<li><a href="#{anchors[group.results[0].id]}">{_e(group.title())}</a></li>'
+        for group in verdict.groups()
+    ]
+    return f"<ul id=\"groups\">{''.join(items) or '<li>none</li>'}</ul>"
+
+
+def to_html(verdict: Verdict) -> str:
+    data = to_json(verdict)
+    failures = verdict.failures()
+    anchors = _anchors(failures)
+    status = "pass" if verdict.exit_code() == 0 else "fail"
     upstream = data["goldens"]["upstream"] or {}
     upstream_text = ", ".join(f"{k}={v}" for k, v in sorted(upstream.items())) or "unknown"
-    impl = run.impl
+    impl = verdict.impl
     meta = [
         ("implementation", impl.get("name")),
-        ("provides", ", ".join(impl.get("provides", [])) or "-"),
+        ("provides", ", ".join(provided(impl)) or "-"),
         ("not provided", ", ".join(impl.get("not_provided", [])) or "-"),
         (
             "styles",
@@ -463,33 +446,13 @@ def to_html(run: Run) -> str:
         ),
         ("declared deviations", ", ".join(impl.get("deviations", [])) or "none"),
         ("goldens from upstream", upstream_text),
-        (
-            "transformers",
-            f"{data['transformers']['version']} ({data['transformers']['line']})",
-        ),
-        ("totals", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data["totals"].items())),
-        ("pytest", " ".join(run.pytest_args[1:])),
+        ("transformers", f"{data['transformers']['version']} ({data['transformers']['line']})"),
+        ("totals", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data["totals"].items() if v)),
     ]
     diffs_note = (
         f"<p>Side-by-side diffs for the first {HTML_DIFFS}; every case is in the JSON report.</p>"
         if len(failures) > HTML_DIFFS
         else ""
-    )
-    other = [s for s in run.summaries() if s.cell.style == verdict.OTHER]
-    other_html = (
-        "".join(
-            f'<li class="{STATUS_CLASS[s.status]}">{_e(s.cell.tokenizer)}: '
-            f"{s.counts[PASSED]}/{s.cases} passed, {s.counts[FAILED]} failed, "
-            f"{s.counts[NOT_PROVIDED_OUTCOME]} not provided"
-            + (f", {s.counts[SKIPPED]} skipped" if s.counts[SKIPPED] else "")
-            + "</li>"
-            for s in other
-        )
-        or "<li>none ran</li>"
-    )
-    collection = "".join(
-        f"<h3>collection error: {_e(nodeid)}</h3><pre>{_e(text)}</pre>"
-        for nodeid, text in run.collection_errors
     )
     matrix = data["comparability_matrix"]
     body = [
@@ -499,23 +462,25 @@ def to_html(run: Run) -> str:
         f"<title>lcb-conformance: {_e(impl.get('name'))} ({status})</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>lcb-conformance report</h1>",
-        f'<p class="headline {status}" id="verdict">{_e(run.headline())}</p>',
+        f'<p class="headline {status}" id="verdict">{_e(verdict.headline())}</p>',
         tiers_list(data["tiers"]),
         '<dl class="meta">',
         *(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta),
         "</dl>",
         '<h2 id="matrix">Verdict matrix: style × tokenizer family</h2>',
         "<p>Each cell: cases identical to their golden / cases run (not provided ones left "
-        "out), for that style and "
-        "tokenizer family (prompts, chat renderings, token audits, extractions). A red cell "
-        "links to its first failing case.</p>",
-        matrix_table(run, anchors),
+        "out), for that style and tokenizer family (prompts, chat renderings, token audits, "
+        "extractions). A red cell links to its first case not identical.</p>",
+        matrix_table(verdict, anchors),
         '<p class="legend"><span style="background:#2da44e;color:#fff">'
-        'identical</span><span style="background:#cf222e;color:#fff">failed</span>'
+        'identical</span><span style="background:#cf222e;color:#fff">not identical</span>'
         '<span style="background:#8fd19e">identical where provided</span>'
         '<span style="background:#d4a72c">not provided</span>'
         '<span style="background:#f6f8fa">no cases</span></p>',
-        f"<p>Other checks (bad input, properties, suite integrity):</p><ul>{other_html}</ul>",
+        '<h2 id="failure-groups">What differs, grouped</h2>',
+        "<p>Content differences in what the model is sent first, whitespace-only last; each "
+        "group links to its first case.</p>",
+        groups_list(verdict, anchors),
         '<h2 id="closest">Closest official style</h2>',
         "<p>Which lcb_runner LMStyle each of its prompts, messages and extractions equals "
         "(or comes closest to, with the first difference), over every input it answered.</p>",
@@ -526,17 +491,18 @@ def to_html(run: Run) -> str:
         )
         + "</ul>",
         '<h2 id="cells">Per cell</h2>',
-        cells_table(run, anchors),
-        f'<h2 id="failures">Failing cases ({len(failures)})</h2>',
+        cells_table(verdict.summaries(), anchors, "verdict-cells"),
+        '<h2 id="contract">API contract (apart from comparability)</h2>',
+        cells_table(verdict.contract_summaries(), anchors, "contract-cells"),
+        f'<h2 id="failures">Cases not identical ({len(failures)})</h2>',
         diffs_note,
         *(
             [
-                failure_section(index, result, index < HTML_DIFFS)
-                for index, result in enumerate(failures)
+                failure_section(number, result, number < HTML_DIFFS)
+                for number, result in enumerate(failures)
             ]
             or ["<p>None.</p>"]
         ),
-        collection,
         f'<h2 id="comparability">Comparability matrix ({_e(matrix["golden_key"])})</h2>',
         "<p>lcb_runner's prompts per style and tokenizer family, from the upstream goldens "
         "(what an implementation that passes the matching cells reproduces).</p>",
@@ -546,5 +512,5 @@ def to_html(run: Run) -> str:
     return "\n".join(body) + "\n"
 
 
-def write_html(run: Run, path: Path) -> None:
-    write_atomically(path, to_html(run).encode("utf-8"))
+def write_html(verdict: Verdict, path: Path) -> None:
+    write_atomically(path, to_html(verdict).encode("utf-8"))

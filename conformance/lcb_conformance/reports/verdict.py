@@ -1,22 +1,19 @@
-"""What a conformance run found: each test's outcome placed in a cell of the verdict matrix
-(style x tokenizer family), the counts per cell, and every failing golden case.
+"""What a run found, read from its typed results (runner/results.py): the verdict matrix (style
+x tokenizer family), the tiers, the exit code, and the failures ordered by what matters and
+grouped by the kind of their first difference.
 
-A golden test's parameter id is a case id of the case index (``test_prompt[prompt/generic-
-llama3/lc_x]``), and the index says the case's cell and golden (lcb_conformance.suite.index):
-whatever the test function is called. Any other test is an "other checks" cell named after
-its test module.
-
-A run answers three questions, in this order (its tiers):
+A run answers, in this order (its tiers):
 
 1. identical to lcb_runner? -- the cases whose golden lcb_runner produced, each held to
-   lcb_runner's own golden; a case of a deviation the implementation declares differs by
-   that declaration, so it counts as differing.
-2. identical except its declared deviations? -- every golden case, a declared deviation's
-   case held to that deviation's golden (and the reference's own prefix/decode goldens).
-3. its API contract and other checks (bad input, properties) -- apart: never counted as
-   (in)comparability with lcb_runner.
+   lcb_runner's own golden; a case of a deviation the implementation declares counts as
+   differing unless its answer is lcb_runner's all the same.
+2. identical except its declared deviations? -- every golden case (lcb_runner's and the
+   reference's), a declared deviation's case held to that deviation's golden.
+3. its API contract (bad input, properties): apart, never counted as (in)comparability, and
+   in the exit code only when asked (``strict_contract``).
 
-Every count's denominator is the cases that ran: not provided and skipped cases are left out.
+Every count's denominator is the cases the implementation answered: not provided and skipped
+cases are left out. A golden several LMStyles share is one case (its result lists them).
 """
 
 from __future__ import annotations
@@ -24,42 +21,36 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from lcb_conformance.adapters.implementation import NOT_PROVIDED
-from lcb_conformance.suite import cases, families, goldens, index, showdiff
-from lcb_conformance.suite.families.judge import JUDGE_COLUMN as JUDGE
-from lcb_conformance.suite.families.reference import DECODE_COLUMN as DECODE
-from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.suite.index import (
-    MESSAGES_COLUMN,
-    NO_TEMPLATE,
-    NO_TOKENIZER,
-    rendering_label,
+from lcb_conformance.runner.results import (
+    CONTRACT,
+    DIFFERS,
+    ERROR,
+    IDENTICAL,
+    NOT_PROVIDED,
+    PASSED,
+    SKIPPED,
+    STATUS_WORDS,
+    UPSTREAM,
+    WHITESPACE,
+    CaseResult,
+    Run,
 )
+from lcb_conformance.suite import cases, families, goldens, showdiff, styles
+from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZER, rendering_label
 
-OTHER = "other checks"
-STYLE_ORDER = (*cases.EXTRACTION_LMSTYLES, DECODE, JUDGE, OTHER)
+# Exit codes, the same for every subcommand (docs/release-gating.md).
+COMPARABLE = 0  # nothing differs from the goldens (tiers 1-2); not provided is no failure
+DIFFERENT = 1  # a golden case differs (or, with --strict-contract, a contract case failed)
+UNUSABLE = 2  # the adapter or the input is unusable: one line says why
+SUITE_BROKEN = 3  # the suite itself cannot run here (its data missing or damaged)
+REPORT_NOT_WRITTEN = 6  # the verdict was printed, but a report asked for was not written
 
-PASSED = "passed"
-FAILED = "failed"
-NOT_PROVIDED_OUTCOME = "not provided"
-SKIPPED = "skipped"
-
-# short names of the golden families, for the "checks" column
-CHECK_NAMES = {
-    goldens.PROMPT: "prompt",
-    goldens.MESSAGES: "messages",
-    goldens.CHAT_PROMPT: "chat-prompt",
-    goldens.TOKEN_AUDIT: "token-audit",
-    goldens.EXTRACT: "extract",
-    goldens.EXTRACT_AFTER_THINK: "extract",
-    goldens.REFERENCE_PREFIX: "prefix",
-    goldens.REFERENCE_DECODE: "decode",
-    goldens.JUDGE: "judge",
-}
+# Families whose differences a reader needs first: what the model is sent.
+PROMPT_FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)
 
 
 def tokenizer_columns() -> tuple[str, ...]:
-    """The tokenizer-family axis of the matrix, in order."""
+    """The tokenizer-family axis of the matrix, in order (others follow as first met)."""
     return (
         NO_TOKENIZER,
         NO_TEMPLATE,
@@ -73,108 +64,31 @@ class Cell:
     style: str
     tokenizer: str
 
-    def sort_key(self) -> tuple:
-        columns = tokenizer_columns()
-        style = STYLE_ORDER.index(self.style) if self.style in STYLE_ORDER else len(STYLE_ORDER)
-        column = columns.index(self.tokenizer) if self.tokenizer in columns else len(columns)
-        return (style, self.style, column, self.tokenizer)
+
+def _order(values, known: tuple[str, ...]) -> dict[str, int]:
+    """Known values first in their order, the rest as first met."""
+    ranks = {value: rank for rank, value in enumerate(known)}
+    for value in values:
+        ranks.setdefault(value, len(ranks))
+    return ranks
 
 
-def parse_nodeid(nodeid: str) -> tuple[str, str, str | None]:
-    """(test module file name, test function, parameter id or None)."""
-    path, _, name = nodeid.partition("::")
-    function, bracket, parameter = name.partition("[")
-    return path.rsplit("/", 1)[-1], function, parameter[:-1] if bracket else None
+def golden_text(result: CaseResult) -> str | None:
+    """The golden a result was held to (None for contract cases)."""
+    return goldens.read(families.key_of(result.golden)) if result.golden else None
 
 
-def case_of(nodeid: str) -> dict | None:
-    """The case-index entry a test checks (None: not a golden case)."""
-    _, _, parameter = parse_nodeid(nodeid)
-    case = index.by_id().get(parameter or "")
-    return case if case is not None and case["cell"] is not None else None
-
-
-def classify(nodeid: str, deviations: tuple[str, ...] = ()) -> tuple[Cell, GoldenKey | None]:
-    """The cell of a test, and the golden it compares with (None for other checks), for an
-    implementation declaring these deviations."""
-    case = case_of(nodeid)
-    if case is None:
-        return Cell(OTHER, parse_nodeid(nodeid)[0]), None
-    # a declared deviation is held to another golden (upstream's extraction after </think>)
-    return Cell(*case["cell"]), families.key_of(index.golden_held_to(case, deviations))
-
-
-
-
-NO_ACTUAL = object()  # the test failed before comparing (an exception), or was not captured
-
-
-@dataclass
-class CaseResult:
-    nodeid: str
-    outcome: str  # PASSED, FAILED, NOT_PROVIDED_OUTCOME or SKIPPED
-    message: str = ""  # the failure report, or the skip reason
-    actual: object = NO_ACTUAL  # what the implementation returned, for a failed comparison
-    deviations: tuple[str, ...] = ()  # the implementation's declared DEVIATIONS
-    cell: Cell = field(init=False)
-    key: GoldenKey | None = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.cell, self.key = classify(self.nodeid, self.deviations)
-
-    @property
-    def ran(self) -> bool:
-        return self.outcome in (PASSED, FAILED)
-
-    @property
-    def upstream_golden(self) -> bool:
-        """Whether lcb_runner produced this case's golden (tier 1 counts it)."""
-        case = case_of(self.nodeid)
-        return case is not None and case["upstream"] is not None
-
-    @property
-    def declared_deviation(self) -> str | None:
-        """The declared deviation this case is held to instead of lcb_runner's golden."""
-        case = case_of(self.nodeid)
-        if case is None or case.get("deviation") not in self.deviations:
-            return None
-        return case["deviation"]
-
-    def severity(self) -> dict:
-        return showdiff.severity(self.golden, self.actual_text)
-
-    @property
-    def case_id(self) -> str:
-        """The golden key, or the test's id for other checks."""
-        return str(self.key) if self.key is not None else self.nodeid.partition("::")[2]
-
-    @property
-    def golden(self) -> str | None:
-        return goldens.read(self.key) if self.key is not None else None
-
-    @property
-    def actual_text(self) -> str | None:
-        return self.actual if isinstance(self.actual, str) else None
-
-    def mismatch_report(self) -> str:
-        """showdiff's report for a failed golden comparison; the test's own report else."""
-        golden, actual = self.golden, self.actual_text
-        if golden is not None and actual is not None:
-            spoken = (
-                showdiff.messages_differences(actual, golden)
-                if self.key.family == goldens.MESSAGES
-                else []
-            )
-            return "\n".join([*spoken, showdiff.report(actual, golden, label=str(self.key))])
-        if self.actual is not NO_ACTUAL:
-            return f"{self.case_id}: returned {self.actual!r:.300}, not a str\n{self.message}"
-        return self.message
+def answer(result: CaseResult) -> str | None:
+    """What the implementation answered, as golden text: an identical answer is its golden."""
+    if result.actual is not None:
+        return result.actual
+    return golden_text(result) if result.status == IDENTICAL else None
 
 
 @dataclass
 class CellSummary:
     cell: Cell
-    checks: tuple[str, ...]
+    checks: tuple[str, ...]  # the family labels of its cases
     counts: Counter
     first_failure: CaseResult | None
 
@@ -184,135 +98,109 @@ class CellSummary:
 
     @property
     def run(self) -> int:
-        """The cases that ran (passed or failed): the denominator of the cell."""
-        return self.counts[PASSED] + self.counts[FAILED]
+        """The cases the implementation answered: the cell's denominator."""
+        return sum(n for status, n in self.counts.items() if status not in (NOT_PROVIDED, SKIPPED))
+
+    @property
+    def ok(self) -> int:
+        return self.counts[IDENTICAL] + self.counts[PASSED]
 
     @property
     def status(self) -> str:
         """fail, pass, not provided (nothing ran) or skipped."""
-        if self.counts[FAILED]:
+        if self.first_failure is not None:
             return "fail"
-        if self.counts[PASSED]:
+        if self.ok:
             return "pass"
-        if self.counts[NOT_PROVIDED_OUTCOME]:
-            return "not provided"
-        return "skipped"
-
-
-def summarise(results: list[CaseResult]) -> list[CellSummary]:
-    grouped: dict[Cell, list[CaseResult]] = {}
-    for result in results:
-        grouped.setdefault(result.cell, []).append(result)
-    summaries = []
-    for cell in sorted(grouped, key=Cell.sort_key):
-        members = grouped[cell]
-        checks = sorted(
-            {CHECK_NAMES.get(r.key.family, r.key.family) for r in members if r.key is not None}
-        )
-        summaries.append(
-            CellSummary(
-                cell,
-                tuple(checks),
-                Counter(r.outcome for r in members),
-                next((r for r in members if r.outcome == FAILED), None),
-            )
-        )
-    return summaries
-
-
-def skip_outcome(reason: str) -> str:
-    return NOT_PROVIDED_OUTCOME if NOT_PROVIDED in reason else SKIPPED
-
-
-# ANSI colours for the terminal table
-_COLOURS = {"pass": "32", "fail": "31;1", "not provided": "33", "skipped": "2"}
-
-
-def render_table(summaries: list[CellSummary], color: bool = False) -> str:
-    """The verdict as a text table, one line per cell, coloured by result when asked."""
-    # a "skipped" column only when something skipped for another reason than not provided
-    skips = any(s.counts[SKIPPED] for s in summaries)
-    header = (
-        "style",
-        "tokenizer",
-        "checks",
-        "cases",
-        "passed",
-        "failed",
-        "not provided",
-        *(("skipped",) if skips else ()),
-        "first failing case",
-    )
-    rows = [
-        (
-            s.cell.style,
-            s.cell.tokenizer,
-            ",".join(s.checks) or "-",
-            str(s.cases),
-            str(s.counts[PASSED]),
-            str(s.counts[FAILED]),
-            str(s.counts[NOT_PROVIDED_OUTCOME]),
-            *((str(s.counts[SKIPPED]),) if skips else ()),
-            s.first_failure.case_id if s.first_failure else "-",
-        )
-        for s in summaries
-    ]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
-    lines = []
-    for number, row in enumerate([header, *rows]):
-        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        line = "  ".join([*cells, row[-1]]).rstrip()
-        if color and number:
-            line = f"\x1b[{_COLOURS[summaries[number - 1].status]}m{line}\x1b[0m"
-        lines.append(line)
-    return "\n".join(lines)
+        return "not provided" if self.counts[NOT_PROVIDED] else "skipped"
 
 
 @dataclass
-class Run:
-    """One run of the suite for one implementation."""
+class FailureGroup:
+    """Failures alike: the same status, kind of first difference and family."""
 
-    impl: dict  # Implementation.describe()
-    results: list[CaseResult]
-    pytest_exit_code: int
-    pytest_args: list[str] = field(default_factory=list)
-    pytest_output: str = ""
-    collection_errors: list[tuple[str, str]] = field(default_factory=list)
-    upstream: str = "installed"  # the --upstream option given
-    tokenizers: str = ""  # the --tokenizers folder served
+    status: str
+    kind: str
+    family: str
+    results: list[CaseResult] = field(default_factory=list)
 
-    def summaries(self) -> list[CellSummary]:
-        return summarise(self.results)
+    def title(self) -> str:
+        what = STATUS_WORDS[self.status]
+        kind = f" ({self.kind})" if self.kind and self.kind != "content" else ""
+        return f"{self.family}: {what}{kind}, {len(self.results)} case(s)"
 
-    def failures(self) -> list[CaseResult]:
-        """Failed cases, golden ones in matrix order first, then the other checks."""
-        failed = [result for result in self.results if result.outcome == FAILED]
-        return sorted(failed, key=lambda r: (r.cell.sort_key(), r.case_id))
+
+def _priority(result: CaseResult) -> int:
+    """What a reader needs first: content differences in what the model is sent, other
+    content differences, errors, contract failures, whitespace-only differences last."""
+    if result.tier == CONTRACT:
+        return 3
+    if result.status == WHITESPACE:
+        return 4
+    if result.status == ERROR:
+        return 2
+    return 0 if result.family in PROMPT_FAMILIES else 1
+
+
+def _label(family: str) -> str:
+    try:
+        return families.get(family).label
+    except ValueError:  # a contract group
+        return family
+
+
+class Verdict:
+    """The views' one reading of a run."""
+
+    def __init__(self, run: Run, strict_contract: bool = False):
+        self.run = run
+        self.strict_contract = strict_contract
+        self.golden = [r for r in run.results if r.tier != CONTRACT]
+        self.contract = [r for r in run.results if r.tier == CONTRACT]
+
+    @property
+    def impl(self) -> dict:
+        return self.run.impl
+
+    # --- the matrix -------------------------------------------------------------------------
+
+    def summaries(self, results: list[CaseResult] | None = None) -> list[CellSummary]:
+        results = self.golden if results is None else results
+        grouped: dict[Cell, list[CaseResult]] = {}
+        for result in results:
+            grouped.setdefault(Cell(*result.cell), []).append(result)
+        rows = _order((c.style for c in grouped), tuple(styles.EXTRACTION_LMSTYLES))
+        columns = _order((c.tokenizer for c in grouped), tokenizer_columns())
+        return [
+            CellSummary(
+                cell,
+                tuple(sorted({_label(r.family) for r in grouped[cell]})),
+                Counter(r.status for r in grouped[cell]),
+                next((r for r in grouped[cell] if r.not_ok), None),
+            )
+            for cell in sorted(grouped, key=lambda c: (rows[c.style], columns[c.tokenizer]))
+        ]
+
+    def contract_summaries(self) -> list[CellSummary]:
+        return self.summaries(self.contract)
+
+    # --- the answers ------------------------------------------------------------------------
 
     def totals(self) -> Counter:
-        return Counter(result.outcome for result in self.results)
-
-    def exit_code(self) -> int:
-        """0: nothing failed; 1: a case failed; pytest's own code when it could not run."""
-        if self.pytest_exit_code not in (0, 1):
-            return self.pytest_exit_code
-        if self.totals()[FAILED] or self.collection_errors or self.pytest_exit_code:
-            return 1
-        return 0
+        return Counter(result.status for result in self.run.results)
 
     def tiers(self) -> dict[str, dict]:
-        """The three questions a run answers (module docstring), counted over the cases
-        that ran."""
-        ran = [result for result in self.results if result.ran]
-        upstream = [r for r in ran if r.upstream_golden]
-        by_deviation = [r for r in upstream if r.declared_deviation]
+        ran = [r for r in self.golden if r.ran]
+        upstream = [r for r in ran if r.tier == UPSTREAM]
+        by_deviation = [r for r in upstream if r.deviation and not r.upstream_identical]
         upstream_identical = sum(
-            1 for r in upstream if r.outcome == PASSED and not r.declared_deviation
+            1
+            for r in upstream
+            if r.status == IDENTICAL and (not r.deviation or r.upstream_identical)
         )
-        golden = [r for r in ran if r.key is not None]
-        contract = [r for r in ran if r.key is None]
-        golden_failed = sum(1 for r in golden if r.outcome == FAILED)
-        contract_failed = sum(1 for r in contract if r.outcome == FAILED)
+        golden_failed = sum(1 for r in ran if r.not_ok)
+        contract = [r for r in self.contract if r.ran]
+        contract_failed = sum(1 for r in contract if r.not_ok)
         return {
             "upstream": {
                 "question": "identical to lcb_runner? (lcb_runner's own goldens only)",
@@ -326,24 +214,46 @@ class Run:
                 "question": "identical except its declared deviations? (every golden case)",
                 "deviations": list(self.impl.get("deviations", [])),
                 "identical": golden_failed == 0,
-                "run": len(golden),
-                "passed": len(golden) - golden_failed,
+                "run": len(ran),
+                "passed": len(ran) - golden_failed,
                 "failed": golden_failed,
             },
             "api_contract": {
-                "question": "its API contract and other checks (bad input, properties); "
-                "apart, not a comparability verdict",
+                "question": "its API contract (bad input, properties); apart, not a "
+                "comparability verdict",
+                "counts_in_exit_code": self.strict_contract,
                 "run": len(contract),
                 "passed": len(contract) - contract_failed,
                 "failed": contract_failed,
             },
         }
 
+    def exit_code(self) -> int:
+        if any(r.not_ok for r in self.golden):
+            return DIFFERENT
+        if self.strict_contract and any(r.not_ok for r in self.contract):
+            return DIFFERENT
+        return COMPARABLE
+
+    def failures(self) -> list[CaseResult]:
+        """Every case not ok, what matters first (_priority), then in matrix order."""
+        matrix = {s.cell: rank for rank, s in enumerate(self.summaries())}
+        failed = [r for r in self.run.results if r.not_ok]
+        return sorted(failed, key=lambda r: (_priority(r), matrix.get(Cell(*r.cell), 0), r.id))
+
+    def groups(self) -> list[FailureGroup]:
+        """The failures grouped by status, kind of first difference and family, in the order
+        of failures(): 71 trailing-newline differences are one group."""
+        found: dict[tuple[str, str, str], FailureGroup] = {}
+        for result in self.failures():
+            kind = (result.difference or {}).get("kind", "")
+            key = (result.status, kind, _label(result.family))
+            found.setdefault(key, FailureGroup(*key)).results.append(result)
+        return list(found.values())
+
     def headline(self) -> str:
-        """The three tiers in one line (the CLI's last line, the reports' headline)."""
+        """The tiers in one line (the console's last line, the reports' headline)."""
         name = self.impl.get("name", "?")
-        if self.pytest_exit_code not in (0, 1):
-            return f"{name}: the suite did not run (pytest exit code {self.pytest_exit_code})"
         tiers = self.tiers()
         upstream, declared, contract = (
             tiers["upstream"],
@@ -374,18 +284,47 @@ class Run:
                 f"{declared['passed']} of {declared['run']} golden cases"
             )
         else:
-            cells = sum(1 for s in self.summaries() if s.counts[FAILED] and s.cell.style != OTHER)
+            cells = sum(1 for s in self.summaries() if s.first_failure is not None)
             second = (
                 f"identical except its declared deviations ({names}): NO, "
-                f"{declared['failed']} of {declared['run']} golden cases failed in {cells} cells"
+                f"{declared['failed']} of {declared['run']} golden cases differ in {cells} cells"
             )
-        third = (
-            f"API contract and other checks (apart): {contract['failed']} of {contract['run']} "
-            "failed"
+        apart = "" if self.strict_contract else ", apart"
+        third = f"API contract{apart}: {contract['failed']} of {contract['run']} failed"
+        totals = self.totals()
+        not_provided = totals[NOT_PROVIDED]
+        skipped = totals[SKIPPED]
+        tail = (f"; {not_provided} cases not provided" if not_provided else "") + (
+            f"; {skipped} skipped" if skipped else ""
         )
-        errors = (
-            f"; {len(self.collection_errors)} collection errors" if self.collection_errors else ""
+        incomplete = "" if self.run.complete else "; the run did not finish"
+        return f"{name}: {first}; {second}; {third}{tail}{incomplete}"
+
+
+def provided(impl: dict) -> list[str]:
+    """The functions an implementation provides, as a person reads them."""
+    rendered = impl.get("prompts_rendered_from_messages")
+    return [
+        f"{name} (rendered from messages)" if name == "format_lcb_prompt" and rendered else name
+        for name in impl.get("provides", [])
+    ]
+
+
+
+def mismatch_report(result: CaseResult) -> str:
+    """What went wrong with a case, for a person: the first difference with invisible
+    characters shown and a line diff, what it returned instead of text, the error it raised,
+    or the broken contract (a Hypothesis failure with its own falsifying example)."""
+    golden, actual = golden_text(result), answer(result)
+    if result.status in (DIFFERS, WHITESPACE) and golden is not None and actual is not None:
+        spoken = (
+            showdiff.messages_differences(actual, golden)
+            if result.family == goldens.MESSAGES
+            else []
         )
-        not_provided = self.totals()[NOT_PROVIDED_OUTCOME]
-        not_provided_text = f"; {not_provided} cases not provided" if not_provided else ""
-        return f"{name}: {first}; {second}; {third}{errors}{not_provided_text}"
+        return "\n".join([*spoken, showdiff.report(actual, golden, label=result.id)])
+    if result.actual_repr is not None:
+        return f"{result.id}: {result.reason}"
+    if result.status == ERROR:
+        return f"{result.id}: the implementation raised {showdiff.printable(result.reason)}"
+    return f"{result.id}: {STATUS_WORDS[result.status]}: {showdiff.printable(result.reason)}"

@@ -13,7 +13,7 @@ import importlib.metadata
 import json
 from functools import cache
 
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, hf_cache
 
 
 def transformers_line() -> str:
@@ -26,12 +26,19 @@ def transformers_line() -> str:
 AUDIT_LINES = ("transformers-4", "transformers-5")
 
 
-@cache
 def load_tokenizer(repo_id: str):
-    """A snapshot's tokenizer, loaded once, through transformers' offline loading path."""
+    """A served snapshot's tokenizer (hf_cache.serve), loaded once, through transformers' own
+    loading path from an HF cache, offline, without changing the process's environment."""
+    return _load(repo_id, hf_cache.served_home())
+
+
+@cache
+def _load(repo_id: str, home):
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(repo_id)
+    return AutoTokenizer.from_pretrained(
+        repo_id, cache_dir=str(home / "hub"), local_files_only=True
+    )
 
 
 def _special_ids(tokenizer) -> dict[int, str]:

@@ -23,9 +23,10 @@ def after_think(output: str) -> str:
     return output.rpartition("</think>")[2]
 
 
-def extract_code_rule(output: str, style: str = "generic") -> str:
-    """lcb_prompts.extract_code: upstream's rule on the answer; genericbase = stripped answer."""
-    answer = after_think(output)
+def extract_code_rule(output: str, style: str = "generic", think: bool = True) -> str:
+    """lcb_prompts.extract_code: upstream's rule on the answer; genericbase = stripped answer.
+    think=False: lcb_runner's own, on the whole output (no "think" deviation)."""
+    answer = after_think(output) if think else output
     return answer.strip() if style == "genericbase" else upstream_rule(answer)
 
 

@@ -26,7 +26,15 @@ from pathlib import Path
 
 from lcb_conformance.suite import paths
 
-__all__ = ["SNAPSHOTS_DIR", "snapshot_revision", "build_cache", "activate_offline_cache"]
+__all__ = [
+    "SNAPSHOTS_DIR",
+    "snapshot_revision",
+    "build_cache",
+    "activate_offline_cache",
+    "serve",
+    "served_home",
+    "child_environment",
+]
 
 SNAPSHOTS_DIR: Path = paths.TOKENIZERS_DIR
 
@@ -215,3 +223,42 @@ def activate_offline_cache(
     _set_env(target)
     _active_hf_home = target
     return target
+
+
+# --- serving without touching the process: the suite's own tokenizer loads --------------------
+
+_served_dir: Path = SNAPSHOTS_DIR
+_served_homes: dict[Path, Path] = {}
+
+
+def serve(snapshots_dir: Path = SNAPSHOTS_DIR) -> None:
+    """Serve this folder of snapshots to :func:`served_home`'s callers from now on (the
+    --tokenizers option). Changes nothing in the process's environment."""
+    global _served_dir
+    _served_dir = Path(snapshots_dir).resolve()
+
+
+def served_home() -> Path:
+    """An HF_HOME holding the served snapshots, built once per folder in a temporary
+    directory removed at exit. Load from it with ``from_pretrained(repo_id,
+    cache_dir=served_home() / "hub", local_files_only=True)``: transformers' own loading path,
+    offline, whatever the process's HF_HOME, and whether or not transformers was imported
+    first."""
+    if _active_hf_home is not None and _served_dir == Path(SNAPSHOTS_DIR).resolve():
+        return _active_hf_home  # the process already serves them (regen, drift)
+    if _served_dir not in _served_homes:
+        home = Path(tempfile.mkdtemp(prefix="lcb-conformance-hf-home-")).resolve()
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        build_cache(home, _served_dir)
+        _served_homes[_served_dir] = home
+    return _served_homes[_served_dir]
+
+
+def child_environment() -> dict[str, str]:
+    """The environment of a child process that loads the served snapshots by repo id (an
+    --impl-cmd program): the caller's, with HF_HOME pointed at them, offline."""
+    home = served_home()
+    environment = dict(os.environ)
+    environment.pop("HUGGINGFACE_HUB_CACHE", None)
+    environment.pop("TRANSFORMERS_CACHE", None)
+    return environment | {"HF_HOME": str(home), "HF_HUB_CACHE": str(home / "hub")} | OFFLINE_ENV

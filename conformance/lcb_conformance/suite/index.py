@@ -65,6 +65,10 @@ def entry(key: GoldenKey) -> dict:
     } | family.entry(key)
 
 
+# Two goldens are one case when these fields and their bytes are the same.
+SAME_CASE_FIELDS = ("call", "compare", "deviation", "transformers_line")
+
+
 def _share_goldens(entries: list[dict]) -> None:
     """One case for goldens that hold the same call to the same bytes (the five LMStyles
     sending format_lcb_messages(style="generic")'s messages; LLaMa3's prompt, which is also
@@ -75,7 +79,7 @@ def _share_goldens(entries: list[dict]) -> None:
             continue
         golden = goldens.GOLDENS_DIR / found["golden"]
         content = golden.read_bytes() if golden.is_file() else found["id"].encode()
-        identity = json.dumps([found["call"], found["compare"], found.get("deviation")])
+        identity = json.dumps([found.get(name) for name in SAME_CASE_FIELDS])
         first = first_of.setdefault(identity + content.hex(), found)
         if first is found:
             continue
@@ -132,6 +136,12 @@ def held_cases(family: str | None = None) -> list[dict]:
         for case in by_id().values()
         if case["call"] and "same_as" not in case and family in (None, case["family"])
     ]
+
+
+@cache
+def functions() -> tuple[str, ...]:
+    """The adapter functions the cases call, in index order."""
+    return tuple(dict.fromkeys(case["call"]["function"] for case in held_cases()))
 
 
 def golden_held_to(case: dict, declared_deviations) -> str:

@@ -225,3 +225,36 @@ def severity(golden: str | None, actual: str | None) -> dict:
         offset = first_difference(actual.strip(), golden.strip())
         details.append(f"interior whitespace differs at offset {offset} of the stripped texts")
     return {"severity": WHITESPACE_ONLY, "where": where, "detail": "; ".join(details)}
+
+
+def describe(golden: str, actual: str) -> dict:
+    """How an answer differs from its golden, as data a report groups by: "kind" (a short
+    phrase: "trailing newline missing", "leading whitespace", "content", ...), whether the
+    difference is whitespace only, the first differing offset and its line and column, and for
+    whitespace the detail of severity()."""
+    found = severity(golden, actual)
+    offset = first_difference(actual, golden)
+    whitespace_only = found["severity"] == WHITESPACE_ONLY
+    if not whitespace_only:
+        kind = CONTENT
+    elif golden.rstrip("\n") == actual.rstrip("\n") and golden.strip() == actual.strip():
+        missing = len(golden) - len(golden.rstrip("\n")) > len(actual) - len(actual.rstrip("\n"))
+        kind = "trailing newline missing" if missing else "trailing newline added"
+    else:
+        kind = " and ".join(found["where"]) + " whitespace"
+    return {
+        "kind": kind,
+        "whitespace_only": whitespace_only,
+        "offset": offset,
+        "position": _position(actual, offset),
+        "detail": found.get("detail", ""),
+    }
+
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """text with control characters (but tab and newline) and lone surrogates as escapes:
+    safe on any terminal and in any encoding, readable otherwise."""
+    return _UNPRINTABLE.sub(_escape, text)

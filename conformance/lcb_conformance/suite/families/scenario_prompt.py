@@ -138,6 +138,7 @@ FAMILIES = tuple(
         suffix=JSON_SUFFIX,
         compare=PROMPT_OR_RAISES,
         fixtures=scenarios.FIXTURE_VALUES,
+        met_by_raising=expects_error,
     )
     for scenario in scenarios.SCENARIOS
 )

@@ -1,0 +1,96 @@
+"""The options of a conformance run, declared once: the command takes them as ``--NAME``
+(``lcb-conformance run --impl ...``), the pytest plugin as ``--lcb-NAME`` (``pytest -p
+lcb_conformance.plugin --lcb-impl ...``), both from this table, and both build the same
+:class:`~lcb_conformance.runner.run.Spec` and :class:`~lcb_conformance.runner.run.Selection`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lcb_conformance.adapters import implementation, process
+from lcb_conformance.runner.run import Selection, Spec
+from lcb_conformance.suite import hf_cache
+
+PLUGIN_PREFIX = "lcb-"
+
+# (name, argparse/pytest keyword arguments); type and action are ones both accept.
+OPTIONS = (
+    (
+        "impl",
+        dict(
+            default=None,
+            metavar="MODULE[:ATTR]",
+            help="the implementation under test: a module, or MODULE:ATTR naming the adapter "
+            f"object in it that holds the functions (default: {implementation.REFERENCE})",
+        ),
+    ),
+    (
+        "impl-path",
+        dict(
+            action="append",
+            default=[],
+            metavar="DIR",
+            help="a folder to import the implementation from (before PYTHONPATH; repeatable)",
+        ),
+    ),
+    *((flag.removeprefix("--"), arguments) for flag, arguments in process.OPTIONS),
+    (
+        "tokenizers",
+        dict(
+            default=str(hf_cache.SNAPSHOTS_DIR),
+            metavar="DIR",
+            help="tokenizer snapshots to serve offline, e.g. an upgraded copy of "
+            "fixtures/tokenizers whose effect on every prompt you want to see (default: the "
+            "suite's)",
+        ),
+    ),
+    (
+        "strict-contract",
+        dict(
+            action="store_true",
+            default=False,
+            help="count the API contract (bad input, properties) in the verdict's exit code; "
+            "without it the contract is reported apart",
+        ),
+    ),
+    (
+        "no-contract",
+        dict(action="store_true", default=False, help="run the golden cases only"),
+    ),
+    (
+        "only",
+        dict(
+            action="append",
+            default=[],
+            metavar="FAMILY",
+            help="run the cases of this golden family only (repeatable; e.g. prompt, "
+            "messages, extract)",
+        ),
+    ),
+)
+
+
+def spec(get: Callable[[str], object], default_impl: str | None = None) -> Spec:
+    """The Spec of the options ``get(name)`` returns (a name with "-" as in OPTIONS)."""
+    return Spec(
+        impl=get("impl") or default_impl or implementation.REFERENCE,
+        impl_path=tuple(str(folder) for folder in get("impl-path") or ()),
+        impl_cmd=get("impl-cmd"),
+        impl_timeout=get("impl-timeout"),
+        impl_memory_mb=get("impl-memory-mb"),
+        tokenizers=str(get("tokenizers")),
+    )
+
+
+def selection(get: Callable[[str], object]) -> Selection:
+    only = get("only")
+    return Selection(
+        families=frozenset(only) if only else None,
+        contract=not get("no-contract"),
+    )
+
+
+def recorded(get: Callable[[str], object]) -> dict:
+    """The options as a results file's header records them."""
+    return {name: get(name) for name, _ in OPTIONS}

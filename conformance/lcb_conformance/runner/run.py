@@ -1,0 +1,403 @@
+"""Run every case of the case index (and the API contract's) against an implementation, one
+typed result per case (runner/results.py).
+
+A golden case calls the adapter function the index names with keyword arguments (fixture
+references resolved, a tokenizer as the loaded snapshot in-process or its repo id over
+--impl-cmd), turns the answer into golden text by its family's ``render``, and compares it with
+the golden it is held to: lcb_runner's own, or a deviation's the implementation declares. The
+judge family's calls run untrusted programs, so they run in sandboxed child processes
+(upstream/judge.py), all at once. ``jobs`` > 1 spreads the cases over that many worker
+processes; the results come back in index order either way, so a run's results file is the same
+serial, in parallel and over --impl-cmd, timings aside.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lcb_conformance.adapters import implementation, process
+from lcb_conformance.adapters.implementation import NotProvided
+from lcb_conformance.runner import contract
+from lcb_conformance.runner.results import (
+    CONTRACT,
+    DIFFERS,
+    ERROR,
+    FAILED,
+    IDENTICAL,
+    NOT_PROVIDED,
+    PASSED,
+    REFERENCE,
+    SKIPPED,
+    UPSTREAM,
+    WHITESPACE,
+    CaseResult,
+)
+from lcb_conformance.suite import audit, families, goldens, hf_cache, index, judge_cases, showdiff
+from lcb_conformance.upstream import judge, sandbox
+
+CONTRACT_ROW = "API contract"  # the contract's rows of the verdict, by group
+CHUNKS_PER_JOB = 4
+# One sandboxed call (a scorer running a problem's generations): start-up plus a few seconds
+# per generation.
+CHILD_SECONDS = 120
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How to load the implementation under test, in this process or a worker."""
+
+    impl: str = implementation.REFERENCE
+    impl_path: tuple[str, ...] = ()
+    impl_cmd: str | None = None
+    impl_timeout: float = process.DEFAULT_TIMEOUT
+    impl_memory_mb: int = process.DEFAULT_MEMORY_MB
+    tokenizers: str = str(hf_cache.SNAPSHOTS_DIR)
+
+    def load(self) -> implementation.Implementation:
+        """The implementation (ImportError, one line, when it cannot be loaded)."""
+        hf_cache.serve(Path(self.tokenizers))
+        for folder in reversed(self.impl_path):
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+        if self.impl_cmd:
+            return process.load_command(self.impl_cmd, self.impl_timeout, self.impl_memory_mb)
+        return implementation.load(self.impl)
+
+
+@dataclass
+class Selection:
+    """Which cases run: the golden families (None: all), the contract, case ids (None: all)."""
+
+    families: frozenset[str] | None = None
+    contract: bool = True
+    ids: frozenset[str] | None = None
+
+    def wants(self, case_id: str, family: str | None) -> bool:
+        if self.ids is not None and case_id not in self.ids:
+            return False
+        return family is None or self.families is None or family in self.families
+
+
+def golden_cases(selection: Selection | None = None) -> list[dict]:
+    """The golden cases an implementation is held to in this environment, in index order."""
+    selection = selection or Selection()
+    return [
+        case
+        for case in index.held_cases()
+        if families.in_this_environment(families.key_of(case["id"]))
+        and selection.wants(case["id"], case["family"])
+    ]
+
+
+def contract_cases(selection: Selection | None = None) -> list[contract.ContractCase]:
+    selection = selection or Selection()
+    if not selection.contract:
+        return []
+    return [case for case in contract.contract_cases() if selection.wants(case.id, None)]
+
+
+# --- one golden case --------------------------------------------------------------------------
+
+
+def _tier(case: dict) -> str:
+    return UPSTREAM if case["upstream"] else REFERENCE
+
+
+def _result(case: dict, status: str, **details) -> CaseResult:
+    return CaseResult(
+        id=case["id"],
+        tier=_tier(case),
+        family=case["family"],
+        function=case["call"]["function"],
+        cell=tuple(case["cell"]),
+        status=status,
+        lmstyles=tuple(case.get("lmstyles", ())),
+        shared_with=tuple(case.get("shared_with", ())),
+        **details,
+    )
+
+
+def compare(case: dict, actual: str, deviations: tuple[str, ...]) -> dict:
+    """The status of an answer (as golden text) and how it differs from the golden it is
+    held to: lcb_runner's, or the deviation's when the implementation declares it."""
+    held_to = index.golden_held_to(case, deviations)
+    golden = goldens.read(families.key_of(held_to))
+    details = {"golden": held_to, "actual": actual}
+    if held_to != families.key_of(case["id"]).relative:
+        details["deviation"] = case["deviation"]
+        details["upstream_identical"] = actual == goldens.read(families.key_of(case["id"]))
+    if golden is None:
+        return details | {"status": ERROR, "reason": f"the golden {held_to} is missing"}
+    if actual == golden:
+        return details | {"status": IDENTICAL}
+    difference = showdiff.describe(golden, actual)
+    status = WHITESPACE if difference["whitespace_only"] else DIFFERS
+    return details | {"status": status, "difference": difference, "reason": difference["kind"]}
+
+
+class Runner:
+    """Runs cases against one loaded implementation."""
+
+    def __init__(self, impl: implementation.Implementation):
+        self.impl = impl
+        self.over_process = isinstance(impl.module, process.ProcessAdapter)
+
+    def arguments(self, call: dict) -> dict:
+        arguments = index.arguments(call)
+        if arguments.get("tokenizer") is not None and not self.over_process:
+            arguments["tokenizer"] = audit.load_tokenizer(arguments["tokenizer"])
+        return arguments
+
+    def golden(self, case: dict) -> CaseResult:
+        started = time.perf_counter()
+        found = self._golden(case)
+        found.seconds = round(time.perf_counter() - started, 6)
+        return found
+
+    def _golden(self, case: dict) -> CaseResult:
+        function = case["call"]["function"]
+        try:
+            arguments = self.arguments(case["call"])
+        except OSError as error:  # a tokenizer the served snapshots lack (--tokenizers DIR)
+            return _result(case, SKIPPED, reason=f"cannot load its tokenizer: {error}")
+        try:
+            value = getattr(self.impl, function)(**arguments)
+        except NotProvided as missing:
+            return _result(case, NOT_PROVIDED, reason=str(missing))
+        except Exception as error:  # noqa: BLE001 - the implementation's failure is a result
+            return self._raised(case, _describe_error(error))
+        family = families.get(case["family"])
+        try:
+            actual = family.render(value, arguments)
+        except families.NotText as not_text:
+            return _result(
+                case,
+                DIFFERS,
+                reason=str(not_text),
+                actual_repr=repr(value)[:2000],
+                golden=index.golden_held_to(case, self.impl.deviations),
+            )
+        return _result(case, **compare(case, actual, self.impl.deviations))
+
+    def _raised(self, case: dict, error: str) -> CaseResult:
+        """An implementation that raised: identical where lcb_runner raises too (the family's
+        met_by_raising says so from the golden), an error otherwise."""
+        met_by_raising = families.get(case["family"]).met_by_raising
+        held_to = index.golden_held_to(case, self.impl.deviations)
+        golden = goldens.read(families.key_of(held_to))
+        if met_by_raising is not None and golden is not None and met_by_raising(golden):
+            return _result(
+                case,
+                IDENTICAL,
+                golden=held_to,
+                actual=golden,
+                reason=f"raises, as lcb_runner does: {error}",
+            )
+        return _result(case, ERROR, reason=error)
+
+    def sandboxed(self, cases: list[dict]) -> list[CaseResult]:
+        """The sandboxed families' cases, in their order: the judge's (judge_program on every
+        program at once, upstream/judge.py) and the others' (one call each in a sandboxed
+        child, upstream/sandbox.py)."""
+        found = {
+            result.id: result
+            for result in self._judged_batch([c for c in cases if c["family"] == goldens.JUDGE])
+        }
+        for case in cases:
+            if case["family"] != goldens.JUDGE:
+                started = time.perf_counter()
+                found[case["id"]] = self._in_child(case)
+                found[case["id"]].seconds = round(time.perf_counter() - started, 6)
+        return [found[case["id"]] for case in cases]
+
+    def _in_child(self, case: dict) -> CaseResult:
+        function = case["call"]["function"]
+        if not self.impl.provides(function) or self.over_process:
+            reason = f"{self.impl.name} {implementation.NOT_PROVIDED} {function}"
+            return _result(case, NOT_PROVIDED, reason=reason)
+        arguments = index.arguments(case["call"])
+        try:
+            answer = sandbox.call_in_child(self.impl.name, function, arguments, CHILD_SECONDS)
+        except sandbox.ChildFailed as failed:
+            return _result(case, ERROR, reason=str(failed))
+        if "raised" in answer:
+            if implementation.NOT_PROVIDED in answer["raised"]:
+                return _result(case, NOT_PROVIDED, reason=answer["raised"])
+            return self._raised(case, answer["raised"])
+        actual = families.get(case["family"]).render(answer["value"], arguments)
+        return _result(case, **compare(case, actual, self.impl.deviations))
+
+    def _judged_batch(self, cases: list[dict]) -> list[CaseResult]:
+        """The judge family's cases: the implementation's judge_program run on every program in
+        sandboxed child processes, at once."""
+        if not cases:
+            return []
+        if not self.impl.provides("judge_program") or self.over_process:
+            reason = f"{self.impl.name} {implementation.NOT_PROVIDED} judge_program"
+            return [_result(case, NOT_PROVIDED, reason=reason) for case in cases]
+        corpus = judge_cases.judge_cases()
+        started = time.perf_counter()
+        outcomes = judge.run_batch(
+            judge.impl_spec(self.impl.name), [corpus[families.key_of(c["id"]).case] for c in cases]
+        )
+        each = round((time.perf_counter() - started) / len(cases), 6)
+        found = []
+        for case in cases:
+            outcome = outcomes[families.key_of(case["id"]).case]
+            found.append(self._judged(case, outcome))
+            found[-1].seconds = each
+        return found
+
+    def _judged(self, case: dict, outcome: dict) -> CaseResult:
+        golden = goldens.read(families.key_of(case["golden"])) or ""
+        rejects = '"rejected"' in golden
+        if "failure" in outcome:
+            if rejects:  # lcb_runner cannot decode the row's tests either: it must raise
+                return _result(case, IDENTICAL, golden=case["golden"], actual=golden)
+            return _result(case, ERROR, reason=outcome["failure"], golden=case["golden"])
+        actual = families.get(case["family"]).render(outcome["verdict"], {})
+        if rejects:
+            return _result(
+                case,
+                DIFFERS,
+                golden=case["golden"],
+                actual=actual,
+                reason="lcb_runner rejects this row's tests (it raises); the implementation "
+                "graded it",
+            )
+        return _result(case, **compare(case, actual, self.impl.deviations))
+
+    def contract(self, case: contract.ContractCase) -> CaseResult:
+        result = CaseResult(
+            id=case.id,
+            tier=CONTRACT,
+            family=case.group,
+            function=",".join(case.functions),
+            cell=(CONTRACT_ROW, case.group),
+            status=PASSED,
+        )
+        started = time.perf_counter()
+        missing = [f for f in case.functions if not self.impl.provides(f)]
+        if missing:
+            result.status = NOT_PROVIDED
+            result.reason = f"{self.impl.name} {implementation.NOT_PROVIDED} {', '.join(missing)}"
+        elif case.in_process and self.over_process:
+            result.status = SKIPPED
+            result.reason = "passes a Python object no process boundary carries"
+        else:
+            try:
+                case.check(contract.Functions(self.impl, audit.load_tokenizer))
+            except NotProvided as not_provided:
+                result.status, result.reason = NOT_PROVIDED, str(not_provided)
+            except AssertionError as broken:
+                result.status, result.reason = FAILED, _with_notes(broken, str(broken))
+            except Exception as error:  # noqa: BLE001 - the implementation's failure is a result
+                result.status, result.reason = FAILED, _describe_error(error)
+        result.seconds = round(time.perf_counter() - started, 6)
+        return result
+
+    def by_ids(self, ids: list[str]) -> list[dict]:
+        """Golden and contract cases by id, as JSON results (a worker's job)."""
+        golden = {case["id"]: case for case in index.held_cases()}
+        contracts = {case.id: case for case in contract.contract_cases()}
+        found = []
+        for case_id in ids:
+            if case_id in golden:
+                found.append(self.golden(golden[case_id]).to_json())
+            else:
+                found.append(self.contract(contracts[case_id]).to_json())
+        return found
+
+
+def _describe_error(error: BaseException) -> str:
+    return _with_notes(error, f"{type(error).__name__}: {error}")
+
+
+def _with_notes(error: BaseException, text: str) -> str:
+    """The text, and what Hypothesis noted (its falsifying example) or the exception chain."""
+    notes = [note for note in getattr(error, "__notes__", ()) if note.strip()]
+    return "\n".join([text, *notes])[:4000]
+
+
+# --- a whole run ------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """What a run will do, in order: golden cases (sandboxed ones apart) and contract cases."""
+
+    golden: list[dict] = field(default_factory=list)
+    sandboxed: list[dict] = field(default_factory=list)
+    contract: list[contract.ContractCase] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, selection: Selection | None = None) -> Plan:
+        plan = cls(contract=contract_cases(selection))
+        for case in golden_cases(selection):
+            sandboxed = families.get(case["family"]).sandboxed
+            (plan.sandboxed if sandboxed else plan.golden).append(case)
+        return plan
+
+    def __len__(self) -> int:
+        return len(self.golden) + len(self.sandboxed) + len(self.contract)
+
+
+def run(
+    impl: implementation.Implementation,
+    selection: Selection | None = None,
+    *,
+    spec: Spec | None = None,
+    jobs: int = 1,
+) -> Iterator[CaseResult]:
+    """Every selected case's result, in index order (golden cases, the sandboxed cases,
+    then the contract's). ``jobs`` > 1 needs the ``spec`` the implementation was loaded from,
+    so that each worker loads its own."""
+    plan = Plan.of(selection)
+    runner = Runner(impl)
+    if jobs > 1 and spec is not None:
+        yield from _in_workers(spec, plan, jobs, runner)
+        return
+    for case in plan.golden:
+        yield runner.golden(case)
+    yield from runner.sandboxed(plan.sandboxed)
+    for case in plan.contract:
+        yield runner.contract(case)
+
+
+_worker: Runner | None = None
+
+
+def _start_worker(spec: Spec) -> None:
+    global _worker
+    _worker = Runner(spec.load())
+
+
+def _work(ids: list[str]) -> list[dict]:
+    return _worker.by_ids(ids)
+
+
+def _chunks(ids: list[str], count: int) -> list[list[str]]:
+    size = max(1, -(-len(ids) // count))
+    return [ids[start : start + size] for start in range(0, len(ids), size)]
+
+
+def _in_workers(spec: Spec, plan: Plan, jobs: int, runner: Runner) -> Iterator[CaseResult]:
+    ids = [case["id"] for case in plan.golden]
+    contract_ids = [case.id for case in plan.contract]
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing inherited
+    with concurrent.futures.ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=_start_worker, initargs=(spec,)
+    ) as pool:
+        golden = pool.map(_work, _chunks(ids, jobs * CHUNKS_PER_JOB))
+        contracts = pool.map(_work, _chunks(contract_ids, jobs * CHUNKS_PER_JOB))
+        for chunk in golden:
+            yield from map(CaseResult.from_json, chunk)
+        yield from runner.sandboxed(plan.sandboxed)
+        for chunk in contracts:
+            yield from map(CaseResult.from_json, chunk)

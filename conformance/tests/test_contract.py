@@ -1,0 +1,20 @@
+"""The implementation's own API contract (bad input, strange text, 10 MB inputs, Hypothesis
+properties, mutation-testing edges) through the case runner: each test is one contract case
+(lcb_conformance.runner.contract), run as `lcb-conformance run` runs it."""
+
+from __future__ import annotations
+
+import pytest
+
+from lcb_conformance.runner.contract import contract_cases
+from lcb_conformance.runner.results import NOT_PROVIDED, PASSED, SKIPPED
+
+CASES = contract_cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_contract_case(case, case_runner):
+    result = case_runner.contract(case)
+    if result.status in (NOT_PROVIDED, SKIPPED):
+        pytest.skip(result.reason)
+    assert result.status == PASSED, result.reason
