@@ -270,6 +270,28 @@ def strips_think(report):
     )
 
 
+def test_output_without_system_message(report):
+    return _share(
+        report,
+        "test-output/prompt/OpenAIChat/",
+        lambda f: '"role": "system"' not in f["actual"],
+        "test output prediction prompts send no system message",
+    )
+
+
+def test_output_scored_on_0_to_100(report):
+    def scaled(failure: dict) -> bool:
+        actual, golden = json.loads(failure["actual"]), json.loads(failure.get("golden") or "0")
+        return actual[0].get("pass@1") == 100 * golden[0]["pass@1"]
+
+    return _share(
+        report,
+        "test-output/score/",
+        scaled,
+        "test output scores have pass@1 x100 (lcb_runner: 0-1)",
+    )
+
+
 CHECKS: dict[str, Callable[[dict], tuple[bool, str]]] = {
     check.__name__: check
     for check in (
@@ -284,6 +306,8 @@ CHECKS: dict[str, Callable[[dict], tuple[bool, str]]] = {
         first_block,
         last_block,
         strips_think,
+        test_output_without_system_message,
+        test_output_scored_on_0_to_100,
     )
 }
 
