@@ -43,9 +43,9 @@ from lcb_conformance.upstream import judge, sandbox
 
 CONTRACT_ROW = "API contract"  # the contract's rows of the verdict, by group
 CHUNKS_PER_JOB = 4
-# One sandboxed call (a scorer running a problem's generations): start-up plus a few seconds
-# per generation.
-CHILD_SECONDS = 120
+# Seconds per call of the sandboxed families other than the judge (a scorer running one
+# problem's generations), all made in one child: start-up plus a few seconds a generation.
+CHILD_SECONDS_PER_CALL = 60
 
 
 @dataclass(frozen=True)
@@ -203,34 +203,53 @@ class Runner:
 
     def sandboxed(self, cases: list[dict]) -> list[CaseResult]:
         """The sandboxed families' cases, in their order: the judge's (judge_program on every
-        program at once, upstream/judge.py) and the others' (one call each in a sandboxed
+        program at once, upstream/judge.py) and the others' (their calls in one sandboxed
         child, upstream/sandbox.py)."""
         found = {
             result.id: result
             for result in self._judged_batch([c for c in cases if c["family"] == goldens.JUDGE])
         }
-        for case in cases:
-            if case["family"] != goldens.JUDGE:
-                started = time.perf_counter()
-                found[case["id"]] = self._in_child(case)
-                found[case["id"]].seconds = round(time.perf_counter() - started, 6)
+        others = [case for case in cases if case["family"] != goldens.JUDGE]
+        found |= {result.id: result for result in self._in_child(others)}
         return [found[case["id"]] for case in cases]
 
-    def _in_child(self, case: dict) -> CaseResult:
-        function = case["call"]["function"]
-        if not self.impl.provides(function) or self.over_process:
-            reason = f"{self.impl.name} {implementation.NOT_PROVIDED} {function}"
-            return _result(case, NOT_PROVIDED, reason=reason)
-        arguments = index.arguments(case["call"])
-        try:
-            answer = sandbox.call_in_child(self.impl.name, function, arguments, CHILD_SECONDS)
-        except sandbox.ChildFailed as failed:
-            return _result(case, ERROR, reason=str(failed))
+    def _in_child(self, cases: list[dict]) -> list[CaseResult]:
+        """Cases whose calls run in one sandboxed child, in order."""
+        provided = []
+        found = {}
+        for case in cases:
+            function = case["call"]["function"]
+            if self.impl.provides(function) and not self.over_process:
+                provided.append(case)
+            else:
+                reason = f"{self.impl.name} {implementation.NOT_PROVIDED} {function}"
+                found[case["id"]] = _result(case, NOT_PROVIDED, reason=reason)
+        if provided:
+            started = time.perf_counter()
+            calls = [(c["call"]["function"], index.arguments(c["call"])) for c in provided]
+            try:
+                answers = sandbox.calls_in_child(
+                    self.impl.name, calls, CHILD_SECONDS_PER_CALL * len(calls)
+                )
+            except sandbox.ChildFailed as failed:
+                answers = [{"failed": str(failed)}] * len(calls)
+            each = round((time.perf_counter() - started) / len(calls), 6)
+            for case, (_, arguments), answer in zip(provided, calls, answers, strict=True):
+                found[case["id"]] = self._answered(case, arguments, answer)
+                found[case["id"]].seconds = each
+        return [found[case["id"]] for case in cases]
+
+    def _answered(self, case: dict, arguments: dict, answer: dict) -> CaseResult:
+        if "failed" in answer:
+            return _result(case, ERROR, reason=answer["failed"])
         if "raised" in answer:
             if implementation.NOT_PROVIDED in answer["raised"]:
                 return _result(case, NOT_PROVIDED, reason=answer["raised"])
             return self._raised(case, answer["raised"])
-        actual = families.get(case["family"]).render(answer["value"], arguments)
+        try:
+            actual = families.get(case["family"]).render(answer["value"], arguments)
+        except families.NotText as not_text:
+            return _result(case, DIFFERS, reason=str(not_text), golden=case["golden"])
         return _result(case, **compare(case, actual, self.impl.deviations))
 
     def _judged_batch(self, cases: list[dict]) -> list[CaseResult]:

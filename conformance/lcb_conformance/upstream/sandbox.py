@@ -4,7 +4,8 @@ model answers never run in the calling process.
 A child runs in its own session (process group) with RLIMIT_AS, a fresh temporary working
 directory, output to files (an orphan holding a pipe cannot block the caller) and internet
 sockets refused; when it ends, or its wall limit passes, the whole group is killed.
-:func:`run_child` runs ``python -m MODULE REQUEST RESULT`` that way for one JSON request;
+:func:`run_child` runs ``python -m MODULE REQUEST RESULT`` that way for one JSON request
+(:func:`calls_in_child`: an implementation's functions, called in such a child);
 lcb_conformance.upstream.judge keeps its own runner (several children, partial results)
 built from the same pieces.
 """
@@ -105,10 +106,11 @@ def run_child(
         raise ChildFailed(f"{module} {why}" + (f": {stderr[-1]}" if stderr else ""))
 
 
-def call_in_child(impl: str, function: str, arguments: dict, wall_limit: float) -> dict:
-    """An implementation's function called in a child (--impl name, keyword arguments as JSON
-    data): {"value": its return value as JSON data} or {"raised": "Type: message"}."""
-    request = {"impl": impl, "function": function, "arguments": arguments}
+def calls_in_child(impl: str, calls: list[tuple[str, dict]], wall_limit: float) -> list[dict]:
+    """An implementation's functions called in one child (--impl name; each call a function
+    name and keyword arguments as JSON data), in order: for each, {"value": its return value
+    as JSON data} or {"raised": "Type: message"}."""
+    request = {"impl": impl, "calls": [list(call) for call in calls]}
     return run_child(__spec__.name, request, wall_limit)
 
 
@@ -118,11 +120,13 @@ def child_main(request_path: str, result_path: str) -> int:
     block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     adapter = implementation.load(request["impl"]).module
-    try:
-        answer = {"value": getattr(adapter, request["function"])(**request["arguments"])}
-    except Exception as error:  # the implementation's failure: the caller reports it
-        answer = {"raised": f"{type(error).__name__}: {error}"}
-    Path(result_path).write_text(json.dumps(answer, default=lambda item: item.item()), "utf-8")
+    answers = []
+    for function, arguments in request["calls"]:
+        try:
+            answers.append({"value": getattr(adapter, function)(**arguments)})
+        except Exception as error:  # the implementation's failure: the caller reports it
+            answers.append({"raised": f"{type(error).__name__}: {error}"})
+    Path(result_path).write_text(json.dumps(answers, default=lambda item: item.item()), "utf-8")
     return 0
 
 
