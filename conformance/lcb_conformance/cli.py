@@ -35,8 +35,8 @@ from lcb_conformance.reports.verdict import (
     Verdict,
 )
 from lcb_conformance.runner import options, results
-from lcb_conformance.runner.contract import contract_cases
 from lcb_conformance.runner import run as runner
+from lcb_conformance.runner.contract import contract_cases
 from lcb_conformance.suite import families, goldens, index, paths
 
 DISTRIBUTION = "lcb-conformance"
