@@ -77,3 +77,31 @@ def test_no_module_imports_from_a_layer_above(module):
         return
     above = {other for other in imported if RANKS[other] > RANKS[own] or other == "tools"}
     assert not above, f"{module} ({own}) imports from {sorted(above)}"
+
+
+# What a view must not read: a test runner's text (node ids, failure and skip reports) or a
+# phrase in a message. Results are data (lcb_conformance.runner.results).
+RUNNER_TEXT = {"nodeid", "longrepr", "longreprtext", "wasxfail", "parse_nodeid", "when"}
+VIEWS = ["cli.py", *(m for m in modules() if m.startswith("reports/"))]
+
+
+@pytest.mark.parametrize("module", VIEWS)
+def test_no_view_reads_a_test_runners_text(module):
+    tree = ast.parse((PACKAGE / module).read_text("utf-8"))
+    read = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    assert not read & RUNNER_TEXT, f"{module} reads {sorted(read & RUNNER_TEXT)}"
+    texts = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+    assert not [t for t in texts if "::" in t or "Skipped: " in t or "AssertionError: " in t]
+    phrase_tests = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops)
+        and any(isinstance(side, ast.Name | ast.Attribute) and "NOT_PROVIDED" in ast.unparse(side)
+                for side in [node.left])
+    ]  # fmt: skip
+    assert not phrase_tests, f"{module} looks for the not-provided phrase in a message"

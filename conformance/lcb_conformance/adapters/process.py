@@ -265,9 +265,7 @@ class ProcessAdapter:
 
 def _exception(name: object, message: str) -> Exception:
     if name == "NotProvided":
-        # the verdict counts a case as not provided by this phrase in the skip reason
-        shown = message if NOT_PROVIDED in message else f"the program {NOT_PROVIDED} it: {message}"
-        return NotProvided(shown)
+        return NotProvided(message or f"the program {NOT_PROVIDED} it")
     found = getattr(builtins, str(name), None)
     if isinstance(found, type) and issubclass(found, Exception):
         return found(message)
