@@ -11,12 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from golden_snapshot import extension_for
 
 from lcb_conformance.adapters import implementation
 from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
 from lcb_conformance.suite import audit, goldens, hf_cache, real_vocab
-from lcb_conformance.suite.snapshot import extension_for
 from lcb_conformance.tools import hypothesis_profiles
 from lcb_conformance.upstream import INSTALLED, Upstream
 
@@ -78,9 +78,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     recorded = goldens.provenance().get("upstream", {})
+    impl = config.getoption("--impl-cmd") or config.getoption("--impl")
     return [
-        f"implementation under test: "
-        f"{config.getoption('--impl-cmd') or config.getoption('--impl') or implementation.REFERENCE}",
+        f"implementation under test: {impl or implementation.REFERENCE}",
         f"upstream: {config.getoption('--upstream')}",
         f"goldens generated from: {recorded or 'unknown (no PROVENANCE.json)'}",
     ]

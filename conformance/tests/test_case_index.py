@@ -9,7 +9,8 @@ import json
 import jsonschema
 import pytest
 
-from lcb_conformance.reports import verdict
+from lcb_conformance.adapters import implementation
+from lcb_conformance.runner import run as runner
 from lcb_conformance.suite import families, goldens, index
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
@@ -37,12 +38,11 @@ def test_every_case_of_the_goldens_is_indexed_once():
         assert (goldens.GOLDENS_DIR / case["golden"]).is_file(), case["id"]
 
 
-def test_a_renamed_test_function_changes_no_cell():
-    case = index.held_cases(goldens.PROMPT)[0]
-    original = verdict.classify(f"conformance/tests/test_conformance.py::test_prompt[{case['id']}]")
-    renamed = verdict.classify(f"conformance/tests/test_other.py::test_anything[{case['id']}]")
-    assert renamed == original
-    assert original[0] == verdict.Cell(*case["cell"])
+def test_a_result_cell_is_its_cases_in_the_index():
+    """The verdict's cells come from the case index, through the runner's results."""
+    for case in index.held_cases(goldens.PROMPT)[:3] + index.held_cases(goldens.EXTRACT)[:3]:
+        found = runner.Runner(implementation.load()).golden(case)
+        assert found.cell == tuple(case["cell"]) and found.lmstyles == tuple(case["lmstyles"])
 
 
 def test_a_deviation_case_points_at_its_own_golden_for_whoever_declares_it():
@@ -50,9 +50,25 @@ def test_a_deviation_case_points_at_its_own_golden_for_whoever_declares_it():
     assert deviating
     for case in deviating:
         assert case["golden"].startswith(goldens.EXTRACT_AFTER_THINK + "/"), case["id"]
-        nodeid = f"t.py::test_extract_code[{case['id']}]"
-        _, declared = verdict.classify(nodeid, (case["deviation"],))
+        declared = families.key_of(index.golden_held_to(case, (case["deviation"],)))
         assert declared.family == goldens.EXTRACT_AFTER_THINK
         # an implementation that does not declare it is held to lcb_runner's own golden
-        _, undeclared = verdict.classify(nodeid)
+        undeclared = families.key_of(index.golden_held_to(case, ()))
         assert str(undeclared) == case["id"] and undeclared.family == goldens.EXTRACT
+
+
+def test_a_shared_golden_is_one_case_holding_the_same_call_to_the_same_bytes():
+    by_id = index.by_id()
+    shared = [case for case in by_id.values() if "same_as" in case]
+    assert shared
+    for case in shared:
+        first = by_id[case["same_as"]]
+        assert case["id"] in first["shared_with"] and "same_as" not in first
+        assert (case["call"], case.get("transformers_line")) == (
+            first["call"],
+            first.get("transformers_line"),
+        )
+        assert goldens.read(families.key_of(case["golden"])) == goldens.read(
+            families.key_of(first["golden"])
+        )
+        assert set(case.get("lmstyles", [])) <= set(first["lmstyles"])

@@ -8,21 +8,18 @@ import json
 import pytest
 
 from lcb_conformance.reports import closest
-from lcb_conformance.reports.verdict import FAILED, PASSED, CaseResult
+from lcb_conformance.runner.results import DIFFERS, IDENTICAL, UPSTREAM, CaseResult
 from lcb_conformance.suite import cases, families, goldens, index
 
-TEST_OF = {
-    goldens.PROMPT: "test_prompt",
-    goldens.MESSAGES: "test_messages",
-    goldens.EXTRACT: "test_extract_code",
-}
+FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.EXTRACT)
 
 
-def result(case: dict, outcome: str = PASSED, actual=None) -> CaseResult:
-    nodeid = f"conformance/tests/test_conformance.py::{TEST_OF[case['family']]}[{case['id']}]"
-    if actual is None:
-        return CaseResult(nodeid, outcome)
-    return CaseResult(nodeid, outcome, actual=actual)
+def result(case: dict, status: str = IDENTICAL, actual=None) -> CaseResult:
+    """The result a run gives a case: identical (its golden), or differing with ``actual``."""
+    return CaseResult(
+        case["id"], UPSTREAM, case["family"], case["call"]["function"], tuple(case["cell"]),
+        status, golden=case["golden"], actual=actual,
+    )  # fmt: skip
 
 
 def held(family: str, style: str) -> list[dict]:
@@ -44,7 +41,7 @@ def found_for(results, function, style) -> closest.Closest:
 @pytest.fixture(scope="module")
 def reference_results() -> list[CaseResult]:
     """A run in which every prompt, message and extraction case passed."""
-    return [result(case) for family in TEST_OF for case in index.held_cases(family)]
+    return [result(case) for family in FAMILIES for case in index.held_cases(family)]
 
 
 @pytest.mark.parametrize("variant", [v for v in cases.PROMPT_VARIANTS if not v.chat_template])
@@ -77,7 +74,7 @@ def test_messages_of_another_lmstyle_are_named_as_that_lmstyle():
     for case in held(goldens.MESSAGES, "generic"):
         item = families.key_of(case["golden"]).case
         sent = goldens.read(goldens.GoldenKey(goldens.MESSAGES, "OpenAIReasonPreview", item))
-        results.append(result(case, FAILED, sent))
+        results.append(result(case, DIFFERS, sent))
     found = found_for(results, closest.MESSAGES, "generic")
     assert found.identical_to == ("Grok", "OpenAIReasonPreview")
     assert "identical to Grok, OpenAIReasonPreview" in found.sentence()
@@ -94,7 +91,7 @@ def test_a_near_miss_names_the_closest_lmstyle_and_its_first_difference():
         )
         if edited != golden:
             changed.add(families.key_of(case["golden"]).case)
-        results.append(result(case, FAILED, edited))
+        results.append(result(case, DIFFERS, edited))
     assert changed
     found = found_for(results, closest.PROMPT, "generic")
     assert found.identical_to == ()

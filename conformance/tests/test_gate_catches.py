@@ -19,6 +19,8 @@ from lcb_conformance.suite import cases, paths
 
 pytestmark = pytest.mark.selftest
 
+LLAMA3 = cases.LLAMA3_TOKENIZER.replace("/", "__")  # its chat-prompt golden folder
+
 
 def run_suite(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
@@ -74,14 +76,14 @@ def test_one_character_in_the_system_message_fails_with_a_readable_diff(tmp_path
     result = run_suite(
         "conformance/tests/test_conformance.py",
         "-k",
-        "test_prompt and (generic/ or generic-llama3/)",
+        f"prompt/generic/ or chat-prompt/{LLAMA3}/",
         "--impl",
         "mutant_prompts",
         pythonpath=tmp_path,
     )
     assert failed_cases(result) == {
-        f"prompt/{variant}/{qid}"
-        for variant in ("generic", "generic-llama3")
+        f"{folder}/{qid}"
+        for folder in ("prompt/generic", f"chat-prompt/{LLAMA3}")
         for qid in cases.problems()
     }
     assert "first difference at offset" in result.stdout
@@ -173,11 +175,11 @@ def test_llama31_template_in_the_llama3_snapshot_fails_the_generic_style(tokeniz
     result = run_suite(
         "conformance/tests/test_conformance.py",
         "-k",
-        "prompt/generic-llama3/",
+        f"chat-prompt/{LLAMA3}/",
         f"--tokenizers={tokenizer_copy}",
     )
     failed = failed_cases(result)
-    assert failed == {f"prompt/generic-llama3/{qid}" for qid in cases.problems()}
+    assert failed == {f"chat-prompt/{LLAMA3}/{qid}" for qid in cases.problems()}
     assert "Cutting·Knowledge" in result.stdout or "Cutting Knowledge" in result.stdout
 
 
@@ -187,7 +189,7 @@ def test_a_bos_added_to_a_template_fails_the_token_audit(tokenizer_copy):
     result = run_suite(
         "conformance/tests/test_conformance.py",
         "-k",
-        "test_token_audit and Meta-Llama-3-8B-Instruct/generic__",
+        "token-audit and Meta-Llama-3-8B-Instruct/generic__",
         f"--tokenizers={tokenizer_copy}",
     )
     assert len(failed_cases(result)) == len(cases.AUDITED_PROBLEMS), result.stdout[-3000:]

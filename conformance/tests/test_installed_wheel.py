@@ -1,20 +1,23 @@
 """The gate as a user installs it: a wheel built from this checkout, installed in a fresh venv
-outside the repository, run as `lcb-conformance` from another directory.
+outside the repository, run as `lcb-conformance` from another directory; the wheel holds the
+gate, not the workshop; and installed into a host environment holding older pytest and
+hypothesis, it leaves them as they are and runs there, its pytest plugin included.
 
-Offline and fast: the wheel is built without build isolation, and the venv gets exactly the
+Offline: the wheel is built without build isolation, and the venv gets exactly the
 distributions lcb-conformance requires (its Requires-Dist, followed to the end), linked from
 this environment; nothing else. A dependency the command needs but does not declare fails here.
-The runs are restricted with `-- -k` (a full `lcb-conformance --impl lcb_prompts` in such a venv
-exits 0 in about 65 s, docs/install.md). Costs 27 s on 2 idle cores, 115 s on busy ones.
+The older test tools are wheels tox downloads before the tests run (LCB_OLDER_TEST_TOOLS).
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -78,11 +81,11 @@ def tracked_copy(into: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The bin/ folder of a fresh venv holding the wheel and only its requirements."""
+def wheel(tmp_path_factory) -> Path:
+    """The wheel built from the checkout's files."""
     if paths.CHECKOUT is None or shutil.which("git") is None:
         pytest.skip("builds the wheel from a git checkout of the repository")
-    work = tmp_path_factory.mktemp("installed-wheel")
+    work = tmp_path_factory.mktemp("wheel")
     source = tracked_copy(work / "source")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
@@ -90,20 +93,31 @@ def installed(tmp_path_factory) -> Path:
         check=True,
         capture_output=True,
     )
-    wheel = next((work / "dist").glob("lcb_conformance-*.whl"))
+    return next((work / "dist").glob("lcb_conformance-*.whl"))
+
+
+def venv_with(work: Path, linked: set[str]) -> tuple[Path, Path]:
+    """A fresh venv (its bin/ and site-packages) with these distributions linked in."""
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site_packages = next(venv.glob("lib/python*/site-packages"))
-    requirements = requirement_closure(DISTRIBUTION) - {DISTRIBUTION}
-    link_distributions(requirements, work / "requirements")
+    link_distributions(linked, work / "requirements")
     (site_packages / "requirements.pth").write_text(f"{work / 'requirements'}\n", "utf-8")
+    return venv / "bin", site_packages
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    """The bin/ folder of a fresh venv holding the wheel and only its requirements."""
+    work = tmp_path_factory.mktemp("installed-wheel")
+    bin_dir, _ = venv_with(work, requirement_closure(DISTRIBUTION) - {DISTRIBUTION})
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install"]
+        [sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install"]
         + ["--no-deps", "--no-index", "-q", str(wheel)],
         check=True,
         capture_output=True,
     )
-    return venv / "bin"
+    return bin_dir
 
 
 def lcb_conformance(bin_dir: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -133,8 +147,22 @@ def test_the_installed_suite_is_the_wheels(installed, tmp_path):
     assert version.returncode == 0 and version.stdout.decode().endswith(f"{root} (installed)\n")
 
 
+def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    data = [name for name in names if name.startswith("lcb_conformance/data/")]
+    assert "lcb_conformance/data/conformance/goldens/INDEX.json" in data
+    assert any(name.startswith("lcb_conformance/data/fixtures/tokenizers/") for name in data)
+    ours = [Path(name).name for name in names if not name.endswith(".dist-info/RECORD")]
+    assert not [name for name in ours if name.startswith("test_") or name == "conftest.py"]
+    assert not [name for name in data if name.endswith(".py")], "code in the data folder"
+    workshop = ("peers/", "conformance/tests/", "conformance/examples/", "pyproject.toml")
+    assert not [name for name in data if name.removeprefix("lcb_conformance/data/").startswith(
+        workshop
+    )]
+
+
 def test_the_reference_passes(installed, tmp_path):
-    run = lcb_conformance(installed, tmp_path, "--impl", "lcb_prompts", "--", "-k", "codeqwen")
+    run = lcb_conformance(installed, tmp_path, "--impl", "lcb_prompts", "--only", "prompt")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "codeqwen" in run.stdout and "Traceback" not in run.stdout + run.stderr
 
@@ -148,12 +176,11 @@ def test_a_broken_adapter_fails(installed, tmp_path):
         "broken_adapter",
         "--impl-path",
         str(tmp_path),
-        "--",
-        "-k",
-        "test_extract_code and qwq",
+        "--only",
+        "extract",
     )
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "first failure in qwq" in run.stdout
+    assert "extract: differs in whitespace only (trailing newline missing)" in run.stdout
     assert "Traceback" not in run.stdout + run.stderr
 
 
@@ -162,3 +189,45 @@ def test_an_implementation_that_cannot_be_loaded_is_a_usage_error(installed, tmp
     assert run.returncode == 2, run.stdout + run.stderr
     assert "no_such_module_anywhere" in run.stderr
     assert "Traceback" not in run.stdout + run.stderr
+
+
+OLDER_TOOLS = {"pytest": "8.3.5", "hypothesis": "6.100.0"}
+
+
+def versions(bin_dir: Path) -> dict[str, str]:
+    probe = (
+        "import importlib.metadata as m, json; "
+        f"print(json.dumps({{n: m.version(n) for n in {sorted(OLDER_TOOLS)!r}}}))"
+    )
+    shown = subprocess.run([str(bin_dir / "python"), "-c", probe], capture_output=True, text=True)
+    return json.loads(shown.stdout)
+
+
+def test_a_host_keeps_its_older_pytest_and_hypothesis_and_runs_the_gate(wheel, tmp_path):
+    wheelhouse = os.environ.get("LCB_OLDER_TEST_TOOLS")
+    if not wheelhouse or not Path(wheelhouse).is_dir():
+        pytest.skip("LCB_OLDER_TEST_TOOLS: a folder of older pytest/hypothesis wheels (tox -e "
+                    "upstream downloads it)")  # fmt: skip
+    # the host: the gate's requirements but hypothesis (and pytest, which it does not
+    # require) linked, the older pytest and hypothesis installed from their wheels
+    kept = requirement_closure(DISTRIBUTION) - {DISTRIBUTION} - requirement_closure("hypothesis")
+    bin_dir, _ = venv_with(tmp_path / "host", kept)
+    pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q"]
+    offline = ["--no-index", "--find-links", wheelhouse]
+    requested = [f"{name}=={version}" for name, version in OLDER_TOOLS.items()]
+    subprocess.run([*pip, *offline, *requested], check=True, capture_output=True)
+    assert versions(bin_dir) == OLDER_TOOLS
+    # the gate, its requirements resolved against what the host has (no --no-deps)
+    installed = subprocess.run([*pip, *offline, str(wheel)], capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    assert versions(bin_dir) == OLDER_TOOLS
+    run = lcb_conformance(bin_dir, tmp_path, "--only", "prompt")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    (tmp_path / "test_host.py").write_text("def test_own():\n    pass\n", "utf-8")
+    hosted = subprocess.run(
+        [str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "lcb_conformance.plugin",
+         "--lcb-impl", "lcb_prompts", "-k", "own or prompt/codeqwen/", "-p", "no:cacheprovider"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert hosted.returncode == 0, hosted.stdout[-3000:] + hosted.stderr[-3000:]
+    assert "pytest-8.3.5" in hosted.stdout or "passed" in hosted.stdout

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.selftest
 PACKAGE = Path(lcb_conformance.__file__).parent
 LAYOUT = paths.ROOT / "docs" / "layout.md"
 # A module may import its own layer and those with a lower rank; tools only the suite.
-RANKS = {"suite": 0, "adapters": 1, "upstream": 2, "reports": 3, "cli": 4, "tools": 1}
+RANKS = {"suite": 0, "adapters": 1, "upstream": 2, "runner": 3, "reports": 4, "cli": 5, "tools": 1}
 TOOLS_MAY_IMPORT = {"suite", "tools"}
 
 
@@ -52,15 +52,20 @@ def imported_layers(path: Path) -> set[str]:
 
 
 def test_the_layout_page_lists_every_module_and_no_other():
-    listed = set(re.findall(r"`((?:[a-z_]+/)?[a-z_]+\.py)`", LAYOUT.read_text("utf-8")))
+    table = re.findall(r"^\| [a-z]+ \| `([a-z_/]+\.py)` \|", LAYOUT.read_text("utf-8"), re.M)
+    listed = set(table)
     assert listed == set(modules())
 
 
-@pytest.mark.parametrize("package", sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py")))
+@pytest.mark.parametrize(
+    "package",
+    sorted(p.parent.relative_to(PACKAGE).as_posix() for p in PACKAGE.glob("**/__init__.py")
+           if p.parent != PACKAGE),
+)
 def test_every_subpackage_says_its_job(package):
     docstring = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
     assert docstring, f"lcb_conformance/{package}/__init__.py: say what the subpackage is for"
-    assert package in RANKS, f"{package}: give it a layer in this test and in docs/layout.md"
+    assert layer(package) in RANKS, f"{package}: give it a layer in this test and in docs/layout.md"
 
 
 @pytest.mark.parametrize("module", modules())
@@ -72,3 +77,31 @@ def test_no_module_imports_from_a_layer_above(module):
         return
     above = {other for other in imported if RANKS[other] > RANKS[own] or other == "tools"}
     assert not above, f"{module} ({own}) imports from {sorted(above)}"
+
+
+# What a view must not read: a test runner's text (node ids, failure and skip reports) or a
+# phrase in a message. Results are data (lcb_conformance.runner.results).
+RUNNER_TEXT = {"nodeid", "longrepr", "longreprtext", "wasxfail", "parse_nodeid", "when"}
+VIEWS = ["cli.py", *(m for m in modules() if m.startswith("reports/"))]
+
+
+@pytest.mark.parametrize("module", VIEWS)
+def test_no_view_reads_a_test_runners_text(module):
+    tree = ast.parse((PACKAGE / module).read_text("utf-8"))
+    read = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    assert not read & RUNNER_TEXT, f"{module} reads {sorted(read & RUNNER_TEXT)}"
+    texts = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+    assert not [t for t in texts if "::" in t or "Skipped: " in t or "AssertionError: " in t]
+    phrase_tests = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops)
+        and any(isinstance(side, ast.Name | ast.Attribute) and "NOT_PROVIDED" in ast.unparse(side)
+                for side in [node.left])
+    ]  # fmt: skip
+    assert not phrase_tests, f"{module} looks for the not-provided phrase in a message"

@@ -10,6 +10,7 @@ import pytest
 
 from lcb_conformance import cli
 from lcb_conformance.reports import peers
+from lcb_conformance.runner.contract import contract_cases
 from lcb_conformance.suite import goldens, index, paths
 from lcb_conformance.tools import mutation
 from lcb_conformance.upstream import PINNED_COMMIT, regen, source
@@ -21,10 +22,9 @@ SUITE_FILES = (
     paths.CASE_INDEX_SCHEMA,
     paths.DEVIATIONS_FILE,
     paths.TOKENIZERS_DIR / "families.json",
-    paths.TESTS_DIR / "conftest.py",
-    paths.EXAMPLES_DIR / "jsonl_adapter.py",
     paths.ADAPTER_PROTOCOL_SCHEMA,
-    paths.PYTEST_CONFIG,
+    paths.REPORT_SCHEMA,
+    paths.RESULTS_SCHEMA,
 )
 
 
@@ -67,10 +67,14 @@ def test_an_installed_copy_refuses_to_write_in_one_line(
 
 def test_version_names_the_suite_the_goldens_upstream_and_the_cases(capsys):
     assert cli.main(["--version"]) == 0
-    version, origin, counted, data = capsys.readouterr().out.splitlines()
+    version, origin, counted, held, data = capsys.readouterr().out.splitlines()
     assert version.startswith("lcb-conformance ") and "unknown" not in version
     assert origin == f"goldens: from lcb_runner {PINNED_COMMIT} (checkout)"
-    assert counted.startswith(f"cases: {len(index.by_id())} golden cases (chat-prompt ")
+    assert counted.startswith(f"goldens: {len(index.by_id())} (chat-prompt ")
+    assert held == (
+        f"cases an implementation is held to: {len(index.held_cases())} golden (every "
+        f"transformers line), {len(contract_cases())} API contract"
+    )
     assert data.startswith(f"suite data: {paths.ROOT}")
 
 
@@ -90,3 +94,17 @@ def test_a_missing_upstream_stand_in_names_what_to_install(monkeypatch):
     assert message.startswith("cannot import lm_styles from nvidia-livecodebench (not installed)")
     assert "pip install --no-deps nvidia-livecodebench==26.3" in message
     assert "pip install 'lcb-conformance[upstream]'" in message
+
+
+def test_every_subpackage_is_in_the_distribution():
+    """pyproject.toml lists the packages (the data package maps the repository root), so a
+    new subpackage must be listed there, or the wheel lacks it."""
+    import tomllib
+
+    listed = set(tomllib.loads((paths.CHECKOUT / "pyproject.toml").read_text("utf-8"))["tool"][
+        "setuptools"]["packages"])  # fmt: skip
+    found = {
+        ".".join(("lcb_conformance", *init.parent.relative_to(paths.PACKAGE_DIR).parts))
+        for init in paths.PACKAGE_DIR.rglob("__init__.py")
+    }
+    assert found <= listed, f"add to pyproject.toml's packages: {sorted(found - listed)}"

@@ -133,21 +133,23 @@ def _run(actual: str, golden: str) -> dict:
             "api_contract": {"passed": 1, "run": 2},
         },
         "impl": {"not_provided": ["decode_context"], "styles_not_provided": ["codeqwen"]},
-        "totals": {"not_provided": 3},
+        "totals": {"not-provided": 3},
         "cells": [
             {"style": "generic", "tokenizer": "no template", "checks": ["prompt"], "cases": 1,
-             "passed": 0, "failed": 1, "not_provided": 0, "status": "fail",
+             "run": 1, "ok": 0, "not_ok": 1, "not_provided": 0, "status": "fail",
              "first_failure": case},
             {"style": "codeqwen", "tokenizer": "-", "checks": ["prompt"], "cases": 3,
-             "passed": 0, "failed": 0, "not_provided": 3, "status": "not provided",
+             "run": 0, "ok": 0, "not_ok": 0, "not_provided": 3, "status": "not provided",
              "first_failure": None},
-            {"style": "other checks", "tokenizer": "test_bad_input.py", "checks": [],
-             "cases": 2, "passed": 1, "failed": 1, "not_provided": 0, "status": "fail",
-             "first_failure": "test_bad_row[list]"},
+        ],
+        "contract": [
+            {"style": "API contract", "tokenizer": "bad-input", "checks": ["bad-input"],
+             "cases": 2, "run": 2, "ok": 1, "not_ok": 1, "not_provided": 0, "status": "fail",
+             "first_failure": "contract/bad-input/row[list]"},
         ],
         "failures": [
-            {"case": case, "nodeid": f"t.py::test_prompt[{case}]", "golden_key": case,
-             "golden": golden, "actual": actual, "report": "…"},
+            {"case": case, "tier": "upstream", "status": "differs", "reason": "content",
+             "golden": golden, "actual": actual, "declared_deviation": None, "report": "…"},
         ],
     }  # fmt: skip
 
@@ -166,9 +168,9 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
     )
     assert "| generic | no template | prompt | 1 | 0 | 1 |" in page
     assert "the styles codeqwen and the functions decode_context" in page
-    assert "1 passed, 1 failed in test_bad_input.py (1)" in page
+    assert "1 passed, 1 failed in bad-input (1)" in page
     assert "1. identical to lcb_runner (its own goldens): no, 0 of 1 cases run" in page
-    assert "3. API contract and other checks (apart): 1 of 2 passed" in page
+    assert "3. API contract (apart): 1 of 2 passed" in page
     # the first failing case, as showdiff shows it
     assert "first difference at offset 0" in page
     assert "golden: You are an expert Python programmer. You…" in page
@@ -188,17 +190,16 @@ def _judge_run(**actual_verdicts) -> dict:
     total = len(judge.judge_cases())
     run["cells"].append(
         {"style": "judge", "tokenizer": "-", "checks": ["judge"], "cases": total, "run": total,
-         "passed": total - len(actual_verdicts), "failed": len(actual_verdicts),
+         "ok": total - len(actual_verdicts), "not_ok": len(actual_verdicts),
          "not_provided": 0, "status": "fail", "first_failure": None}
     )  # fmt: skip
     for case, verdict in actual_verdicts.items():
         actual = None if verdict is None else goldens.canonical_json(verdict)
         run["failures"].append(
-            {"case": f"judge/{case}", "nodeid": f"test_judge.py::test_judge[judge/{case}]",
-             "golden_key": f"judge/{case}", "actual": actual,
-             "report": "test_judge.py:59: in test_judge\n"
-                       "E   AssertionError: RuntimeError: the adapter broke\n"
-                       "E   assert 'failure' not in {...}"}
+            {"case": f"judge/{case}", "tier": "upstream",
+             "status": "error" if verdict is None else "differs", "actual": actual,
+             "reason": "RuntimeError: the adapter broke" if verdict is None else "content",
+             "declared_deviation": None, "report": "…"}
         )  # fmt: skip
     return run
 
@@ -224,8 +225,9 @@ def test_peers_report_shows_judge_differences_and_their_direction():
 
 
 def test_judge_directions_come_from_the_suites_own_verdicts():
-    """The page reads the judge verdicts the suite recorded (no second judge run that could
-    disagree with the judge cell): failed tests give their verdict, passed ones the golden."""
+    """The page reads the judge verdicts the run recorded (no second judge run that could
+    disagree with the judge cell): cases not identical give their verdict or their error,
+    identical ones the golden."""
     wrong = {"metadata": {}, "passed": False, "results": [-2]}
     run = _judge_run(sum_input_correct=wrong, sum_quit=None)
     found = {

@@ -1,10 +1,12 @@
-"""The pytest plugin: conformance/examples/tiny_eval (an eval package naming its adapter in its
-pytest config) runs the conformance cases in its own pytest session, next to its own tests:
-the cases it provides pass, the others are skipped as not provided; an adapter chosen with
---impl that differs from lcb_runner fails with the golden's readable diff.
+"""The pytest plugin: conformance/examples/tiny_eval (an eval package enabling the plugin and
+naming its adapter in its pytest config) runs the conformance cases in its own pytest session,
+next to its own tests: the cases it provides pass, the others are skipped as not provided; an
+adapter chosen with --lcb-impl that differs from lcb_runner fails with the golden's readable
+diff; under pytest-xdist the results file is the serial run's; a host that imported
+transformers first still gets the cases; and without the plugin nothing of ours is in the
+session, not even an option in --help.
 
-Each run is a pytest subprocess restricted with -k: 15 s in all on 2 idle cores, 70 s on
-busy ones."""
+Each run is a pytest subprocess restricted with -k."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from lcb_conformance.runner import results
 from lcb_conformance.suite import paths
 
 pytestmark = pytest.mark.selftest
@@ -55,12 +58,9 @@ def counts(output: str) -> dict[str, int]:
 
 def test_the_ini_setting_runs_the_cases_beside_the_packages_own_tests(eval_package):
     run = pytest_in(
-        eval_package,
-        "-v",
-        "-rs",
-        "-k",
-        "test_extracts_the_fenced_program or (test_extract_code and codeqwen) or test_prompt",
-    )
+        eval_package, "-v", "-rs", "-k", "test_extracts_the_fenced_program or extract/codeqwen/ "
+        "or prompt/",
+    )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert "tests/test_tiny_eval.py::test_extracts_the_fenced_program PASSED" in run.stdout
     found = counts(run.stdout)
@@ -69,26 +69,63 @@ def test_the_ini_setting_runs_the_cases_beside_the_packages_own_tests(eval_packa
     assert found["passed"] > 100 and found["skipped"] > 100, run.stdout[-500:]
     assert "tiny_eval.lcb does not provide" in run.stdout
     assert "failed" not in found
+    assert "test_golden_case" not in run.stdout and "test_layout" not in run.stdout  # no self-test
 
 
 def test_an_impl_option_that_differs_fails_with_the_readable_diff(eval_package):
-    run = pytest_in(eval_package, "--impl", "tiny_eval.broken", "-k", "test_extract_code and qwq")
+    run = pytest_in(eval_package, "--lcb-impl", "tiny_eval.broken", "-k", "extract/qwq/")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-2000:]
-    assert "extract/qwq: differs from the golden" in run.stdout
+    assert "extract/qwq/" in run.stdout and ": differs from the golden" in run.stdout
     assert "first difference at offset" in run.stdout
     assert counts(run.stdout)["failed"] > 10
 
 
-def test_without_the_setting_a_session_runs_only_its_own_tests(eval_package):
-    (eval_package / "pyproject.toml").write_text(
-        re.sub(
-            r"^lcb_conformance_impl.*$",
-            "",
-            (eval_package / "pyproject.toml").read_text("utf-8"),
-            flags=re.M,
-        ),
+def test_under_xdist_the_results_file_is_the_serial_runs(eval_package):
+    pytest.importorskip("xdist")
+    found = {}
+    for name, args in {"serial": (), "workers": ("-n", "2")}.items():
+        run = pytest_in(eval_package, *args, "--lcb-results", f"{name}.jsonl", "-k", "extract/")
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+        written = results.read(eval_package / f"{name}.jsonl")
+        assert written.complete
+        found[name] = sorted((r.id, r.status, r.reason) for r in written.results)
+    assert found["workers"] == found["serial"] and len(found["serial"]) > 900
+
+
+def test_a_host_that_imported_transformers_first_gets_the_cases(eval_package):
+    (eval_package / "conftest.py").write_text(
+        "import transformers  # the host's own, before the plugin serves any tokenizer\n"
+        "import os\n"
+        "HOME = os.environ.get('HF_HOME')\n"
+        "def pytest_unconfigure(config):\n"
+        "    assert os.environ.get('HF_HOME') == HOME, 'the plugin changed HF_HOME'\n",
         "utf-8",
     )
+    run = pytest_in(eval_package, "-k", "chat-prompt/Qwen__Qwen3-8B/")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert counts(run.stdout)["passed"] > 10
+
+
+def _without(package: Path, pattern: str) -> None:
+    config = package / "pyproject.toml"
+    config.write_text(re.sub(pattern, "", config.read_text("utf-8"), flags=re.M), "utf-8")
+
+
+def test_without_the_implementation_a_session_runs_only_its_own_tests(eval_package):
+    _without(eval_package, r"^lcb_conformance_impl.*$")
     run = pytest_in(eval_package)
     assert run.returncode == 0, run.stdout[-3000:]
     assert counts(run.stdout) == {"passed": 1}, run.stdout[-500:]
+
+
+def test_without_the_plugin_nothing_of_ours_is_in_the_session(eval_package):
+    _without(eval_package, r"^(addopts|lcb_conformance_impl).*$")
+    run = pytest_in(eval_package)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert counts(run.stdout) == {"passed": 1}, run.stdout[-500:]
+    shown = pytest_in(eval_package, "--help").stdout
+    assert "--lcb" not in shown and "lcb_conformance" not in shown and "lcb-conformance" not in (
+        shown
+    )
+    enabled = pytest_in(eval_package, "-p", "lcb_conformance.plugin", "--help").stdout
+    assert "--lcb-impl" in enabled and "--impl " not in enabled

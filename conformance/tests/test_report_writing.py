@@ -5,65 +5,61 @@ nothing (or the previous report) at its path."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 
 import jsonschema
+import miniatures
 import pytest
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.reports import report, verdict
-from lcb_conformance.suite import index, paths
+from lcb_conformance.reports import report
+from lcb_conformance.reports.verdict import Verdict
+from lcb_conformance.runner import results
+from lcb_conformance.runner import run as runner
+from lcb_conformance.suite import goldens, index, paths
 
-# What an implementation can return: lone surrogates, NUL, C0/C1 controls, ANSI escapes.
-HOSTILE = "lone \ud800 and \udfff, NUL \x00, bell \x07, esc \x1b[31m, del \x7f, c1 \x85, end"
+HOSTILE = miniatures.HOSTILE
 # Past the side-by-side limit (the 10 MB case runs end to end in test_cli_report.py).
 LARGE = "x" * (report.SIDE_BY_SIDE_LIMIT + 1)
 
 
-def extract_nodeid() -> str:
-    case = index.held_cases("extract")[0]
-    return f"conformance/tests/test_conformance.py::test_extract_code[{case['id']}]"
-
-
-def hostile_run(actual: str) -> verdict.Run:
-    return verdict.Run(
-        impl={"name": "hostile", "provides": ["extract_code"], "not_provided": []},
-        results=[
-            verdict.CaseResult(
-                extract_nodeid(), verdict.FAILED, f"AssertionError {HOSTILE}", actual
-            ),
-            verdict.CaseResult(
-                "conformance/tests/test_bad_input.py::test_lone_surrogates[generic]",
-                verdict.FAILED,
-                f"UnicodeError: {HOSTILE}",
-            ),
-        ],
-        pytest_exit_code=1,
-    )
+def hostile_run(adapter=miniatures.hostile) -> Verdict:
+    """Two extraction cases through the runner, and a failed contract case whose reason
+    carries the hostile string."""
+    impl = implementation.wrap("hostile", adapter)
+    cases = index.held_cases(goldens.EXTRACT)[:2]
+    found = [runner.Runner(impl).golden(case) for case in cases]
+    found.append(
+        results.CaseResult(
+            "contract/utf-8/x", results.CONTRACT, "utf-8", "extract_code",
+            (runner.CONTRACT_ROW, "utf-8"), results.FAILED, reason=f"UnicodeError: {HOSTILE}",
+        )
+    )  # fmt: skip
+    return Verdict(results.Run(results.header(impl.describe()), found))
 
 
 def test_hostile_strings_give_valid_json_that_loses_nothing(tmp_path):
     path = tmp_path / "report.json"
-    report.write_json(hostile_run(HOSTILE), path)
+    report.write_json(hostile_run(), path)
     data = json.loads(path.read_bytes().decode("utf-8"))  # strict UTF-8: no raw surrogate
     assert data["failures"][0]["actual"] == HOSTILE
-    assert HOSTILE in data["failures"][1]["pytest_report"]
+    assert HOSTILE in data["failures"][-1]["reason"]
 
 
 def test_hostile_strings_are_visible_in_the_html(tmp_path):
     path = tmp_path / "report.html"
-    report.write_html(hostile_run(HOSTILE), path)
+    report.write_html(hostile_run(), path)
     page = path.read_bytes().decode("utf-8")
     assert "\x00" not in page and "\x1b" not in page and "\x85" not in page
-    assert '<span class="escape">\\ud800</span>' in page  # the pytest report, made visible
+    assert '<span class="escape">\\ud800</span>' in page  # the contract's reason, made visible
     assert '<span class="escape">\\x00</span>' in page
     assert "\\ud800" in page and "\\x1b" in page  # the showdiff report of the actual text
 
 
 def test_a_large_output_is_reported_whole_without_a_side_by_side_diff(tmp_path):
-    run = hostile_run(LARGE)
+    large = type(miniatures.hostile)(extract_code=lambda model_output, style="generic": LARGE)
+    run = hostile_run(large)
     report.write_json(run, tmp_path / "r.json")
     report.write_html(run, tmp_path / "r.html")
     assert json.loads((tmp_path / "r.json").read_text("utf-8"))["failures"][0]["actual"] == LARGE
@@ -80,7 +76,7 @@ def test_an_unwritable_path_raises_and_leaves_nothing(tmp_path, blocker):
         (tmp_path / "not-a-dir").write_text("")
         path = tmp_path / "not-a-dir" / "report.json"
     with pytest.raises(report.ReportNotWritten, match="cannot write"):
-        report.write_json(hostile_run(HOSTILE), path)
+        report.write_json(hostile_run(), path)
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
 
 
@@ -93,20 +89,55 @@ def test_a_failed_write_keeps_the_previous_report(tmp_path, monkeypatch):
 
     monkeypatch.setattr(report.os, "replace", disk_full)
     with pytest.raises(report.ReportNotWritten, match="No space left on device"):
-        report.write_html(hostile_run(HOSTILE), path)
+        report.write_html(hostile_run(), path)
     assert path.read_text("utf-8") == "previous report"
     assert os.listdir(tmp_path) == ["report.html"]  # the temporary file is gone
 
 
-@pytest.mark.parametrize("actual", [HOSTILE, None], ids=["text", "no-text"])
-def test_the_json_report_is_what_its_published_schema_describes(actual, tmp_path):
+@pytest.mark.parametrize(
+    "adapter", [miniatures.hostile, miniatures.not_text, miniatures.raises],
+    ids=["text", "no-text", "raises"],
+)  # fmt: skip
+def test_the_json_report_is_what_its_published_schema_describes(adapter, tmp_path):
     """report.schema.json ships in the package; its schema string is the report's."""
     schema = json.loads(paths.REPORT_SCHEMA.read_text("utf-8"))
-    run = dataclasses.replace(
-        hostile_run(actual if actual is not None else verdict.NO_ACTUAL),
-        impl=implementation.load(implementation.REFERENCE).describe(),
-    )
-    report.write_json(run, tmp_path / "r.json")
+    report.write_json(hostile_run(adapter), tmp_path / "r.json")
     data = json.loads((tmp_path / "r.json").read_text("utf-8"))
     jsonschema.validate(data, schema)
     assert data["schema"] == report.SCHEMA == schema["properties"]["schema"]["const"]
+
+
+def test_a_results_file_is_what_its_published_schema_describes(tmp_path):
+    """Every line of a results file, hostile answers included, is valid against
+    results.schema.json, ASCII, and read back as the same results."""
+    schema = json.loads(paths.RESULTS_SCHEMA.read_text("utf-8"))
+    run = hostile_run().run
+    writer = results.ResultsWriter(tmp_path / "results.jsonl", run.header)
+    for result in run.results:
+        writer.write(result)
+    writer.close({})
+    raw = (tmp_path / "results.jsonl").read_bytes()
+    assert raw.isascii()
+    for line in raw.decode("ascii").splitlines():
+        jsonschema.validate(json.loads(line), schema)
+    again = results.read(tmp_path / "results.jsonl")
+    assert again.complete and again.results == run.results
+
+
+def test_a_results_file_without_its_footer_is_an_unfinished_run(tmp_path):
+    run = hostile_run().run
+    writer = results.ResultsWriter(tmp_path / "results.jsonl", run.header)
+    writer.write(run.results[0])
+    writer.abandon()
+    again = results.read(tmp_path / "results.jsonl")
+    assert not again.complete and again.results == run.results[:1]
+    assert Verdict(again).headline().endswith("; the run did not finish")
+
+
+def test_reports_take_the_umask(tmp_path):
+    previous = os.umask(0o022)
+    try:
+        report.write_json(hostile_run(), tmp_path / "r.json")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644

@@ -91,13 +91,17 @@ def test_the_reports_say_it_first():
     import json
 
     from lcb_conformance.reports import verdict
+    from lcb_conformance.runner import results
     from lcb_conformance.suite import goldens
 
     golden = _message_golden("OpenAIChat")
     actual = goldens.canonical_json(json.loads(golden)[1:])
-    nodeid = "t.py::test_messages[messages/OpenAIChat/atc_crlf_statement]"
-    result = verdict.CaseResult(nodeid, verdict.FAILED, "", actual)
-    assert result.mismatch_report().split("\n")[:2] == [
+    case = "messages/OpenAIChat/atc_crlf_statement"
+    result = results.CaseResult(
+        case, results.UPSTREAM, goldens.MESSAGES, "format_lcb_messages", ("generic", "messages"),
+        results.DIFFERS, golden=f"{case}.json", actual=actual,
+    )  # fmt: skip
+    assert verdict.mismatch_report(result).split("\n")[:2] == [
         "system message missing",
         "messages/OpenAIChat/atc_crlf_statement: differs from the golden",
     ]

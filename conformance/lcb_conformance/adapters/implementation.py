@@ -75,8 +75,7 @@ STYLE_ARGUMENT = {
     "extract_code_prefix": 1,
 }
 DEFAULT_STYLE = "generic"
-# Every not-provided message contains this phrase (the CLI's report counts them by it).
-NOT_PROVIDED = "does not provide"
+NOT_PROVIDED = "does not provide"  # the phrase of every not-provided message
 
 
 class NotProvided(LookupError):

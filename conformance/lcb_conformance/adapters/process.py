@@ -53,7 +53,7 @@ OPTIONS = (
             metavar="CMD",
             help="the implementation under test is this program (any language, any "
             "environment), speaking the JSON-lines adapter protocol on stdin/stdout "
-            "(lcb_conformance.adapters.process); overrides --impl",
+            "(lcb_conformance.adapters.process), instead of an importable module",
         ),
     ),
     (
@@ -62,7 +62,7 @@ OPTIONS = (
             type=float,
             default=DEFAULT_TIMEOUT,
             metavar="SECONDS",
-            help="--impl-cmd: time limit per request (default: %(default)s)",
+            help="the program's time limit per request (default: %(default)s)",
         ),
     ),
     (
@@ -71,7 +71,7 @@ OPTIONS = (
             type=int,
             default=DEFAULT_MEMORY_MB,
             metavar="MB",
-            help="--impl-cmd: address-space limit of the program (default: %(default)s)",
+            help="the program's address-space limit (default: %(default)s)",
         ),
     ),
 )
@@ -109,6 +109,19 @@ def encode(value):
     if isinstance(repo_id, str):
         return repo_id
     return {"$object": repr(value)[:200]}
+
+
+def decode_result(function: str, result):
+    """A result as Python has it: Claude3's (system, messages) pair crosses JSON as the array
+    [system, messages] (a list of messages never starts with a string)."""
+    if (
+        function == "format_lcb_messages"
+        and isinstance(result, list)
+        and len(result) == 2
+        and isinstance(result[0], str)
+    ):
+        return tuple(result)
+    return result
 
 
 def _limit_memory(megabytes: int):
@@ -156,7 +169,8 @@ class ProcessAdapter:
 
         def call(*args, **kwargs):
             named = dict(zip(PARAMETERS.get(function, ()), args, strict=False)) | kwargs
-            return self.request(function, {name: encode(v) for name, v in named.items()})
+            result = self.request(function, {name: encode(v) for name, v in named.items()})
+            return decode_result(function, result)
 
         call.__name__ = function
         return call
@@ -251,9 +265,7 @@ class ProcessAdapter:
 
 def _exception(name: object, message: str) -> Exception:
     if name == "NotProvided":
-        # the verdict counts a case as not provided by this phrase in the skip reason
-        shown = message if NOT_PROVIDED in message else f"the program {NOT_PROVIDED} it: {message}"
-        return NotProvided(shown)
+        return NotProvided(message or f"the program {NOT_PROVIDED} it")
     found = getattr(builtins, str(name), None)
     if isinstance(found, type) and issubclass(found, Exception):
         return found(message)

@@ -101,32 +101,20 @@ def judge_outcomes(report: dict) -> dict[str, dict] | None:
     ran = sum(cell["run"] for cell in report["cells"] if cell["style"] == judge_family.JUDGE_COLUMN)
     if ran != len(cases):
         return None
-    failures = {f["golden_key"]: f for f in report["failures"] if f.get("golden_key")}
+    failures = {f["case"]: f for f in report["failures"]}
     outcomes = {}
     for case_id in cases:
         key = goldens.GoldenKey(goldens.JUDGE, "", case_id)
         recorded = json.loads(goldens.read(key))
         failure = failures.get(str(key))
-        why = _assertion_message((failure or {}).get("report") or "")
         if failure is None:
             outcome = {"failure": "rejected"} if "rejected" in recorded else {"verdict": recorded}
-        elif failure.get("actual") is not None:
+        elif failure["actual"] is not None:  # its verdict (on a rejected row: it graded it)
             outcome = {"verdict": json.loads(failure["actual"])}
-        elif "rejected" in recorded:  # test_judge's one failure there: the row was graded
-            outcome = {"verdict": why or "graded"}
         else:  # no verdict: the implementation raised or its child died
-            outcome = {"failure": why or "no verdict"}
+            outcome = {"failure": failure["reason"] or "no verdict"}
         outcomes[case_id] = outcome
     return outcomes
-
-
-def _assertion_message(report: str) -> str:
-    """What a failed test said: its AssertionError's message, else the report's last line."""
-    lines = report.strip().splitlines()
-    for line in lines:
-        if line.startswith("E   AssertionError: "):
-            return line.removeprefix("E   AssertionError: ")
-    return lines[-1] if lines else ""
 
 
 # --- predictions (the peers survey's, in PREDICTIONS_FILE; checked against a run) ----------------
@@ -140,12 +128,12 @@ class Prediction:
 
 
 def _failures(report: dict, prefix: str) -> list[dict]:
-    return [f for f in report["failures"] if (f.get("golden_key") or "").startswith(prefix)]
+    return [f for f in report["failures"] if f["case"].startswith(prefix)]
 
 
 def _failed(report: dict, case: str) -> dict | None:
-    """The failure of the test whose id names this golden."""
-    return next((f for f in report["failures"] if f"[{case}]" in f["nodeid"]), None)
+    """The failure of this case, if it failed."""
+    return next((f for f in report["failures"] if f["case"] == case), None)
 
 
 def _share(report: dict, prefix: str, holds: Callable[[dict], bool], what: str):
@@ -369,7 +357,7 @@ def _deviation_note(report: dict) -> str:
     """Failing extract-after-think cases where the peer returns exactly lcb_runner's own
     extraction: they fail only because the suite holds extract_code to lcb_prompts'
     documented </think> deviation (deviations.toml)."""
-    think = _failures(report, "extract-after-think/")
+    think = [f for f in _failures(report, "extract/") if f["declared_deviation"] == "think"]
     same = [
         f
         for f in think
@@ -386,33 +374,27 @@ def _deviation_note(report: dict) -> str:
     )
 
 
-def _cell_rows(report: dict) -> tuple[list[str], list[str], list[dict]]:
-    rows, not_provided, other = [], [], []
+def _cell_rows(report: dict) -> tuple[list[str], list[str]]:
+    rows, not_provided = [], []
     for cell in report["cells"]:
-        if cell["style"] == "other checks":
-            other.append(cell)
-        elif cell["status"] == "not provided":
+        if cell["status"] == "not provided":
             not_provided.append(f"{cell['style']}/{cell['tokenizer']}")
         else:
             rows.append(
                 f"| {cell['style']} | {cell['tokenizer']} | {', '.join(cell['checks'])} | "
-                f"{cell['cases'] - cell['not_provided']} | {cell['passed']} | {cell['failed']} | "
+                f"{cell['run']} | {cell['ok']} | {cell['not_ok']} | "
                 f"{'`' + cell['first_failure'] + '`' if cell['first_failure'] else '-'} |"
             )
-    return rows, not_provided, other
-
-
-def _golden_cells(report: dict) -> list[dict]:
-    return [cell for cell in report["cells"] if cell["style"] != "other checks"]
+    return rows, not_provided
 
 
 def _headline(report: dict) -> str:
-    cells = _golden_cells(report)
-    run = sum(c["cases"] - c["not_provided"] for c in cells)
-    failed = sum(c["failed"] for c in cells)
+    cells = report["cells"]
+    run = sum(c["run"] for c in cells)
+    failed = sum(c["not_ok"] for c in cells)
     if not failed:
         return f"identical to lcb_runner on all {run} golden cases it provides"
-    failing = sum(1 for c in cells if c["failed"])
+    failing = sum(1 for c in cells if c["not_ok"])
     return (
         f"NOT identical to lcb_runner: {failed} of the {run} golden cases it provides failed, "
         f"in {failing} of {len(cells) - sum(1 for c in cells if c['status'] == 'not provided')}"
@@ -443,8 +425,7 @@ def _tier_lines(report: dict) -> list[str]:
         f"2. identical except its declared deviations "
         f"({', '.join(declared['deviations']) or 'none declared'}): "
         f"{'yes' if declared['identical'] else 'no'}, {declared['passed']} of {declared['run']}",
-        f"3. API contract and other checks (apart): {contract['passed']} of {contract['run']} "
-        "passed",
+        f"3. API contract (apart): {contract['passed']} of {contract['run']} passed",
         "",
     ]
 
@@ -464,32 +445,33 @@ def render_peer(report: dict) -> list[str]:
         "| style | tokenizer | checks | cases run | passed | failed | first failing case |",
         "|---|---|---|---|---|---|---|",
     ]
-    rows, not_provided, other = _cell_rows(report)
+    rows, not_provided = _cell_rows(report)
     lines += rows
     lines.append("")
     if not_provided:
         styles = report["impl"].get("styles_not_provided") or []
         lines.append(
-            f"Not provided ({totals['not_provided']} cases, reported as skips): the styles "
+            f"Not provided ({totals['not-provided']} cases): the styles "
             f"{', '.join(styles) or '-'} and the functions "
             f"{', '.join(report['impl']['not_provided']) or '-'}."
         )
         lines.append("")
-    if other:
-        failed = [f"{c['tokenizer']} ({c['failed']})" for c in other if c["failed"]]
+    contract = report["contract"]
+    if contract:
+        failed = [f"{c['tokenizer']} ({c['not_ok']})" for c in contract if c["not_ok"]]
         lines.append(
-            f"Other checks (the suite's own tests and lcb_prompts' API contract, e.g. bad input; "
-            f"not lcb_runner identity, not counted above): {sum(c['passed'] for c in other)} "
-            f"passed, {sum(c['failed'] for c in other)} failed"
+            "API contract (lcb_prompts' API: bad input, properties; not lcb_runner identity, "
+            f"not counted above): {sum(c['ok'] for c in contract)} passed, "
+            f"{sum(c['not_ok'] for c in contract)} failed"
             + (f" in {', '.join(failed)}." if failed else ".")
         )
         lines.append("")
     note = _deviation_note(report)
     if note:
         lines += [note, ""]
-    raised = [f for f in report["failures"] if f.get("golden_key") and f.get("actual") is None]
+    raised = [f for f in report["failures"] if f["tier"] != "contract" and f["status"] == "error"]
     if raised:
-        last = (raised[0].get("report") or "").strip().split("\n")[-1]
+        last = raised[0]["reason"].strip().split("\n")[-1]
         lines += [
             f"**{len(raised)} golden cases raised instead of returning a string** (the adapter "
             f"or the installed peer is broken, not compared): first `{raised[0]['case']}`: "
@@ -534,11 +516,7 @@ def _cell(text: str) -> str:
 
 
 def _first_per_cell(report: dict) -> list[dict]:
-    wanted = {
-        cell["first_failure"]
-        for cell in report["cells"]
-        if cell["first_failure"] and cell["style"] != "other checks"
-    }
+    wanted = {cell["first_failure"] for cell in report["cells"] if cell["first_failure"]}
     seen, firsts = set(), []
     for failure in report["failures"]:
         if failure["case"] in wanted and failure["case"] not in seen:
@@ -572,13 +550,13 @@ def render(reports: list[dict]) -> str:
     ]
     for report in reports:
         peer, totals = report["peer"], report["totals"]
-        golden = _golden_cells(report)
-        run_cases = sum(c["cases"] - c["not_provided"] for c in golden)
+        golden = report["cells"]
+        run_cases = sum(c["run"] for c in golden)
         lines.append(
             f"| {peer['peer']} | {peer['version']} | `{peer['module']}` | {run_cases} | "
-            f"{sum(c['passed'] for c in golden)} | {sum(c['failed'] for c in golden)} | "
-            f"{totals['not_provided']} | "
-            f"{'identical' if not sum(c['failed'] for c in golden) else 'NOT identical'} | "
+            f"{sum(c['ok'] for c in golden)} | {sum(c['not_ok'] for c in golden)} | "
+            f"{totals['not-provided']} | "
+            f"{'identical' if not sum(c['not_ok'] for c in golden) else 'NOT identical'} | "
             f"{_cell(_closest_summary(report))} | "
             f"{judge_summary(report)} | "
             f"{'; '.join(observed_differences(report)) or '-'} |"

@@ -4,9 +4,11 @@ not just the fixtures, and the inputs mutation testing showed no other case reac
 The oracle is the plain statement of the rules (lcb_conformance.suite.extraction_rule):
 lcb_runner's extraction on the whole output, or on the answer after the last </think> for an
 implementation declaring the "think" deviation; extract_code_prefix (no upstream twin) is the
-reference's rule. Examples are drawn derandomized and without a database, so every run of an
-implementation sees the same inputs and writes nothing; a failure's reason is its own
-falsifying example.
+reference's rule. Examples are drawn derandomized and without a database, and nothing is
+written; a failure's reason is its own falsifying example. Derandomized is not fixed: Hypothesis
+mixes constants from the locally imported modules into what it draws, so the drawn inputs
+vary with what a process has imported (the command, the plugin, a worker); the explicit
+examples, the edges a wrong extractor trips on first, are the same everywhere.
 """
 
 from __future__ import annotations
@@ -83,6 +85,9 @@ def _prefix_matches_the_rule(fn, output: str, style: str) -> None:
 def extract_code_is_the_rule(fn):
     @SETTINGS
     @given(output=st.one_of(outputs, texts), style=fence_styles)
+    @example(output="```python\n    return 1  \n```", style="generic")  # edge whitespace kept
+    @example(output="```\r\nx = 1\r\n```\r\n", style="codeqwen")  # "\r" is no line break
+    @example(output="<think>```\n</think>\n```\nx\n```", style="deepseek")
     def holds(output, style):
         _extraction_matches_the_rule(fn, output, style)
 

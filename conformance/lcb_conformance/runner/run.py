@@ -128,14 +128,15 @@ def compare(case: dict, actual: str, deviations: tuple[str, ...]) -> dict:
     held to: lcb_runner's, or the deviation's when the implementation declares it."""
     held_to = index.golden_held_to(case, deviations)
     golden = goldens.read(families.key_of(held_to))
-    details = {"golden": held_to, "actual": actual}
+    details: dict = {"golden": held_to}
     if held_to != families.key_of(case["id"]).relative:
         details["deviation"] = case["deviation"]
         details["upstream_identical"] = actual == goldens.read(families.key_of(case["id"]))
+    if actual == golden:
+        return details | {"status": IDENTICAL}  # the answer is the golden: not kept twice
+    details["actual"] = actual
     if golden is None:
         return details | {"status": ERROR, "reason": f"the golden {held_to} is missing"}
-    if actual == golden:
-        return details | {"status": IDENTICAL}
     difference = showdiff.describe(golden, actual)
     status = WHITESPACE if difference["whitespace_only"] else DIFFERS
     return details | {"status": status, "difference": difference, "reason": difference["kind"]}
@@ -278,7 +279,7 @@ class Runner:
         rejects = '"rejected"' in golden
         if "failure" in outcome:
             if rejects:  # lcb_runner cannot decode the row's tests either: it must raise
-                return _result(case, IDENTICAL, golden=case["golden"], actual=golden)
+                return _result(case, IDENTICAL, golden=case["golden"])
             return _result(case, ERROR, reason=outcome["failure"], golden=case["golden"])
         actual = families.get(case["family"]).render(outcome["verdict"], {})
         if rejects:

@@ -1,16 +1,16 @@
 """Where the suite's files are: the one module that decides, every other module asks it.
 
 The suite's data (goldens with INDEX.json and PROVENANCE.json, fixtures, tokenizer snapshots,
-deviations, the case-index schema, the tests and their pytest configuration) is laid out the
-same way in two places:
+deviations, the schemas) is laid out the same way in two places:
 
 - a checkout of the repository (tox, an editable install, the source tree on sys.path): the
   repository's own directories, which regeneration writes;
 - an installed copy (wheel or sdist): the package's ``data/`` folder, into which
-  pyproject.toml maps those directories (package-dir and package-data); it is read-only.
+  pyproject.toml maps those directories (package-dir and package-data); it is read-only, and
+  holds what a run reads, not the repository's tests, examples or peers.
 
-:data:`ROOT` is the one in use; paths below it are the same in both, so a pytest node id or a
-path in a report reads the same either way. Standard library only.
+:data:`ROOT` is the one in use; paths below it are the same in both, so a path in a report
+reads the same either way. Standard library only.
 """
 
 from __future__ import annotations
@@ -45,15 +45,13 @@ FIXTURES_DIR = ROOT / "fixtures"
 TOKENIZERS_DIR = FIXTURES_DIR / "tokenizers"
 SUITE_DIR = ROOT / "conformance"
 GOLDENS_DIR = SUITE_DIR / "goldens"
-TESTS_DIR = SUITE_DIR / "tests"
-EXAMPLES_DIR = SUITE_DIR / "examples"
+EXAMPLES_DIR = SUITE_DIR / "examples"  # a checkout's only
 DEVIATIONS_FILE = SUITE_DIR / "deviations.toml"
 CASE_INDEX_SCHEMA = SUITE_DIR / "case-index.schema.json"
 # JSON Schema of the --json report (lcb_conformance.reports.report.SCHEMA)
 REPORT_SCHEMA = SUITE_DIR / "report.schema.json"
+RESULTS_SCHEMA = SUITE_DIR / "results.schema.json"
 ADAPTER_PROTOCOL_SCHEMA = ROOT / "docs" / "adapter-protocol.schema.json"
-# The suite's pytest configuration ([tool.pytest.ini_options]: markers, addopts, limits).
-PYTEST_CONFIG = ROOT / "pyproject.toml"
 
 
 def outside_checkout(command: str) -> str | None:

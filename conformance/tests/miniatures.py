@@ -1,0 +1,80 @@
+"""Miniature implementations (as Bowtie's tests have): adapters that are identical, differ in
+one known way, return what is not text, raise, or cannot be imported, so every outcome of the
+runner, the verdict and the command is pinned to a test. `--impl miniatures:NAME` with
+`--impl-path conformance/tests` runs one through the command.
+"""
+
+from __future__ import annotations
+
+import types
+
+import lcb_prompts
+
+# What an implementation can return: lone surrogates, NUL, C0/C1 controls, an ANSI escape.
+HOSTILE = "lone \ud800 and \udfff, NUL \x00, bell \x07, esc \x1b[31m, del \x7f, c1 \x85, end"
+
+
+def _adapter(**functions) -> types.SimpleNamespace:
+    return types.SimpleNamespace(DEVIATIONS=lcb_prompts.DEVIATIONS, **functions)
+
+
+# lcb_prompts itself, every function
+reference = _adapter(
+    format_lcb_prompt=lcb_prompts.format_lcb_prompt,
+    format_lcb_messages=lcb_prompts.format_lcb_messages,
+    extract_code=lcb_prompts.extract_code,
+    extract_code_prefix=lcb_prompts.extract_code_prefix,
+    decode_context=lcb_prompts.decode_context,
+)
+
+# its extraction with a newline more at the end: differs in whitespace only
+trailing_newline = _adapter(
+    extract_code=lambda model_output, style="generic": (
+        lcb_prompts.extract_code(model_output, style) + "\n"
+    )
+)
+
+# an extraction returning a lone surrogate, NUL and an escape sequence
+hostile = _adapter(extract_code=lambda model_output, style="generic": HOSTILE)
+
+# an extraction returning a list: not the text its golden holds
+not_text = _adapter(extract_code=lambda model_output, style="generic": [model_output])
+
+
+def _raise(*args, **kwargs):
+    raise RuntimeError(f"the model server is down {HOSTILE}")
+
+
+raises = _adapter(extract_code=_raise)
+
+# only decode_context: credited with its cases, nothing else
+decode_only = types.SimpleNamespace(decode_context=lcb_prompts.decode_context)
+
+# a chat harness: messages only; its generic prompts are its messages rendered by the suite
+messages_only = _adapter(format_lcb_messages=lcb_prompts.format_lcb_messages)
+
+
+def _wrong_message_style(row, style="generic"):
+    """Every message style answers with generic's messages (a harness sending one shape)."""
+    return lcb_prompts.format_lcb_messages(row, style="generic")
+
+
+# one messages shape for every style: wrong for the styles whose messages differ
+one_messages_shape = _adapter(format_lcb_messages=_wrong_message_style)
+
+
+def _prompt_reading_private_tests(row, *args, **kwargs):
+    row["private_test_cases"]  # noqa: B018 - the harness's habit: a KeyError on minimal rows
+    return lcb_prompts.format_lcb_prompt(row, *args, **kwargs)
+
+
+# identical on every golden case, but its prompt reads a field bad-input rows lack
+reads_private_tests = _adapter(format_lcb_prompt=_prompt_reading_private_tests)
+
+
+def _extract_stripped(model_output, style="generic"):
+    return lcb_prompts.extract_code(model_output, style).strip()
+
+
+# identical on the fixtures' outputs that have no edge whitespace, wrong on others
+strips_code = _adapter(extract_code=_extract_stripped)
