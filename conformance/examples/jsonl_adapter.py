@@ -25,6 +25,13 @@ FUNCTIONS = {
         "extract_code",
         "extract_code_prefix",
         "decode_context",
+        "format_self_repair_prompt",
+        "format_test_output_prompt",
+        "format_code_execution_prompt",
+        "extract_test_output",
+        "extract_execution_answer",
+        "score_test_output",
+        "score_code_execution",
     )
 }
 

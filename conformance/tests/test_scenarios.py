@@ -15,6 +15,7 @@ import pytest
 
 import lcb_prompts
 from lcb_conformance.adapters import implementation
+from lcb_conformance.reports.verdict import answer, mismatch_report
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import ERROR, IDENTICAL, NOT_PROVIDED, SKIPPED
 from lcb_conformance.suite import families, goldens, index, judge_cases
@@ -41,7 +42,10 @@ def test_scenario_score(case, scored, golden):
     result = scored[case["id"]]
     if result.status in (NOT_PROVIDED, SKIPPED):
         pytest.skip(result.reason)
-    assert result.actual == golden(families.key_of(result.golden)), result.reason
+    actual = answer(result)
+    if actual is None:  # it raised, or returned something that is not JSON data
+        pytest.fail(mismatch_report(result), pytrace=False)
+    assert actual == golden(families.key_of(result.golden))
     assert result.status == IDENTICAL
 
 

@@ -109,7 +109,10 @@ def expects_error(golden: str) -> bool:
 
 def render(value: object, arguments: dict) -> str:
     """A returned prompt as canonical JSON: a string, a list of {role, content} messages, or
-    Claude3's (system, messages)."""
+    Claude3's (system, messages) (which crosses JSON as the array [system, messages]: a list
+    of messages never starts with a string)."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str):
+        value = tuple(value)
     if isinstance(value, tuple) and not (
         len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], list)
     ):
