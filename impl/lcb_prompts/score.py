@@ -5,10 +5,12 @@
 - :func:`score_run`: lcb_runner's ``evaluation/compute_scores.py``, the script that scores an
   eval_all file over a date window, overall and per difficulty.
 - :func:`leaderboard_score`: the public leaderboard: ``build_leaderboard_json.py``
-  (LiveCodeBench/submissions) turns eval_all files into per-problem records, shifting every
-  contest date by one day in its local time; the site (``src/leaderboardLib.tsx``) keeps the
-  records with ``start <= date <= end`` and shows the mean of per-problem pass@1, x100, with
-  ``toFixed(1)``.
+  (LiveCodeBench/submissions) turns eval_all files into per-problem records whose date is the
+  contest date plus one day in epoch milliseconds, the naive date read as UTC (a pandas
+  Timestamp's ``timestamp()``), while its date marks (the windows' ends) are midnights of its
+  local time zone; the site (``src/leaderboardLib.tsx``) keeps the records with
+  ``start <= date <= end`` and shows the mean of per-problem pass@1, x100, with ``toFixed(1)``.
+  West of UTC a problem at 00:00 the day before a window's start falls out of it.
 
 Each reproduces upstream's quirks, pinned by the score goldens: a problem without generations
 makes compute_metrics_from_results report no pass@k at all; a generation with an empty
@@ -20,9 +22,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from decimal import ROUND_HALF_UP, Decimal
-from zoneinfo import ZoneInfo
 
 DIFFICULTIES = ("easy", "medium", "hard")
 # compute_scores' k values, and compute_metrics_from_results' default k_list.
@@ -114,23 +115,34 @@ def score_run(rows, start_date=None, end_date=None, platform=None) -> dict:
     return scores
 
 
-def _local_ms(moment: datetime, zone: ZoneInfo) -> int:
-    """int(moment.timestamp() * 1000) for a naive datetime read in the builder's time zone."""
+def _zone(name: str) -> tzinfo:
+    """A time zone by its IANA name. UTC needs no time zone database; zoneinfo is imported
+    only for another (importing it loads sysconfig's platform data)."""
+    if name == "UTC":
+        return UTC
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(name)
+
+
+def _epoch_ms(moment: datetime, zone: tzinfo) -> int:
+    """int(moment.timestamp() * 1000) for a naive datetime read in ``zone``."""
     return int(moment.replace(tzinfo=zone).timestamp() * 1000)
 
 
 def leaderboard_rows(rows, start: str, end: str, builder_tz: str = "UTC") -> list[Mapping]:
-    """The rows the site averages for the window [start, end] (month marks, "YYYY-MM-DD"):
-    the builder's date (contest_date in builder_tz, in ms, plus one day) within the marks
-    (the builder's local midnights)."""
-    zone = ZoneInfo(builder_tz)
-    low = _local_ms(datetime.strptime(start, DATE_FORMAT), zone)
-    high = _local_ms(datetime.strptime(end, DATE_FORMAT), zone)
+    """The rows the site averages for the window [start, end] (date marks, "YYYY-MM-DD"): the
+    builder's date (contest_date read as UTC, in ms, plus one day) between the marks (midnights
+    of the builder's time zone, in ms)."""
+    local = _zone(builder_tz)
+    low = _epoch_ms(datetime.strptime(start, DATE_FORMAT), local)
+    high = _epoch_ms(datetime.strptime(end, DATE_FORMAT), local)
     day = int(timedelta(days=1).total_seconds() * 1000)
+    utc = _zone("UTC")
     return [
         row
         for row in rows
-        if low <= _local_ms(datetime.fromisoformat(row["contest_date"]), zone) + day <= high
+        if low <= _epoch_ms(datetime.fromisoformat(row["contest_date"]), utc) + day <= high
     ]
 
 
