@@ -37,6 +37,7 @@ from lcb_conformance.upstream import (
     UpstreamMissing,
     UpstreamSourceError,
     judge,
+    leaderboard,
 )
 from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
@@ -75,6 +76,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             for name, pinned in sources.PINNED.items()
         },
         "judge": judge.provenance(),
+        "leaderboard": leaderboard.provenance(),
         "kept_from_previous_run": [str(key) for key in failed],
     }
 
