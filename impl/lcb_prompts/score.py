@@ -156,22 +156,28 @@ def to_fixed_1(value: float) -> float:
     return float(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
-def leaderboard_score(rows, start: str, end: str, builder_tz: str = "UTC") -> dict:
-    """The leaderboard's row for this run over [start, end]: whether the builder lists it,
-    the problems the site averages, and its columns (NOT_SHOWN for a column without problems)."""
-    rows = list(rows)
-    if len(rows) != LEADERBOARD_ROWS:
-        return {"listed": False}
-    shown = leaderboard_rows(rows, start, end, builder_tz)
+def leaderboard_columns(shown) -> dict:
+    """The site's columns over the rows it averages: the mean of per-problem pass@1 x100 with
+    toFixed(1), overall and per difficulty (NOT_SHOWN for a column without problems)."""
     columns = {}
     for column, difficulty in zip(LEADERBOARD_COLUMNS, (None, *DIFFICULTIES), strict=True):
         members = [row_pass_at_1(r) for r in shown if difficulty in (None, r["difficulty"])]
         columns[column] = to_fixed_1(sum(members) / len(members)) if members else NOT_SHOWN
+    return columns
+
+
+def leaderboard_score(rows, start: str, end: str, builder_tz: str = "UTC") -> dict:
+    """The leaderboard's row for this run over [start, end]: whether the builder lists it,
+    the problems the site averages, and its columns."""
+    rows = list(rows)
+    if len(rows) != LEADERBOARD_ROWS:
+        return {"listed": False}
+    shown = leaderboard_rows(rows, start, end, builder_tz)
     return {
         "listed": True,
         "count": len(shown),
         "question_ids": sorted(r["question_id"] for r in shown),
-        **columns,
+        **leaderboard_columns(shown),
     }
 
 
