@@ -30,10 +30,13 @@ from pathlib import Path
 from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.suite import cases, deviations, goldens, paths, showdiff
 from lcb_conformance.suite.families import judge as judge_family
+from lcb_conformance.suite.families import request
+from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge
 
 OUT_DIR = paths.ROOT / "build" / "peers"
 PREDICTIONS_FILE = paths.ROOT / "peers" / "predictions.toml"
+REQUESTS_FILE = paths.ROOT / "peers" / "requests.toml"
 OUTPUT = paths.ROOT / "docs" / "peers.md"
 REGEN_COMMAND = "tox -m peers"
 PEERS = ("nvidia_generic_oai", "evalscope_lcb", "lighteval_lcb", "opencompass_lcb")
@@ -561,9 +564,58 @@ def render(reports: list[dict]) -> str:
     lines.append("")
     if missing:
         lines += [f"No run stored for: {', '.join(missing)}.", ""]
+    lines += request_lines(reports)
     for report in reports:
         lines += render_peer(report)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+REQUEST_FIELDS = ("problems", "n", "temperature", "top_p", "max_tokens", "stop")
+
+
+def lcb_runner_request() -> dict[str, str]:
+    """lcb_runner's default request, from its request goldens: an API runner's (OpenAIChat)
+    and its vLLM runner's stop."""
+    api = json.loads(goldens.read(GoldenKey(request.REQUEST, "default", "OpenAIChat")))
+    vllm = json.loads(goldens.read(GoldenKey(request.REQUEST, "default", "LLaMa3")))
+    sent = api["calls"][0]["kwargs"]
+    sampling = vllm["clients"]["sampling_params"]["vllm.SamplingParams"]["kwargs"]
+    return {
+        "problems": "release_latest (1,055; --release_version)",
+        "n": str(sent["n"]),
+        "temperature": str(sent["temperature"]),
+        "top_p": str(sent["top_p"]),
+        "max_tokens": str(sent["max_tokens"]),
+        "stop": f"none (API runners); {sampling['stop']} (vLLM)",
+        "source": "the request goldens (conformance/goldens/request/default/)",
+    }
+
+
+def request_lines(reports: list[dict]) -> list[str]:
+    """The requests table: lcb_runner's default request and each peer's (REQUESTS_FILE)."""
+    with REQUESTS_FILE.open("rb") as file:
+        surveyed = tomllib.load(file)
+    rows = [("lcb_runner 28fef95 (OpenAIChat, LLaMa3)", lcb_runner_request())]
+    for report in reports:
+        name = report["peer"]["module"].rsplit(".", 1)[-1]
+        if name in surveyed:
+            rows.append((f"{report['peer']['peer']} {report['peer']['version']}", surveyed[name]))
+    lines = [
+        "## Requests: what each asks the model for",
+        "",
+        "lcb_runner's row is read from the request goldens (its runner classes run against "
+        "recording fake clients, docs/score.md); the peers' from their installed code "
+        f"(`peers/{REQUESTS_FILE.name}`, source named). The score families' rows "
+        "(pass_at_k, score_run, leaderboard_score) in each peer's table below hold the peer's "
+        "own aggregation to lcb_runner's and the leaderboard's.",
+        "",
+        "| harness | " + " | ".join(REQUEST_FIELDS) + " | source |",
+        "|---|" + "---|" * (len(REQUEST_FIELDS) + 1),
+    ]
+    for label, fields in rows:
+        cells = [_cell(fields.get(name, "-")) for name in (*REQUEST_FIELDS, "source")]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def load_reports(out_dir: Path) -> list[dict]:
