@@ -10,6 +10,8 @@ a run log's sampling parameters with them (issue 20 item 5)."""
 
 from __future__ import annotations
 
+import json
+
 from lcb_conformance.suite import cases, goldens, styles
 from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
@@ -60,3 +62,55 @@ FAMILIES = (
         suffix=JSON_SUFFIX,
     ),
 )
+
+
+# --- the summary table of docs/score.md (test_score_docs.py holds the page to it) -------------
+
+SENT = (
+    "n", "candidate_count", "temperature", "top_p", "p", "max_tokens", "max_tokens_to_sample",
+    "max_output_tokens", "max_completion_tokens", "stop", "thinking", "thinking_config",
+    "reasoning_effort",
+)  # fmt: skip
+
+
+def _sent(record: dict) -> dict:
+    """The sampling parameters of a record's request: its call's keyword arguments (and
+    Gemini's config), or vLLM's SamplingParams."""
+    sampling = record.get("clients", {}).get("sampling_params")
+    if sampling:
+        return sampling["vllm.SamplingParams"]["kwargs"]
+    if not record.get("calls"):
+        return {}
+    kwargs = record["calls"][0]["kwargs"]
+    return {**kwargs, **kwargs.get("config", {})}
+
+
+def _shown(value) -> str:
+    """A parameter's value; a recorded object (ThinkingConfig) as Class(arguments)."""
+    if isinstance(value, dict) and len(value) == 1 and "." in next(iter(value)):
+        ((name, made),) = value.items()
+        arguments = ", ".join(f"{k}={v}" for k, v in made["kwargs"].items())
+        return f"{name.rsplit('.', 1)[-1]}({arguments})"
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def summary_lines(variant: str = "default") -> list[str]:
+    """A markdown table from the request goldens: per LMStyle the runner, the sampling
+    parameters it sends, the requests one problem takes, and how the run ends."""
+    lines = [
+        "| LMStyle | runner | sends | requests per problem | ends |",
+        "|---|---|---|---|---|",
+    ]
+    for lmstyle in lmstyles():
+        record = json.loads(goldens.read(GoldenKey(REQUEST, variant, lmstyle)))
+        sent = _sent(record)
+        shown = ", ".join(f"{name}={_shown(sent[name])}" for name in SENT if name in sent)
+        requests = sum(call["times"] for call in record.get("calls", []))
+        ends = (record.get("raised") or f"{record['outputs']} outputs").strip()
+        lines.append(
+            f"| {lmstyle} | {record.get('runner', '-')} | {shown or '-'} | {requests} | "
+            f"{ends.replace('|', '&#124;')} |"
+        )
+    return lines
