@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, paths, showdiff
+from lcb_conformance.suite import cases, deviations, goldens, index, paths, showdiff
 from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.suite.families import request
 from lcb_conformance.suite.goldens import GoldenKey
@@ -564,7 +564,7 @@ def render(reports: list[dict]) -> str:
     lines.append("")
     if missing:
         lines += [f"No run stored for: {', '.join(missing)}.", ""]
-    lines += request_lines(reports)
+    lines += request_lines(reports) + score_lines(reports)
     for report in reports:
         lines += render_peer(report)
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -605,9 +605,7 @@ def request_lines(reports: list[dict]) -> list[str]:
         "",
         "lcb_runner's row is read from the request goldens (its runner classes run against "
         "recording fake clients, docs/score.md); the peers' from their installed code "
-        f"(`peers/{REQUESTS_FILE.name}`, source named). The score families' rows "
-        "(pass_at_k, score_run, leaderboard_score) in each peer's table below hold the peer's "
-        "own aggregation to lcb_runner's and the leaderboard's.",
+        f"(`peers/{REQUESTS_FILE.name}`, source named).",
         "",
         "| harness | " + " | ".join(REQUEST_FIELDS) + " | source |",
         "|---|" + "---|" * (len(REQUEST_FIELDS) + 1),
@@ -616,6 +614,55 @@ def request_lines(reports: list[dict]) -> list[str]:
         cells = [_cell(fields.get(name, "-")) for name in (*REQUEST_FIELDS, "source")]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return [*lines, ""]
+
+
+# The verdict rows of the score families: the adapter functions that hold an aggregator.
+SCORE_ROWS = ("pass_at_k", "score_run", "leaderboard_score")
+
+
+def score_lines(reports: list[dict]) -> list[str]:
+    """Each peer's aggregator against the score goldens: its runs' score rows, where its
+    adapter provides the function."""
+    lines = [
+        "## The number: each peer's aggregator against lcb_runner's and the leaderboard's",
+        "",
+        "The score goldens (docs/score.md) through the adapters' `pass_at_k`, `score_run` and "
+        "`leaderboard_score` (each adapter's docstring says which of the peer's code it calls).",
+        "",
+        "| peer | function | cases | identical | not identical | cases not identical |",
+        "|---|---|---|---|---|---|",
+    ]
+    none = []
+    for report in reports:
+        provided = False
+        for row in SCORE_ROWS:
+            cells = [c for c in report["cells"] if c["style"] == row and c["run"]]
+            if not cells:
+                continue
+            provided = True
+            differing = [
+                f"`{f['case']}`" for f in report["failures"] if f["case"] in _row_cases(row, cells)
+            ]
+            lines.append(
+                f"| {report['peer']['peer']} | `{row}` | {sum(c['run'] for c in cells)} | "
+                f"{sum(c['ok'] for c in cells)} | {sum(c['not_ok'] for c in cells)} | "
+                f"{', '.join(differing) or '-'} |"
+            )
+        if not provided:
+            none.append(report["peer"]["peer"])
+    if none:
+        lines += ["", f"No score function in the adapters of: {', '.join(none)}."]
+    return [*lines, ""]
+
+
+def _row_cases(row: str, cells: list[dict]) -> set[str]:
+    """The case ids of a verdict row's cells (by the case index)."""
+    columns = {c["tokenizer"] for c in cells}
+    return {
+        case["id"]
+        for case in index.held_cases()
+        if case["cell"][0] == row and case["cell"][1] in columns
+    }
 
 
 def load_reports(out_dir: Path) -> list[dict]:
