@@ -10,6 +10,7 @@ from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     Upstream,
+    UpstreamMissing,
     judge,
     leaderboard,
     matrix,
@@ -29,6 +30,13 @@ class RealVocabulariesMissing(NotProducibleHere):
     """Token ids need the real vocabularies, which this environment does not have."""
 
     counted_as = "no real vocabularies here"
+
+
+class LeaderboardCodeMissing(UpstreamMissing, NotProducibleHere):
+    """The leaderboard's builder, site or TypeScript compiler is not configured here
+    (upstream/leaderboard.py): regeneration keeps those goldens, the drift run skips them."""
+
+    counted_as = "no leaderboard code here"
 
 
 class RealTokenizerUnverified(RuntimeError):
@@ -88,7 +96,11 @@ class Producer:
         time zone, per window (upstream/leaderboard.py), once per producer."""
         key = (zone, tuple(runs), tuple(windows))
         if key not in self._leaderboards:
-            self._leaderboards[key] = leaderboard.answers(self.upstream, runs, zone, list(windows))
+            try:
+                found = leaderboard.answers(self.upstream, runs, zone, list(windows))
+            except UpstreamMissing as missing:
+                raise LeaderboardCodeMissing(str(missing)) from None
+            self._leaderboards[key] = found
         return self._leaderboards[key]
 
     def requests(self, row: dict, cases: list, environment: dict) -> dict[str, dict]:
