@@ -148,3 +148,21 @@ def format_lcb_prompt(row, tokenizer=None, chat_template=False, style=STYLE, ena
 def extract_code(model_output, style=STYLE):
     check_style(style, STYLES)
     return _pieces()[3](model_output)
+
+
+def pass_at_k(results, k_list=(1, 5)):
+    """OpenCompass's pass@k from per-test grades: its livecodebench/pass_k_utils.py
+    ``compute_metrics_from_results`` (what LCBCodeGenerationEvaluator.score reports pass@1
+    from), loaded from the installed file. It reports percent under "details"; the adapter
+    gives lcb_runner's fractions under "detail", nothing else changed."""
+    module = _source.load_module_file(
+        "peer_opencompass_lcb_pass_k", _file("datasets/livecodebench/pass_k_utils.py")
+    )
+    metrics = module.compute_metrics_from_results(results, k_list=list(k_list))
+    detail = metrics.pop("details")
+    as_fraction = {name: value / 100 for name, value in metrics.items()}
+    as_fraction["detail"] = {
+        name: {task: value / 100 for task, value in per_task.items()}
+        for name, per_task in detail.items()
+    }
+    return as_fraction

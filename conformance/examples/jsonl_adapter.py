@@ -25,6 +25,9 @@ FUNCTIONS = {
         "extract_code",
         "extract_code_prefix",
         "decode_context",
+        "pass_at_k",
+        "score_run",
+        "leaderboard_score",
     )
 }
 

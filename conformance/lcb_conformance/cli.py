@@ -99,6 +99,10 @@ SUBCOMMANDS = {
         "lcb_conformance.reports.audit_html",  # run_audit's command, with its --html renderer
         "a finished evaluation, sample by sample: lcb_runner's prompt and extraction?",
     ),
+    "score": (
+        "lcb_conformance.reports.score",
+        "is my number comparable? a run's problem set, lcb_runner's and the leaderboard's score",
+    ),
     "peers": (
         "lcb_conformance.reports.peers",
         "run a peer harness's adapter through the suite, or render docs/peers.md",

@@ -248,7 +248,6 @@ def test_every_prediction_names_a_known_check():
             assert prediction.claim and prediction.check in peers_report.CHECKS.values()
 
 
-
 def test_a_prediction_with_an_unknown_check_is_named(tmp_path, monkeypatch):
     bad = tmp_path / "predictions.toml"
     bad.write_text('[[evalscope_lcb]]\nclaim = "x"\ncheck = "no_such_check"\n', "utf-8")
@@ -276,3 +275,31 @@ def test_peers_report_names_the_closest_official_style():
     page = peers_report.render([run])
     assert "| NOT identical | generic prompts closest to Claude3 (0/39 equal) |" in page
     assert "- generic prompts: closest to Claude3 (equal on 0 of 39); first difference, q1:" in page
+
+
+def test_the_requests_table_reads_lcb_runner_from_the_request_goldens():
+    report = {
+        "peer": {"module": "peers.opencompass_lcb", "peer": "OpenCompass", "version": "0.5.4"}
+    }
+    lines = peers_report.request_lines([report])
+    assert (
+        "| lcb_runner 28fef95 (OpenAIChat, LLaMa3) | release_latest (1,055; --release_version) | "
+        "10 | 0.2 | 0.95 | 2000 | none (API runners); ['###'] (vLLM) |" in "\n".join(lines)
+    )
+    assert any(
+        line.startswith("| OpenCompass 0.5.4 | release_v1 (400) | 1 | 0.7") for line in lines
+    )
+
+
+def test_the_score_table_lists_the_functions_a_peer_provides():
+    report = {
+        "peer": {"peer": "OpenCompass"},
+        "cells": [
+            {"style": "pass_at_k", "tokenizer": "-", "run": 7, "ok": 6, "not_ok": 1},
+            {"style": "score_run", "tokenizer": "-", "run": 0, "ok": 0, "not_ok": 0},
+        ],
+        "failures": [{"case": "score-pass-k/no_tasks"}],
+    }
+    lines = peers_report.score_lines([report])
+    assert "| OpenCompass | `pass_at_k` | 7 | 6 | 1 | `score-pass-k/no_tasks` |" in lines
+    assert not any(line.startswith("| OpenCompass | `score_run`") for line in lines)

@@ -1,5 +1,6 @@
 """lcb_prompts: LiveCodeBench code-generation prompt formatting and code extraction,
-byte-identical to the official lcb_runner (see docs/lcb_prompts.md in lcb-conformance)."""
+byte-identical to the official lcb_runner, and its scores as lcb_runner and the leaderboard
+compute them (see docs/lcb_prompts.md and docs/score.md in lcb-conformance)."""
 
 from .context import decode_context
 from .extraction import extract_code, extract_code_prefix
@@ -16,6 +17,7 @@ from .prompts import (
     format_lcb_messages,
     format_lcb_prompt,
 )
+from .score import leaderboard_score, pass_at_k, score_run
 from .streaming import PrefixExtractor
 
 # For lcb-conformance's adapter protocol: lcb_prompts' deliberate differences from lcb_runner,
@@ -39,4 +41,7 @@ __all__ = [
     "extract_code_prefix",
     "format_lcb_messages",
     "format_lcb_prompt",
+    "leaderboard_score",
+    "pass_at_k",
+    "score_run",
 ]
