@@ -1,6 +1,7 @@
 """--impl-cmd: an implementation in another process (lcb_conformance.adapters.process). The
 program is untrusted: a crash, a hang, garbage or a memory hog fails the call with a message
-saying so, within the time limit, and the next call starts it afresh."""
+saying so, within the time limit, and the next call starts it afresh; whatever it started
+is gone when it is stopped."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import escapes
 import pytest
 
 import lcb_prompts
@@ -178,3 +180,60 @@ def test_the_documented_schema_describes_what_crosses(tmp_path, monkeypatch):
         validator.validate(line)
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"id": 1, "function": "rm -rf", "args": {}})
+
+
+# ---- nothing the program starts outlives it -------------------------------------------------
+
+# Runs the program it is sent as model_output; "crash" as the style exits after it.
+ESCAPING = r'''
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["function"] == "describe":
+        print(json.dumps({"id": request["id"], "result": {"provides": ["extract_code"]}}),
+              flush=True)
+        continue
+    exec(request["args"]["model_output"], {"__name__": "escape"})
+    if request["args"].get("style") == "crash":
+        sys.exit(3)
+    print(json.dumps({"id": request["id"], "result": "up"}), flush=True)
+'''
+
+
+@pytest.fixture
+def marker(monkeypatch):
+    yield from escapes.marked(monkeypatch)
+
+
+@pytest.fixture(params=escapes.LAYERS)
+def containment(request, monkeypatch):
+    return escapes.contain_with(request.param, monkeypatch)
+
+
+@pytest.fixture
+def escaping(tmp_path, containment, marker):
+    script = tmp_path / "escaping.py"
+    script.write_text(ESCAPING, "utf-8")
+    served = process.load_command(f"{sys.executable} {script}", timeout=60)
+    yield served
+    served.module.close()
+
+
+@pytest.mark.parametrize("escape", sorted(escapes.ESCAPES))
+def test_nothing_an_adapter_program_started_outlives_it(escape, escaping, marker, tmp_path):
+    """Its processes in another session, daemonised, grandchildren, forking on, ignoring
+    SIGTERM: all gone when the suite stops the program."""
+    assert escaping.extract_code(escapes.program(escapes.ESCAPES[escape], tmp_path)) == "up"
+    assert (tmp_path / "a").exists()  # they were up
+    escaping.module.close()
+    assert escapes.survivors(marker) == []
+
+
+def test_what_a_crashed_program_started_is_gone_when_the_crash_is_reported(
+    escaping, marker, tmp_path
+):
+    program = escapes.program(escapes.ESCAPES["double-fork"], tmp_path)
+    with pytest.raises(process.AdapterProcessError, match="exited with code 3"):
+        escaping.extract_code(program, "crash")
+    assert (tmp_path / "a").exists()
+    assert escapes.survivors(marker) == []

@@ -16,18 +16,20 @@ tokenizer is its repo id (the program loads it itself; HF_HOME points at the sui
 cache). An error's type is raised here as the built-in exception of that name (so bad-input
 tests see TypeError, ValueError, ...), "NotProvided" as not provided.
 
-The program is untrusted: it runs in a temporary directory, under an address-space limit, and
-each request has a time limit. A program that exits, hangs or answers garbage fails that case
-with a message saying so (and its stderr's last lines); the next call starts it afresh.
+The program is untrusted: it runs in a temporary directory, under an address-space limit,
+contained by :class:`lcb_conformance.adapters.untrusted.Contained` (when it is stopped, every
+process it started goes with it), and each request has a time limit. A program that exits,
+hangs or answers garbage fails that case with a message saying so (and its stderr's last
+lines); the next call starts it afresh.
 """
 
 from __future__ import annotations
 
 import atexit
 import builtins
+import contextlib
 import json
 import os
-import resource
 import selectors
 import shlex
 import shutil
@@ -38,6 +40,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
+from lcb_conformance.adapters.untrusted import Contained
 
 PROTOCOL = 1
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
@@ -109,14 +112,6 @@ def encode(value):
     return {"$object": repr(value)[:200]}
 
 
-def _limit_memory(megabytes: int):
-    def limit() -> None:
-        size = megabytes * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-
-    return limit
-
-
 class ProcessAdapter:
     """The adapter object of an --impl-cmd program: an attribute per function it provides."""
 
@@ -133,7 +128,7 @@ class ProcessAdapter:
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.workdir = Path(tempfile.mkdtemp(prefix="lcb-impl-cmd-"))
-        self._process: subprocess.Popen | None = None
+        self._process: Contained | None = None
         self._buffer = b""
         self._next_id = 0
         atexit.register(self._remove)
@@ -161,28 +156,26 @@ class ProcessAdapter:
 
     # --- the process ----------------------------------------------------------------------
 
-    def _start(self) -> subprocess.Popen:
+    def _start(self) -> Contained:
         if self._process is None or self._process.poll() is not None:
+            self.close()  # whatever a program that exited left running
             self._buffer = b""
-            stderr = (self.workdir / "stderr.log").open("ab")
-            try:
-                self._process = subprocess.Popen(
+            if shutil.which(self.argv[0]) is None:
+                raise AdapterProcessError(
+                    f"--impl-cmd {self.command}: cannot start {self.argv[0]} (not found, or "
+                    "not executable); give a command that runs on this machine, e.g. "
+                    '--impl-cmd "python3 my_adapter.py"'
+                )
+            with (self.workdir / "stderr.log").open("ab") as stderr:
+                self._process = Contained(
                     self.argv,
+                    memory_limit=self.memory_mb * 1024 * 1024,
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=stderr,
                     cwd=self.workdir,
                     env=os.environ | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)},
-                    preexec_fn=_limit_memory(self.memory_mb),  # noqa: PLW1509 (no threads start it)
                 )
-            except OSError as error:
-                raise AdapterProcessError(
-                    f"--impl-cmd {self.command}: cannot start {self.argv[0]} ({error.strerror}); "
-                    "give a command that runs on this machine, e.g. "
-                    '--impl-cmd "python3 my_adapter.py"'
-                ) from error
-            finally:
-                stderr.close()
         return self._process
 
     def _stderr_tail(self) -> str:
@@ -194,7 +187,7 @@ class ProcessAdapter:
         self.close()
         return AdapterProcessError(f"--impl-cmd {self.command}: {what}{self._stderr_tail()}")
 
-    def _read_line(self, process: subprocess.Popen, deadline: float) -> bytes:
+    def _read_line(self, process: Contained, deadline: float) -> bytes:
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
@@ -235,11 +228,14 @@ class ProcessAdapter:
         return response["result"]
 
     def close(self) -> None:
-        """Stop the program (the next request starts it again)."""
+        """Stop the program and every process it started (the next request starts it
+        again)."""
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
+        if process is not None:
+            process.stop()
+            for stream in (process.stdin, process.stdout):
+                with contextlib.suppress(OSError):  # a write the program never read
+                    stream.close()
 
     def _remove(self) -> None:
         """At exit: stop the program and remove its directory."""
