@@ -20,6 +20,7 @@ import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
+import interpreters
 import jsonschema
 import pytest
 
@@ -308,21 +309,36 @@ def test_a_report_that_cannot_be_written_exits_6_and_the_other_is_written(tmp_pa
     assert os.listdir(tmp_path / "taken") == []
 
 
-OTHER_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
-EXAMPLE_ADAPTER = paths.EXAMPLES_DIR / "jsonl_adapter.py"
+DEBIAN_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
 
 
-def test_an_adapter_under_another_python_runs_through_impl_cmd(tmp_path):
-    if not OTHER_PYTHON.is_file() or OTHER_PYTHON.resolve() == Path(sys.executable).resolve():
-        pytest.skip(f"no Python besides {sys.executable} at {OTHER_PYTHON}")
+def other_python(which: str) -> Path:
+    if which != "debian":
+        return interpreters.python(which)
+    if not DEBIAN_PYTHON.is_file() or DEBIAN_PYTHON.resolve() == Path(sys.executable).resolve():
+        pytest.skip(f"no Python besides {sys.executable} at {DEBIAN_PYTHON}")
+    return DEBIAN_PYTHON
+
+
+@pytest.mark.parametrize("which", ["3.10", "debian"])
+def test_a_harness_in_its_own_environment_is_judged_through_the_generic_server(which, tmp_path):
+    """A harness pinned to another Python, in a virtual environment of its own holding it
+    (here lcb_prompts) and nothing of lcb-conformance, served by the generic server run by
+    path with that environment's python: no code of ours copied into it."""
+    from lcb_conformance.adapters import jsonl_server
+
+    harness_python = interpreters.venv_with_lcb_prompts(other_python(which), tmp_path / "venv")
+    assert not interpreters.imports(harness_python, "lcb_conformance")
+    # relative to the working directory: made absolute, and still the venv's (not resolved)
+    command = f"venv/bin/python {jsonl_server.PATH} lcb_prompts"
     result = run_cli(
-        "--impl-cmd", f"{OTHER_PYTHON} {EXAMPLE_ADAPTER}", "--json", "r.json",
+        "--impl-cmd", command, "--json", "r.json",
         "--", "-k", "test_extract_code or test_decode_context",
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
-    assert report["impl"]["name"] == f"cmd: {OTHER_PYTHON} {EXAMPLE_ADAPTER}"
+    assert report["impl"]["name"] == f"cmd: {command}"
     assert report["impl"]["deviations"] == ["think"]
     assert report["tiers"]["declared_deviations"]["identical"]
     assert report["tiers"]["declared_deviations"]["run"] > 900

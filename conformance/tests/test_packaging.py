@@ -22,7 +22,6 @@ SUITE_FILES = (
     paths.DEVIATIONS_FILE,
     paths.TOKENIZERS_DIR / "families.json",
     paths.TESTS_DIR / "conftest.py",
-    paths.EXAMPLES_DIR / "jsonl_adapter.py",
     paths.ADAPTER_PROTOCOL_SCHEMA,
     paths.PYTEST_CONFIG,
 )

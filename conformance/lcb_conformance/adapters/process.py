@@ -1,5 +1,7 @@
 """An implementation in another process: ``--impl-cmd "CMD ..."`` runs any program (another
-Python, another language, a harness with torch) that speaks JSON lines on stdin/stdout.
+Python, another language, a harness with torch) that speaks JSON lines on stdin/stdout; a
+Python adapter in its own environment is served by :mod:`lcb_conformance.adapters.jsonl_server`,
+run by path with that environment's interpreter.
 
 Protocol 1 (docs/implementations.md; JSON Schema: docs/adapter-protocol.schema.json). The
 suite writes one request a line and reads one response a line:
@@ -40,9 +42,9 @@ from pathlib import Path
 
 from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
+from lcb_conformance.adapters.jsonl_server import PARAMETERS, PROTOCOL
 from lcb_conformance.adapters.untrusted import Contained
 
-PROTOCOL = 1
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
 DEFAULT_MEMORY_MB = 4096  # address space of the program
 # The options that name and limit the program: (flag, keyword arguments), the same for the
@@ -78,14 +80,6 @@ OPTIONS = (
     ),
 )
 STDERR_TAIL = 1200  # characters of the program's stderr quoted in an error
-# The arguments of each function, in order (positional calls are sent by name).
-PARAMETERS = {
-    "format_lcb_prompt": ("row", "tokenizer", "chat_template", "style", "enable_thinking"),
-    "format_lcb_messages": ("row", "style"),
-    "extract_code": ("model_output", "style"),
-    "extract_code_prefix": ("model_output", "style"),
-    "decode_context": ("context",),
-}
 
 
 class AdapterProcessError(RuntimeError):
@@ -119,8 +113,9 @@ class ProcessAdapter:
                  memory_mb: int = DEFAULT_MEMORY_MB):  # fmt: skip
         self.command = command
         # it runs in a temporary directory: a path given relative to here is made absolute
+        # (not resolved: a virtual environment's python is a symlink that must stay one)
         self.argv = [
-            str(Path(arg).resolve()) if not os.path.isabs(arg) and os.path.exists(arg) else arg
+            os.path.abspath(arg) if not os.path.isabs(arg) and os.path.exists(arg) else arg
             for arg in shlex.split(command)
         ]
         if not self.argv:
