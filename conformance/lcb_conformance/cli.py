@@ -32,14 +32,13 @@ from pathlib import Path
 from lcb_conformance.adapters import implementation, process
 from lcb_conformance.reports import verdict
 from lcb_conformance.suite import goldens, hf_cache, index, paths
+from lcb_conformance.suite.report_files import REPORT_NOT_WRITTEN
 from lcb_conformance.upstream import INSTALLED
 
 MARKERS = "not upstream and not selftest and not realvocab"
 DISTRIBUTION = "lcb-conformance"
 SHOWN_FAILURES = 3  # first failing case of this many cells printed
 SHOWN_REPORT_LINES = 16
-# Exit code when a report asked for (--json, --html) could not be written; above pytest's 0-5.
-REPORT_NOT_WRITTEN = 6
 
 
 class Collector:
@@ -279,7 +278,7 @@ SUBCOMMANDS = {
         "an implementation against live upstream on every row of a dataset file",
     ),
     "audit": (
-        "lcb_conformance.reports.audit_html",  # run_audit's command, with its --html renderer
+        "lcb_conformance.run_audit.audit",
         "a finished evaluation, sample by sample: lcb_runner's prompt and extraction?",
     ),
     "peers": (
@@ -287,11 +286,11 @@ SUBCOMMANDS = {
         "run a peer harness's adapter through the suite, or render docs/peers.md",
     ),
     "tokenizer-diff": (
-        "lcb_conformance.upstream.tokenizer_diff",
+        "lcb_conformance.tokenizer_checks.tokenizer_diff",
         "what replacing one tokenizer by another changes in prompts, token ids, BOS/EOS, markers",
     ),
     "hub-check": (
-        "lcb_conformance.upstream.hub_check",
+        "lcb_conformance.tokenizer_checks.hub_check",
         "with network: the real Hub tokenizers carry the snapshots' chat templates",
     ),
 }

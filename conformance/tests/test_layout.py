@@ -18,7 +18,16 @@ pytestmark = pytest.mark.selftest
 PACKAGE = Path(lcb_conformance.__file__).parent
 LAYOUT = paths.ROOT / "docs" / "layout.md"
 # A module may import its own layer and those with a lower rank; tools only the suite.
-RANKS = {"suite": 0, "adapters": 1, "upstream": 2, "reports": 3, "cli": 4, "tools": 1}
+RANKS = {
+    "suite": 0,
+    "adapters": 1,
+    "upstream": 2,
+    "tokenizer_checks": 2,
+    "reports": 3,
+    "run_audit": 4,
+    "cli": 5,
+    "tools": 1,
+}
 TOOLS_MAY_IMPORT = {"suite", "tools"}
 
 
