@@ -2,7 +2,8 @@
 left (test_judge.py, test_impl_cmd.py).
 
 Every process such a program starts carries a marker entry in its environment, unique to the
-test, and nothing else of its caller's environment (so the Contained run's own token, which
+test (the ``marker`` fixture here; a test module binds it and ``containment`` by name), and
+nothing else of its caller's environment (so the Contained run's own token, which
 Contained.stop() sweeps for, cannot be what finds it): a test looks for survivors by that
 marker right after the judge or adapter returns, with no waiting.
 """
@@ -10,6 +11,8 @@ marker right after the judge or adapter returns, with no waiting.
 from __future__ import annotations
 
 import uuid
+
+import pytest
 
 from lcb_conformance.adapters import untrusted
 
@@ -86,20 +89,12 @@ if os.fork() == 0:
 wait_until_up("a")
 """,
 }
-# Kills its supervisor (found up its parent chain) first, then double-forks a sleeper that
-# keeps the whole environment. Inside a PID namespace the supervisor is out of sight (the
-# namespace's init, its fork, ignores SIGKILL from inside); without one, Contained.stop()'s
-# sweep for its token is what is left to find the sleeper.
+# Double-forks a sleeper that keeps the whole environment, then kills its supervisor (found
+# up its parent chain). Inside a PID namespace the supervisor is out of sight (the namespace's
+# init, its fork, ignores SIGKILL from inside); without one, Contained.stop()'s sweep for its
+# token is what is left to find the sleeper.
 KILLS_ITS_SUPERVISOR = """
 import signal
-pid = os.getpid()
-while pid > 1:
-    with open(f"/proc/{pid}/cmdline", "rb") as stream:
-        if b"untrusted.py" in stream.read():
-            os.kill(pid, signal.SIGKILL)
-            break
-    with open(f"/proc/{pid}/stat", "rb") as stream:
-        pid = int(stream.read().rpartition(b")")[2].split()[1])
 middle = os.fork()
 if middle == 0:
     os.setsid()
@@ -108,6 +103,14 @@ if middle == 0:
     os._exit(0)
 os.waitpid(middle, 0)
 wait_until_up("a")
+pid = os.getpid()
+while pid > 1:
+    with open(f"/proc/{pid}/cmdline", "rb") as stream:
+        if b"untrusted.py" in stream.read():
+            os.kill(pid, signal.SIGKILL)
+            break
+    with open(f"/proc/{pid}/stat", "rb") as stream:
+        pid = int(stream.read().rpartition(b")")[2].split()[1])
 """
 
 
@@ -124,9 +127,10 @@ def survivors(marker: str) -> list[tuple[int, int]]:
     return untrusted.carrying(marker)
 
 
-def marked(monkeypatch):
-    """For a fixture: the test's marker entry, put in the environment every process it starts
-    inherits; what a failing test left behind is killed afterwards."""
+@pytest.fixture
+def marker(monkeypatch):
+    """The test's marker entry, put in the environment every process it starts inherits;
+    what a failing test left behind is killed afterwards."""
     value = uuid.uuid4().hex
     monkeypatch.setenv(MARKER, value)
     entry = f"{MARKER}={value}"
@@ -135,11 +139,9 @@ def marked(monkeypatch):
         untrusted.kill(*found)
 
 
-# Each layer on its own: the PID namespace (where the kernel allows), and the supervisor's
-# subreaper and walk alone, as where namespaces are not allowed.
-LAYERS = ("pid-namespace", "subreaper")
-
-
-def contain_with(layer: str, monkeypatch) -> str:
-    monkeypatch.setattr(untrusted, "PID_NAMESPACE", layer == "pid-namespace")
-    return layer
+@pytest.fixture(params=["pid-namespace", "subreaper"])
+def containment(request, monkeypatch):
+    """Each layer on its own: the PID namespace (where the kernel allows), and the
+    supervisor's subreaper and walk alone, as where namespaces are not allowed."""
+    monkeypatch.setattr(untrusted, "PID_NAMESPACE", request.param == "pid-namespace")
+    return request.param

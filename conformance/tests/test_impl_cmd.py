@@ -281,14 +281,7 @@ for line in sys.stdin:
 '''
 
 
-@pytest.fixture
-def marker(monkeypatch):
-    yield from escapes.marked(monkeypatch)
-
-
-@pytest.fixture(params=escapes.LAYERS)
-def containment(request, monkeypatch):
-    return escapes.contain_with(request.param, monkeypatch)
+marker, containment = escapes.marker, escapes.containment  # its fixtures, here too
 
 
 @pytest.fixture

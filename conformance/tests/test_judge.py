@@ -240,14 +240,7 @@ def test_a_program_that_sleeps_forever_is_killed_at_the_wall_limit(installed_sou
     assert outcome["sleeper"]["failure"].startswith("no verdict: killed at its wall-time limit")
 
 
-@pytest.fixture
-def marker(monkeypatch):
-    yield from escapes.marked(monkeypatch)
-
-
-@pytest.fixture(params=escapes.LAYERS)
-def containment(request, monkeypatch):
-    return escapes.contain_with(request.param, monkeypatch)
+marker, containment = escapes.marker, escapes.containment  # its fixtures, here too
 
 
 @pytest.mark.selftest
