@@ -1,14 +1,10 @@
 """The peer adapters' machinery (peers/) and the peers report (lcb_conformance.reports.peers).
 
 The adapters of evalscope, lighteval and OpenCompass need their peer installed: their tox envs
-(peer-*) run them. Here: the source loader they rely on, the one adapter whose peer is the
-upstream package itself, and the report rendered from a run."""
+(peer-*) run them. Here: the one adapter whose peer is the upstream package itself, and the
+report rendered from a run (the source loader they rely on: test_harness_source.py)."""
 
 from __future__ import annotations
-
-import importlib
-import sys
-import textwrap
 
 import pytest
 
@@ -26,67 +22,6 @@ def peers(monkeypatch):
     import peers
 
     return peers
-
-
-PEER_FILE = """
-from .sibling_config import datasets  # noqa
-
-template = "### Question:\\n{q}\\n\\n" + "### Answer:\\n\\n"
-computed = str(1)
-
-
-class Loader:
-    default: str | None = None
-
-    @staticmethod
-    def load(path, version="v1", *, mode="chat"):
-        def transform(item: UndefinedType) -> dict:
-            item["format"] = PREFIX + item["q"]
-            return item
-
-        return transform
-"""
-
-
-def test_source_loader_runs_the_files_own_definitions(peers, tmp_path):
-    from peers import _source
-
-    path = tmp_path / "peer_module.py"
-    path.write_text(textwrap.dedent(PEER_FILE), "utf-8")
-    transform = _source.load_function(path, "Loader.load.transform", {"PREFIX": ">"})
-    assert transform({"q": "x"}) == {"q": "x", "format": ">x"}  # annotations not evaluated
-    assert transform.__code__.co_filename == str(path)  # tracebacks name the peer's file
-    assert _source.constant_value(path, "template") == "### Question:\n{q}\n\n### Answer:\n\n"
-    assert _source.constant_value(path, "Loader.default") is None
-    assert _source.argument_default(path, "Loader.load", "version") == "v1"
-    assert _source.argument_default(path, "Loader.load", "mode") == "chat"
-    assert _source.relative_import(path) == "sibling_config.py"
-    with pytest.raises(_source.PeerSourceError, match="literals only"):
-        _source.constant_value(path, "computed")
-    with pytest.raises(_source.PeerSourceError, match="defines no Loader.missing"):
-        _source.load_function(path, "Loader.missing")
-    with pytest.raises(_source.PeerSourceError, match="is not installed"):
-        _source.installed_file("no-such-distribution-lcb", "x.py")
-
-
-def test_package_without_init_imports_submodules_only(peers, tmp_path, monkeypatch):
-    """A peer package whose __init__ pulls in what is not installed (OpenCompass's): its
-    submodules still import, from the installed files, and the __init__ never runs."""
-    from peers import _source
-
-    package = tmp_path / "lcb_fake_peer_pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("import torch_is_not_installed\n", "utf-8")
-    (package / "util.py").write_text("VALUE = 42\n", "utf-8")
-    monkeypatch.setattr(_source, "installed_file", lambda _distribution, path: tmp_path / path)
-    name = package.name
-    try:
-        _source.package_without_init("fake-peer", name)
-        assert importlib.import_module(f"{name}.util").VALUE == 42
-        assert importlib.import_module(name).__path__ == [str(package)]
-    finally:
-        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[module]
 
 
 @pytest.mark.upstream

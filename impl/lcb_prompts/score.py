@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 from decimal import ROUND_HALF_UP, Decimal
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -119,7 +119,7 @@ def _zone(name: str) -> tzinfo:
     """A time zone by its IANA name. UTC needs no time zone database; zoneinfo is imported
     only for another (importing it loads sysconfig's platform data)."""
     if name == "UTC":
-        return UTC
+        return timezone.utc  # noqa: UP017 (datetime.UTC is 3.11+; lcb_prompts runs on 3.10)
     from zoneinfo import ZoneInfo
 
     return ZoneInfo(name)

@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, index, paths, showdiff
+from lcb_conformance.suite import cases, deviations, goldens, index, paths, report_files, showdiff
 from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.suite.families import request
 from lcb_conformance.suite.goldens import GoldenKey
@@ -77,7 +77,12 @@ def run(module_name: str, out_dir: Path) -> int:
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name)
-        path.write_text(json.dumps(report, ensure_ascii=False) + "\n", "utf-8")
+        stored = report_files.write_reports(
+            "lcb-conformance peers",
+            {"JSON": (path, lambda: json.dumps(report, ensure_ascii=False) + "\n")},
+        )
+        if not stored:
+            return report_files.REPORT_NOT_WRITTEN
     return code
 
 
@@ -672,10 +677,11 @@ def main(argv: list[str] | None = None) -> int:
     if not reports:
         print(f"no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`", file=sys.stderr)
         return 1
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(render(reports), "utf-8")
-    print(f"wrote {args.output} ({len(reports)} peers)")
-    return 0
+    print(f"{len(reports)} peers")
+    written = report_files.write_reports(
+        "lcb-conformance peers", {"Markdown": (args.output, lambda: render(reports))}
+    )
+    return 0 if written else report_files.REPORT_NOT_WRITTEN
 
 
 if __name__ == "__main__":

@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from lcb_conformance.reports.report import CSS, ReportNotWritten, _e, write_atomically
-from lcb_conformance.suite import json_stream, releases
+from lcb_conformance.reports.report import CSS, _e
+from lcb_conformance.suite import exit_codes, json_stream, releases, report_files
 from lcb_prompts import score as scoring
 
-EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_REPORT = 0, 1, 2, 6
+EXIT_OK, EXIT_FAILED, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
 SCHEMA = "lcb-conformance-score/1"
 REQUIRED = ("question_id", "contest_date", "difficulty", "graded_list")
 SHOWN = 12  # problems listed by id before "... and N more"
@@ -490,24 +490,17 @@ def main(argv: list[str] | None = None) -> int:
     except RunError as error:
         print(f"score: {error}", file=sys.stderr)
         return EXIT_INPUT
+    written = report_files.write_reports(
+        "lcb-conformance score",
+        {
+            "JSON": (args.json, lambda: json.dumps(report, indent=1) + "\n"),
+            "HTML": (args.html, lambda: to_html(report)),
+        },
+    )
     print(render(report))
     print()
     print(headline(report))
-    written = True
-    for kind, path, data in (
-        ("JSON", args.json, lambda: (json.dumps(report, indent=1) + "\n").encode()),
-        ("HTML", args.html, lambda: to_html(report).encode()),
-    ):
-        if path is None:
-            continue
-        try:
-            write_atomically(path, data())
-        except ReportNotWritten as error:
-            print(f"score: {kind} report not written: {error}", file=sys.stderr)
-            written = False
-        else:
-            print(f"{kind} report: {path}")
-    return report["exit_code"] if written else EXIT_REPORT
+    return report["exit_code"] if written else report_files.REPORT_NOT_WRITTEN
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ model, in the golden ``resolver/models`` (drift-checked).
 
 A model lcb_runner does not list gets a suggestion from the listed models of the same
 family, labelled as not official. Exit code: 0 listed, with an lcb_prompts style; 1 listed,
-but lcb_prompts has no style for its LMStyle; 3 not listed (suggestion only).
+but lcb_prompts has no style for its LMStyle; 2 not listed (the input names no model of
+lcb_runner's: a suggestion only, labelled as such).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 
+from lcb_conformance.suite import exit_codes
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
 
-NOT_LISTED_EXIT = 3
+NOT_LISTED_EXIT = exit_codes.UNUSABLE  # the input names no model lcb_runner lists
 PINNED = "pinned"
 SNAPSHOTS = "fixtures/tokenizers"
 

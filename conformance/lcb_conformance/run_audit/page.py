@@ -4,13 +4,12 @@ The page: the headline, what was audited (file, format, LMStyle, upstream), the 
 problem (the text report's columns, a problem with a difference in red), why parts could not
 be checked, the first difference reports, and every sample that is not identical with its
 verdict and reasons (identical samples are counted, not listed: a 10,000-sample run stays a
-page). The command is run_audit's; this module only supplies the renderer (reports sit above
-upstream in the layers).
+page), in the verdict report's look (reports.report's CSS).
 """
 
 from __future__ import annotations
 
-from lcb_conformance.upstream import run_audit
+from lcb_conformance.run_audit import audit as run_audit
 
 
 def _e(text: object) -> str:
@@ -86,7 +85,3 @@ def to_html(audit: run_audit.Audit) -> str:
         "</body></html>",
     ]
     return "\n".join(body) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_audit.main(argv, html=to_html)

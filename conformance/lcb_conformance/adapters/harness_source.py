@@ -1,11 +1,22 @@
-"""Run a peer's own installed code when importing it is impractical.
+"""A harness's own installed code, for an adapter, when importing its package is impractical.
 
-Some peers' LCB functions sit in modules whose imports pull in torch or a whole framework
-(lighteval's lcb/main.py, OpenCompass's dataset package). Rather than re-typing their prompt
-text, these helpers read the peer's *installed* source file (found through the
-distribution's file list, without importing the package) and compile the one function,
-class attribute or module-level string we need from it, with the file's own name in
-tracebacks. The code that runs is the peer's, byte for byte; only its neighbours are skipped.
+A harness's LiveCodeBench functions often sit in modules whose imports pull in torch, ray,
+vllm or a whole framework (lighteval's lcb/main.py imports its metric registry, which needs
+torch; OpenCompass's packages import mmengine and every dataset). Rather than re-typing its
+prompt text or extraction rule, an adapter reads the harness's *installed* source file (found
+through the distribution's file list, without importing the package) and compiles the one
+function, class attribute or module-level string it needs from it, with the file's own name in
+tracebacks. The code that runs is the harness's, byte for byte; only its neighbours are
+skipped. docs/implementations.md ("A harness whose package imports torch") shows it on
+lighteval and OpenCompass; peers/ uses it.
+
+    installed_file(distribution, relative)      the path of a file of an installed distribution
+    load_function(path, qualname, namespace)    one function (dotted through classes/functions)
+    constant_value(path, qualname)              a literal assignment: a template, a default
+    argument_default(path, qualname, argument)  a parameter's literal default
+    load_module_file(name, path)                a whole file whose imports are standard library
+    package_without_init(distribution, package) submodules importable, __init__ never run
+    relative_import(path)                       the sibling a ``from .name import`` reads
 """
 
 from __future__ import annotations
@@ -24,8 +35,8 @@ from types import ModuleType
 FUTURE_ANNOTATIONS = importlib.import_module("__future__").annotations.compiler_flag
 
 
-class PeerSourceError(LookupError):
-    """The installed peer does not have the file or definition the adapter reads."""
+class HarnessSourceError(LookupError):
+    """The installed harness does not have the file or definition the adapter reads."""
 
 
 def installed_file(distribution: str, relative: str) -> Path:
@@ -34,14 +45,10 @@ def installed_file(distribution: str, relative: str) -> Path:
     try:
         located = Path(str(importlib.metadata.distribution(distribution).locate_file(relative)))
     except importlib.metadata.PackageNotFoundError:
-        raise PeerSourceError(f"{distribution} is not installed") from None
+        raise HarnessSourceError(f"{distribution} is not installed") from None
     if not located.is_file():
-        raise PeerSourceError(f"{distribution} has no {relative}")
+        raise HarnessSourceError(f"{distribution} has no {relative}")
     return located
-
-
-def version(distribution: str) -> str:
-    return importlib.metadata.version(distribution)
 
 
 def load_module_file(name: str, path: Path) -> ModuleType:
@@ -99,21 +106,21 @@ def _definition(path: Path, qualname: str) -> ast.stmt:
         try:
             node = _find(body, part)
         except LookupError:
-            raise PeerSourceError(f"{path} defines no {qualname}") from None
+            raise HarnessSourceError(f"{path} defines no {qualname}") from None
         body = getattr(node, "body", [])
     return node
 
 
 def load_function(path: Path, qualname: str, namespace: dict | None = None):
-    """Compile the function ``qualname`` from the peer's file and return it. ``namespace``
+    """Compile the function ``qualname`` from the harness's file and return it. ``namespace``
     holds the globals it uses (its module's imports). Annotations are not evaluated
     (``from __future__ import annotations``), so type-only imports need not be supplied."""
     node = _definition(path, qualname)
     if not isinstance(node, ast.FunctionDef):
-        raise PeerSourceError(f"{path}: {qualname} is not a function")
+        raise HarnessSourceError(f"{path}: {qualname} is not a function")
     module = ast.Module(body=[node], type_ignores=[])
     code = compile(module, str(path), "exec", flags=FUTURE_ANNOTATIONS)
-    scope = {"__name__": f"peer:{path.stem}", **(namespace or {})}
+    scope = {"__name__": f"harness:{path.stem}", **(namespace or {})}
     exec(code, scope)
     return scope[node.name]
 
@@ -122,7 +129,7 @@ def argument_default(path: Path, qualname: str, argument: str):
     """The literal default of one parameter of the function ``qualname``."""
     node = _definition(path, qualname)
     if not isinstance(node, ast.FunctionDef):
-        raise PeerSourceError(f"{path}: {qualname} is not a function")
+        raise HarnessSourceError(f"{path}: {qualname} is not a function")
     arguments = node.args
     positional = arguments.posonlyargs + arguments.args
     tail = positional[len(positional) - len(arguments.defaults) :]
@@ -131,7 +138,7 @@ def argument_default(path: Path, qualname: str, argument: str):
     for parameter, default in pairs:
         if parameter.arg == argument:
             return ast.literal_eval(default)
-    raise PeerSourceError(f"{path}: {qualname} has no parameter {argument} with a default")
+    raise HarnessSourceError(f"{path}: {qualname} has no parameter {argument} with a default")
 
 
 def relative_import(path: Path) -> str:
@@ -140,7 +147,7 @@ def relative_import(path: Path) -> str:
     for node in ast.walk(_tree(path)):
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             return node.module + ".py"
-    raise PeerSourceError(f"{path} has no relative import")
+    raise HarnessSourceError(f"{path} has no relative import")
 
 
 def constant_value(path: Path, qualname: str):
@@ -150,9 +157,9 @@ def constant_value(path: Path, qualname: str):
     node = _definition(path, qualname)
     value = getattr(node, "value", None)
     if value is None:
-        raise PeerSourceError(f"{path}: {qualname} is not an assignment with a value")
+        raise HarnessSourceError(f"{path}: {qualname} is not an assignment with a value")
     for child in ast.walk(value):
         if isinstance(child, ast.Name | ast.Call | ast.Attribute | ast.Subscript):
-            raise PeerSourceError(f"{path}: {qualname} is not made of literals only")
+            raise HarnessSourceError(f"{path}: {qualname} is not made of literals only")
     expression = ast.Expression(body=value)
     return eval(compile(expression, str(path), "eval"), {"__builtins__": {}}, {})

@@ -8,7 +8,7 @@ RUN is an evaluation's results file: lcb_runner's own
 ``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``),
 a JSON array of rows with the problem's fields, ``output_list`` (raw outputs) and
 ``code_list`` (what was extracted and graded); or another harness's log (evalscope,
-OpenCompass, lm-evaluation-harness, lighteval: read by run_logs). For every sample, upstream
+OpenCompass, lm-evaluation-harness, lighteval: read by run_audit.logs). For every sample, upstream
 lcb_runner itself (``--upstream``: the installed stand-in or a checkout) re-extracts the raw
 output with the run's LMStyle and the result is compared with the graded code; the prompt is
 rebuilt with upstream's format_prompt_generation and compared with what was sent. lcb_runner
@@ -35,21 +35,27 @@ import argparse
 import contextlib
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
-from lcb_conformance.suite import cases, goldens, hf_cache, json_stream, showdiff
-from lcb_conformance.upstream import run_logs
-from lcb_conformance.upstream.run_logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
+from lcb_conformance.run_audit import logs
+from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
+from lcb_conformance.suite import (
+    cases,
+    exit_codes,
+    goldens,
+    hf_cache,
+    json_stream,
+    report_files,
+    showdiff,
+)
 
 IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
-EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = 0, 1, 2
+EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
 LCB_RUNNER = "lcb_runner"
 FORMATS = ("auto", LCB_RUNNER, EVALSCOPE, OPENCOMPASS, LM_EVAL, LIGHTEVAL)
 LCB_RUNNER_FIELDS = {
@@ -66,7 +72,7 @@ LCB_RUNNER_FIELDS = {
 NO_TESTS = {"public_test_cases": "[]", "private_test_cases": "[]", "metadata": "{}"}
 
 
-class AuditInputError(run_logs.LogError):
+class AuditInputError(logs.LogError):
     """Input the audit cannot use; the message names file, line and sample."""
 
 
@@ -150,7 +156,7 @@ KNOWN = (
 def detect_format(path: Path) -> str:
     """The format of RUN, from its first element; AuditInputError when unknown."""
     if path.suffix == ".parquet":
-        if set(run_logs.LIGHTEVAL_COLUMNS) <= run_logs.lighteval_columns(path):
+        if set(logs.LIGHTEVAL_COLUMNS) <= logs.lighteval_columns(path):
             return LIGHTEVAL
         raise AuditInputError(f"{path}: unknown format: a parquet file, but not {KNOWN}")
     if path.suffix == ".jsonl":
@@ -505,7 +511,7 @@ def audit_run(
 def audit_log(
     path: Path, fmt: str, samples, upstream, lmstyle: str, dataset: dict | None, show: int = 5
 ) -> Audit:
-    """Every sample of another harness's log (``samples``: run_logs' reader over ``path``,
+    """Every sample of another harness's log (``samples``: run_audit.logs' reader over ``path``,
     streamed). A problem named by position is the dataset's row there, the rows in the
     order the run read them."""
     audit = Audit(str(path), fmt, lmstyle, upstream.describe_source(), None)
@@ -527,7 +533,7 @@ def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int
     """Every line of an evalscope reviews file; its group_id is the problem's position in
     ``dataset``."""
     return audit_log(
-        path, EVALSCOPE, run_logs.read_evalscope(path), upstream, lmstyle, dataset, show
+        path, EVALSCOPE, logs.read_evalscope(path), upstream, lmstyle, dataset, show
     )
 
 
@@ -597,19 +603,6 @@ def headline(audit: Audit) -> str:
     return f"audit: NOT CONFORMANT: {differing} of {sum(counts.values())} samples differ"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write then rename: a failed report leaves no half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 # Formats whose log names the problem only by position, or not with its statement
 NEEDS_DATASET = {
     EVALSCOPE: "evalscope's reviews number the problems but do not name them",
@@ -618,8 +611,8 @@ NEEDS_DATASET = {
 }
 
 
-def main(argv: list[str] | None = None, html=None) -> int:
-    """The command; ``html(audit) -> str`` renders --html (the reports layer's, from cli)."""
+def main(argv: list[str] | None = None) -> int:
+    """The command (``lcb-conformance audit``)."""
     parser = argparse.ArgumentParser(
         prog="lcb-conformance audit",
         description="Audit a finished evaluation sample by sample: lcb_runner's prompt and "
@@ -646,13 +639,13 @@ def main(argv: list[str] | None = None, html=None) -> int:
     parser.add_argument("--show", type=int, default=5, help="difference reports shown")
     args = parser.parse_args(argv)
     try:
-        return _audit(args, html)
-    except run_logs.LogError as error:
+        return _audit(args)
+    except logs.LogError as error:
         print(f"audit: {error}")
         return EXIT_INPUT
 
 
-def _audit(args: argparse.Namespace, html) -> int:
+def _audit(args: argparse.Namespace) -> int:
     if not args.run.is_file():
         raise AuditInputError(f"{args.run}: no such file")
     found = detect_format(args.run)
@@ -663,15 +656,13 @@ def _audit(args: argparse.Namespace, html) -> int:
             f"{args.run}: {NEEDS_DATASET[found]}: pass --dataset ROWS.jsonl, the rows in the "
             "order the run read them"
         )
-    if args.html and html is None:
-        raise AuditInputError("--html: run it as `lcb-conformance audit` (the HTML renderer)")
     for option, given in (("--cache", args.cache), ("--results", args.results)):
         if given is not None and not given.is_file():
             raise AuditInputError(f"{option} {given}: no such file")
     lmstyle = resolve_lmstyle(args.run, args.model, args.style)
     cache_path = (args.cache or default_cache(args.run)) if found == LCB_RUNNER else None
     cache = CacheIndex.read(cache_path) if cache_path else None
-    results = args.results or run_logs.opencompass_results(args.run)
+    results = args.results or logs.opencompass_results(args.run)
     dataset = read_dataset(args.dataset) if args.dataset else None
     hf_cache.activate_offline_cache()  # before upstream imports transformers
     from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
@@ -690,10 +681,10 @@ def _audit(args: argparse.Namespace, html) -> int:
         audit = audit_run(args.run, upstream, lmstyle, cache, dataset, args.show)
     else:
         readers = {
-            EVALSCOPE: lambda: run_logs.read_evalscope(args.run),
-            OPENCOMPASS: lambda: run_logs.read_opencompass(args.run, results),
-            LM_EVAL: lambda: run_logs.read_lm_eval(args.run),
-            LIGHTEVAL: lambda: run_logs.read_lighteval(args.run),
+            EVALSCOPE: lambda: logs.read_evalscope(args.run),
+            OPENCOMPASS: lambda: logs.read_opencompass(args.run, results),
+            LM_EVAL: lambda: logs.read_lm_eval(args.run),
+            LIGHTEVAL: lambda: logs.read_lighteval(args.run),
         }
         try:
             audit = audit_log(
@@ -704,13 +695,17 @@ def _audit(args: argparse.Namespace, html) -> int:
     print(render(audit))
     print()
     print(headline(audit))
-    for option, path, text in (
-        ("JSON", args.json, lambda: json.dumps(audit.as_json(), indent=1)),
-        ("HTML", args.html, lambda: html(audit)),
-    ):
-        if path:
-            write_atomically(path, text())
-            print(f"{option} report: {path}")
+    from lcb_conformance.run_audit import page  # which imports this module: not at the top
+
+    written = report_files.write_reports(
+        "lcb-conformance audit",
+        {
+            "JSON": (args.json, lambda: json.dumps(audit.as_json(), indent=1)),
+            "HTML": (args.html, lambda: page.to_html(audit)),
+        },
+    )
+    if not written:
+        return report_files.REPORT_NOT_WRITTEN
     return audit.exit_code()
 
 
