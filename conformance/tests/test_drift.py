@@ -153,8 +153,9 @@ def test_an_unimportable_upstream_stops_the_drift_run_with_one_message(tmp_path,
     run = subprocess.run(
         [
             sys.executable, "-m", "pytest", str(Path(__file__).parent / "test_upstream_drift.py"),
-            f"--rootdir={paths.ROOT}", "-c", str(paths.CHECKOUT / "pyproject.toml"), "-p", "no:randomly",
-            "-p", "no:cacheprovider", "-m", "upstream", f"--upstream={tree}", *workers,
+            f"--rootdir={paths.ROOT}", "-c", str(paths.CHECKOUT / "pyproject.toml"),
+            "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "upstream",
+            f"--upstream={tree}", *workers,
         ],
         capture_output=True,
         text=True,
