@@ -24,6 +24,7 @@ import argparse
 import importlib
 import importlib.metadata
 import sys
+import traceback
 from collections import Counter
 from pathlib import Path
 
@@ -228,13 +229,19 @@ def run_main(argv: list[str]) -> int:
         print(f"lcb-conformance: cannot write --results {args.results}: {error}", file=sys.stderr)
         return report_files.REPORT_NOT_WRITTEN
     found = results.Run(header)
-    progress = _Progress(len(runner.Plan.of(options.selection(get))))
+    plan = runner.Plan.of(options.selection(get))
+    progress = _Progress(len(plan))
     try:
-        for result in runner.run(impl, options.selection(get), spec=spec, jobs=args.jobs):
+        for result in runner.run(impl, plan=plan, spec=spec, jobs=args.jobs):
             if writer is not None:
                 writer.write(result)
             found.results.append(result)
             progress.step(result)
+    except Exception:  # the suite's own failure, not the implementation's (that is a result)
+        traceback.print_exc()
+        kept = f"; the {len(found.results)} results so far are in {args.results}" if writer else ""
+        print(f"lcb-conformance: the run stopped: the suite failed{kept}", file=sys.stderr)
+        return SUITE_BROKEN
     finally:
         progress.done()
         _close(impl)
