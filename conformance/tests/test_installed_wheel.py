@@ -214,11 +214,15 @@ def test_a_host_keeps_its_older_pytest_and_hypothesis_and_runs_the_gate(wheel, t
     bin_dir, _ = venv_with(tmp_path / "host", kept)
     pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q"]
     offline = ["--no-index", "--find-links", wheelhouse]
+    # the host's pip, without this repository's pinned constraints (tox sets PIP_CONSTRAINT)
+    host = {k: v for k, v in os.environ.items() if k != "PIP_CONSTRAINT"}
     requested = [f"{name}=={version}" for name, version in OLDER_TOOLS.items()]
-    subprocess.run([*pip, *offline, *requested], check=True, capture_output=True)
+    subprocess.run([*pip, *offline, *requested], check=True, capture_output=True, env=host)
     assert versions(bin_dir) == OLDER_TOOLS
     # the gate, its requirements resolved against what the host has (no --no-deps)
-    installed = subprocess.run([*pip, *offline, str(wheel)], capture_output=True, text=True)
+    installed = subprocess.run(
+        [*pip, *offline, str(wheel)], capture_output=True, text=True, env=host
+    )
     assert installed.returncode == 0, installed.stderr[-3000:]
     assert versions(bin_dir) == OLDER_TOOLS
     run = lcb_conformance(bin_dir, tmp_path, "--only", "prompt")
