@@ -89,6 +89,7 @@ def test_write_fills_inline_and_block_figures(tmp_path, monkeypatch):
         "<!-- figure: styles -->12<!-- /figure --> styles on a line of its own\n",
         "<!-- measured 2026-12-01: true --> 3 s\n<!-- /measured -->\n",
         "a figure <!-- figure: styles -->12 without its end\n",
+        "took <!-- measured 2026-12-01: tox -e bench -- --quick -->3 s<!-- /measured -->\n",
     ],
 )
 def test_marks_markdown_would_misread_are_refused(tmp_path, text):

@@ -29,8 +29,8 @@ a block saying when and how it was measured, or in a span of the same marks with
 
 ``--check`` also fails on a time or size figure outside code that is neither measured, nor
 generated, nor one of the few constants NOT_MEASURED lists. A mark that begins a line is alone
-on it: Markdown reads a line starting with an HTML comment as raw HTML. Marks in code (a code
-block, a code span) are text, not marks.
+on it (Markdown reads a line starting with an HTML comment as raw HTML), and a mark within a
+line holds no "--". Marks in code (a code block, a code span) are text, not marks.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ import lcb_prompts.extraction
 import lcb_prompts.score
 from lcb_conformance import cli
 from lcb_conformance.reports import peers, report
+from lcb_conformance.run_audit import audit
 from lcb_conformance.runner import contract
 from lcb_conformance.suite import (
     cases,
@@ -341,6 +342,11 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "fence-lines-visited": lambda: lcb_prompts.extraction._FEW,
     "hypothesis-long-factor": _hypothesis_long_factor,
     "peers": lambda: len(peers.PEERS),
+    # the run audit and its fixtures
+    "audit-formats": lambda: len(audit.FORMATS) - 1,  # all but "auto"
+    "audit-fixture-runs": lambda harness: sum(
+        1 for run in (cases.FIXTURES_DIR / "audit" / harness).iterdir() if run.is_dir()
+    ),
 }
 # Figures of a build, not of the suite's data: given by wheel_figures.
 BUILT = ("wheel-size-mb", "wheel-files")
@@ -424,10 +430,16 @@ def marks(page: Path) -> list[Mark]:
         start = visible.rfind("\n", 0, match.start()) + 1
         end = visible.find("\n", match.end())
         line = visible[start : len(visible) if end < 0 else end]
-        if not line[: match.start() - start].strip() and line.strip() != match.group(0):
+        alone = line.strip() == match.group(0)
+        if not line[: match.start() - start].strip() and not alone:
             raise FigureError(
                 f"{name}:{_line_of(text, match.start())}: a mark that begins a line must be "
                 f"alone on it (Markdown would show the rest of the line as raw HTML): {line!r}"
+            )
+        if not alone and "--" in match.group(0)[4:-3]:
+            raise FigureError(
+                f"{name}:{_line_of(text, match.start())}: a mark within a line cannot hold "
+                f"'--' (CommonMark before 0.31 shows such a comment as text): {match.group(0)}"
             )
     found = []
     for match in FIGURE.finditer(visible):
