@@ -68,6 +68,12 @@ def test_a_differing_figure_names_page_figure_both_values_and_the_command(tmp_pa
     assert docs_figures.WRITE_COMMAND in shown
 
 
+@pytest.mark.parametrize("spec", ["no-such-figure", "judge-problems sideways", "release", "window"])
+def test_an_unknown_figure_or_argument_is_named(spec):
+    with pytest.raises(docs_figures.FigureError, match=spec.split()[0]):
+        docs_figures.compute(spec)
+
+
 def test_write_fills_inline_and_block_figures(tmp_path, monkeypatch):
     page = tmp_path / "page.md"
     page.write_text(
@@ -124,3 +130,9 @@ def test_a_time_outside_a_measured_block_is_found(tmp_path):
     assert docs_figures.measured_blocks(page) == [
         (2, "2026-12-01", "python bench/bench_runner.py")
     ]
+
+
+def test_the_command_checks_the_pages_and_refuses_a_missing_wheel(tmp_path, capsys):
+    assert docs_figures.main(["--check"]) == 0
+    assert docs_figures.main(["--check", "--wheel", str(tmp_path / "none.whl")]) == 2
+    assert capsys.readouterr().err.startswith("docs_figures: ")

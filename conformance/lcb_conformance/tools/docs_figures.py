@@ -368,7 +368,10 @@ def compute(spec: str, built: dict[str, str] | None = None) -> str | None:
         return None if built is None else built[name]
     if name not in FIGURES:
         raise FigureError(f"unknown figure {name!r} (known: {', '.join(sorted(FIGURES))})")
-    value = FIGURES[name](*arguments)
+    try:
+        value = FIGURES[name](*arguments)
+    except (KeyError, TypeError) as error:  # an argument the figure does not know, or lacks
+        raise FigureError(f"figure '{spec}': {type(error).__name__}: {error}") from None
     if words:
         if not isinstance(value, int) or not 0 <= value < len(SMALL):
             raise FigureError(f"{spec}: {value!r} cannot be spelt out")
