@@ -24,6 +24,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from lcb_conformance.suite import paths
+from lcb_conformance.tools import docs_figures
 
 pytestmark = pytest.mark.selftest
 
@@ -159,6 +160,14 @@ def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
     assert not [name for name in data if name.removeprefix("lcb_conformance/data/").startswith(
         workshop
     )]
+
+
+def test_the_install_page_gives_the_wheels_size_and_file_count(wheel):
+    install_page = paths.CHECKOUT / "docs" / "install.md"
+    built = docs_figures.wheel_figures(wheel)
+    differing = docs_figures.differences(install_page, built, only_built=True)
+    assert not differing, "\n".join(map(str, differing))
+    assert {mark.spec for mark in docs_figures.marks(install_page)} >= set(built)
 
 
 def test_the_reference_passes(installed, tmp_path):
