@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 from collections import Counter
 
@@ -416,3 +417,35 @@ def test_request_config_is_refused_where_the_format_has_none(capsys):
                            str(EVALSCOPE_DATASET), "--style", "OpenAIChat"])  # fmt: skip
     assert code == run_audit.EXIT_INPUT
     assert "--request-config absent.yaml: no such file" in capsys.readouterr().out
+
+
+# -- docs/audit.md's examples ----------------------------------------------------------------
+
+AUDIT_DOCS = cases.FIXTURES_DIR.parent / "docs" / "audit.md"
+
+
+def console_examples() -> list:
+    """(command line, the lines shown) of every ``console`` block running the audit, each
+    named by its harness."""
+    text = AUDIT_DOCS.read_text("utf-8")
+    blocks = re.findall(r"```console\n\$ (lcb-conformance audit [^\n]+)\n(.*?)```", text, re.S)
+    return [
+        pytest.param(command, shown.splitlines(), id=shlex.split(command)[2].split("/")[2])
+        for command, shown in blocks
+    ]
+
+
+def test_the_docs_show_request_examples():
+    assert len(console_examples()) >= 5
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize(("command", "shown"), console_examples())
+def test_the_docs_request_examples_are_the_audits_real_output(
+    pytestconfig, capsys, monkeypatch, command, shown
+):
+    monkeypatch.chdir(AUDIT_DOCS.parent.parent)  # the paths are the repository's
+    _, printed = audit_cli(pytestconfig, capsys, *shlex.split(command)[2:])
+    lines = printed.splitlines()
+    for line in shown:
+        assert line in lines, line
