@@ -449,3 +449,20 @@ def test_the_docs_request_examples_are_the_audits_real_output(
     lines = printed.splitlines()
     for line in shown:
         assert line in lines, line
+
+
+@pytest.mark.upstream
+def test_a_lighteval_results_file_without_the_model_config_is_exit_2(
+    pytestconfig, capsys, tmp_path
+):
+    results = json.loads(LIGHTEVAL_RESULTS.read_text("utf-8"))
+    del results["config_general"]["model_config"]
+    damaged = tmp_path / "results.json"
+    damaged.write_text(json.dumps(results), "utf-8")
+    code, printed = audit_cli(
+        pytestconfig, capsys, str(LIGHTEVAL_DETAILS), "--dataset",
+        str(AUDIT / "lighteval/dataset.jsonl"), "--style", "OpenAIChat",
+        "--request-config", str(damaged),
+    )  # fmt: skip
+    assert code == run_audit.EXIT_INPUT
+    assert f"{damaged}: no config_general.model_config" in printed

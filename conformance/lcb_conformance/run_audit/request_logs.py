@@ -70,6 +70,11 @@ def _unknown(source: str, why: str) -> RunRequest:
     return RunRequest(source, {}, {parameter: why for parameter in SAMPLING})
 
 
+def _dict(value) -> dict:
+    """A config member that should be a mapping; {} for anything else."""
+    return value if isinstance(value, dict) else {}
+
+
 def _or_not_sent(value):
     return NOT_SENT if value is None or value == [] else value
 
@@ -119,7 +124,7 @@ def read(fmt: str, run: Path, config: Path | None, per_sample: Counter) -> RunRe
     if fmt == LM_EVAL:
         return lm_eval(per_sample)
     if fmt == LIGHTEVAL:
-        return lighteval(per_sample, _json(config) if config else None, config)
+        return lighteval(per_sample, _mapping(config, "JSON") if config else None, config)
     if config is None:
         return _unknown(
             "the samples, no config file found",
@@ -127,7 +132,7 @@ def read(fmt: str, run: Path, config: Path | None, per_sample: Counter) -> RunRe
             "(--request-config FILE)",
         )
     if fmt == EVALSCOPE:
-        return evalscope(_yaml(config), config)
+        return evalscope(_mapping(config, "YAML"), config)
     return opencompass(opencompass_config(config), config, run)
 
 
@@ -152,7 +157,8 @@ def lm_eval(per_sample: Counter) -> RunRequest:
         return {
             TEMPERATURE: kwargs.get("temperature", 0.0),
             TOP_P: _or_not_sent(kwargs.get("top_p")),
-            MAX_TOKENS: kwargs.get("max_gen_toks", kwargs.get("max_tokens", NOT_RECORDED)),
+            # its API models take max_tokens first (_create_payload)
+            MAX_TOKENS: kwargs.get("max_tokens", kwargs.get("max_gen_toks", NOT_RECORDED)),
             STOP: _stop(kwargs.get("until")),
             THINKING: _or_not_sent(kwargs.get("thinking")),
             REASONING_EFFORT: _or_not_sent(kwargs.get("reasoning_effort")),
@@ -170,13 +176,20 @@ def lm_eval(per_sample: Counter) -> RunRequest:
     return RunRequest(source, merged, notes)
 
 
-def _json(path: Path) -> dict:
+def _mapping(path: Path, kind: str) -> dict:
+    """A config file's top level, a mapping (kind: "JSON" or "YAML"); LogError if it is not."""
+    if kind == "YAML":
+        import yaml  # PyYAML, a dependency of transformers and huggingface_hub
+
+        load, malformed = yaml.safe_load, yaml.YAMLError
+    else:
+        load, malformed = json.loads, json.JSONDecodeError
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise LogError(f"{path}: not a readable JSON file ({error})") from None
+        data = load(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, malformed) as error:
+        raise LogError(f"{path}: not a readable {kind} file ({error})") from None
     if not isinstance(data, dict):
-        raise LogError(f"{path}: not a JSON object")
+        raise LogError(f"{path}: not a {kind} mapping")
     return data
 
 
@@ -185,7 +198,8 @@ def lighteval(per_sample: Counter, results: dict | None, path: Path | None) -> R
     parameters (results file), combined as lighteval's backends send them."""
     tasks = [task for task in _per_sample(per_sample) if isinstance(task, dict)]
     source = "the details' doc.generation_size and doc.stop_sequences"
-    model = (results or {}).get("config_general", {}).get("model_config")
+    model = _dict(results).get("config_general")
+    model = _dict(model).get("model_config") if results is not None else None
     if results is not None and not isinstance(model, dict):
         raise LogError(f"{path}: no config_general.model_config (lighteval's results file)")
     parameters = model.get("generation_parameters") if model else None
@@ -229,30 +243,18 @@ def lighteval(per_sample: Counter, results: dict | None, path: Path | None) -> R
     return RunRequest(source, values, notes)
 
 
-def _yaml(path: Path) -> dict:
-    import yaml  # PyYAML, a dependency of transformers and huggingface_hub
-
-    try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise LogError(f"{path}: not a readable YAML file ({error})") from None
-    if not isinstance(data, dict):
-        raise LogError(f"{path}: not a YAML mapping (evalscope's task_config.yaml)")
-    return data
-
-
 def evalscope(config: dict, path: Path) -> RunRequest:
     """evalscope sends the generation_config keys that are set, and nothing else."""
     generation = config.get("generation_config")
     if not isinstance(generation, dict):
         raise LogError(f"{path}: no generation_config mapping (evalscope's task_config.yaml)")
-    extra = generation.get("extra_body") or {}
+    extra = _dict(generation.get("extra_body"))
     values = {
         TEMPERATURE: _or_not_sent(generation.get("temperature")),
         TOP_P: _or_not_sent(generation.get("top_p")),
         MAX_TOKENS: _or_not_sent(generation.get("max_tokens")),
         STOP: _stop(generation.get("stop_seqs")),
-        THINKING: _or_not_sent(extra.get("thinking") if isinstance(extra, dict) else None),
+        THINKING: _or_not_sent(extra.get("thinking")),
         REASONING_EFFORT: _or_not_sent(generation.get("reasoning_effort")),
     }
     return RunRequest(f"{path}'s generation_config", values)
@@ -315,9 +317,9 @@ def opencompass(config: dict, path: Path, run: Path) -> RunRequest:
     if model is None or dataset is None:
         missing = f"model {model_abbr!r}" if model is None else f"dataset {dataset_abbr!r}"
         return _unknown(str(path), f"no {missing} in {path}")
-    inferencer = (dataset.get("infer_cfg") or {}).get("inferencer") or {}
-    generation = model.get("generation_kwargs") or {}
-    extra = {**(model.get("openai_extra_kwargs") or {}), **(model.get("extra_body") or {})}
+    inferencer = _dict(_dict(dataset.get("infer_cfg")).get("inferencer"))
+    generation = _dict(model.get("generation_kwargs"))
+    extra = {**_dict(model.get("openai_extra_kwargs")), **_dict(model.get("extra_body"))}
     notes = {}
     temperature = model.get("temperature", generation.get("temperature"))
     if temperature is None and str(model.get("type", "")).endswith(".OpenAI"):
