@@ -63,7 +63,7 @@ def test_every_sampling_parameter_a_golden_sends_is_compared(lmstyle, variant):
     if expected.unavailable:
         assert lmstyle == "MistralWeb" and variant != "default"  # built only with its key
         return
-    sent = golden_sent(expected.lmstyle, expected.golden.split("/")[1])
+    sent = golden_sent(lmstyle, expected.golden.split("/")[1])
     for name in set(request_goldens.SENT) - {"n", "candidate_count"}:
         if name in sent:
             (parameter,) = [p for p, names in requested.GOLDEN_NAMES.items() if name in names]

@@ -64,7 +64,8 @@ from lcb_conformance.suite import (
     showdiff,
 )
 
-IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
+# every part of the audit (prompt, extraction, request) has the same outcomes
+IDENTICAL, DIFFERS, CANNOT = requested.IDENTICAL, requested.DIFFERS, requested.CANNOT
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
 LCB_RUNNER = request_logs.LCB_RUNNER

@@ -23,7 +23,7 @@ from lcb_conformance.suite import goldens
 from lcb_conformance.suite.families import request as request_goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
-IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
+IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"  # the audit's outcomes
 N, TEMPERATURE, TOP_P, MAX_TOKENS, STOP = "n", "temperature", "top_p", "max tokens", "stop"
 THINKING, REASONING_EFFORT = "thinking", "reasoning effort"
 PARAMETERS = (N, TEMPERATURE, TOP_P, MAX_TOKENS, STOP, THINKING, REASONING_EFFORT)
@@ -82,7 +82,6 @@ class Expected:
     """lcb_runner's request for an LMStyle, from its request golden."""
 
     golden: str  # the golden's name, "request/default/OpenAIChat"
-    lmstyle: str
     values: dict
     unavailable: str = ""  # why there is nothing to compare with
 
@@ -158,19 +157,19 @@ def expected(lmstyle: str, variant: str = DEFAULT_VARIANT) -> Expected:
     name = f"{request_goldens.REQUEST}/{variant}/{lmstyle}"
     text = goldens.read(GoldenKey(request_goldens.REQUEST, variant, lmstyle))
     if text is None:
-        return Expected(name, lmstyle, {}, f"no request golden {name} (not a prompting LMStyle?)")
+        return Expected(name, {}, f"no request golden {name} (not a prompting LMStyle?)")
     record = json.loads(text)
     if not record.get("calls"):
         for style, with_environment in request_goldens.WITH_ENVIRONMENT:
             if style == lmstyle and variant == DEFAULT_VARIANT:
                 return expected(lmstyle, with_environment)
         raised = record.get("raised", "").strip()
-        return Expected(name, lmstyle, {}, f"lcb_runner sends no request ({raised})")
+        return Expected(name, {}, f"lcb_runner sends no request ({raised})")
     sent = request_goldens.sent_parameters(record)
     values = {N: _samples_per_problem(record, sent)}
     for parameter, names in GOLDEN_NAMES.items():
         values[parameter] = next((sent[n] for n in names if n in sent), NOT_SENT)
-    return Expected(name, lmstyle, values)
+    return Expected(name, values)
 
 
 def _samples_per_problem(record: dict, sent: dict) -> int:
