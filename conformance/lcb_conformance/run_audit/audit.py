@@ -1,7 +1,9 @@
-"""Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction?
+"""Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction, and
+did the run ask for lcb_runner's request?
 
     lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
         [--model ID | --style LMSTYLE] [--cache FILE] [--results FILE] [--dataset ROWS.jsonl]
+        [--request-config FILE] [--request-variant VARIANT]
         [--upstream installed|PATH] [--json F] [--html F] [--show N]
 
 RUN is an evaluation's results file: lcb_runner's own
@@ -20,13 +22,21 @@ Extraction is judged with upstream's extract_code, never lcb_prompts.extract_cod
 cuts at ``</think>`` (a documented deviation, conformance/deviations.toml) and so is not
 "what lcb_runner would have extracted".
 
+The request: what the run's files record of it (run_audit.request_logs: lcb_runner's file
+name, lm-eval's and lighteval's samples, evalscope's, lighteval's and OpenCompass's config
+file beside them or ``--request-config``) against lcb_runner's request golden for the
+LMStyle (``--request-variant``: its defaults, or another recorded command line), parameter by
+parameter (run_audit.request).
+
 The model's LMStyle: ``--style`` (an LMStyle name), else ``--model`` (resolved through
 lcb_runner's model list, as ``lcb-conformance resolve``), else RUN's folder name read as a
 model_repr. Files are streamed (one row in memory at a time; the cache keeps only its keys
 and a digest of each entry's outputs).
 
-Exit codes: 0 every checkable sample identical; 1 a sample differs; 2 unusable input (the
-message names file, line and sample), including a file with no sample or none checkable.
+Exit codes: 0 every checkable sample identical and no recorded request parameter that moves
+the score differs (n is only noted); 1 a sample or such a request parameter differs; 2
+unusable input (the message names file, line and sample), including a file with no sample
+or none checkable, and a config file that cannot be read; 6 a report not written.
 """
 
 from __future__ import annotations
@@ -41,7 +51,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
-from lcb_conformance.run_audit import logs
+from lcb_conformance.run_audit import logs, request_logs
+from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
 from lcb_conformance.suite import (
     cases,
@@ -53,10 +64,11 @@ from lcb_conformance.suite import (
     showdiff,
 )
 
-IDENTICAL, DIFFERS, CANNOT = "identical", "differs", "cannot check"
+# every part of the audit (prompt, extraction, request) has the same outcomes
+IDENTICAL, DIFFERS, CANNOT = requested.IDENTICAL, requested.DIFFERS, requested.CANNOT
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
-LCB_RUNNER = "lcb_runner"
+LCB_RUNNER = request_logs.LCB_RUNNER
 FORMATS = ("auto", LCB_RUNNER, EVALSCOPE, OPENCOMPASS, LM_EVAL, LIGHTEVAL)
 LCB_RUNNER_FIELDS = {
     "question_id": str,
@@ -112,12 +124,19 @@ class Audit:
     reports: list[str] = field(default_factory=list)  # showdiff reports, first ones only
     prompt_unchecked: Counter = field(default_factory=Counter)  # why -> samples
     extraction_unchecked: Counter = field(default_factory=Counter)  # why -> samples
+    request: requested.RequestCheck | None = None  # the request against lcb_runner's
 
     def counts(self) -> Counter:
         return Counter(sample.verdict for sample in self.samples)
 
+    def samples_differ(self) -> bool:
+        return bool(set(self.counts()) - {IDENTICAL, CANNOT})
+
+    def request_differs(self) -> bool:
+        return self.request is not None and self.request.outcome == requested.DIFFERS
+
     def exit_code(self) -> int:
-        return EXIT_DIFFERS if set(self.counts()) - {IDENTICAL, CANNOT} else EXIT_OK
+        return EXIT_DIFFERS if self.samples_differ() or self.request_differs() else EXIT_OK
 
     def as_json(self) -> dict:
         return {
@@ -130,6 +149,7 @@ class Audit:
             "summary": dict(self.counts()),
             "prompt_not_checked": dict(self.prompt_unchecked),
             "extraction_not_checked": dict(self.extraction_unchecked),
+            "request": self.request.as_json() if self.request else None,
             "samples": [
                 {
                     "question_id": s.question_id,
@@ -351,6 +371,7 @@ class Auditor:
         self.dataset, self.show = dataset, show
         # evalscope numbers a problem by its position in the dataset it read (group_id)
         self.dataset_rows = list(dataset.values()) if dataset else []
+        self.recorded: Counter = Counter()  # what the samples record of the request -> samples
 
     def prompt(self, path: Path, line: int, row: dict, audit: Audit) -> tuple[str, str]:
         """(outcome, why) of the problem's prompt: sent == rebuilt?"""
@@ -425,6 +446,8 @@ class Auditor:
         scored against upstream's extraction of the raw output."""
         fields, question_id, why = self.problem(sample)
         label = f"{sample.where}: {question_id} sample {sample.index}"
+        if sample.request is not None:
+            self.recorded[sample.request] += 1
         prompt = CANNOT
         if fields is not None and sample.sent is None:
             why = "the log does not record the prompt"
@@ -477,6 +500,21 @@ class Auditor:
             audit.samples.append(Sample(row["question_id"], index, prompt, extraction, notes))
 
 
+def check_request(
+    audit: Audit,
+    path: Path,
+    recorded: Counter,
+    config: Path | None = None,
+    variant: str = requested.DEFAULT_VARIANT,
+) -> None:
+    """The run's request (what its files record: request_logs; its n counted in its samples)
+    against lcb_runner's for the LMStyle, as ``audit.request``."""
+    config = config or request_logs.default_config(audit.format, path)
+    run = request_logs.read(audit.format, path, config, recorded)
+    run.values[requested.N] = requested.n_of_samples(Counter(s.question_id for s in audit.samples))
+    audit.request = requested.compare(run, requested.expected(audit.lmstyle, variant))
+
+
 def audit_run(
     path: Path,
     upstream,
@@ -484,8 +522,10 @@ def audit_run(
     cache: CacheIndex | None = None,
     dataset: dict | None = None,
     show: int = 5,
+    variant: str = requested.DEFAULT_VARIANT,
 ) -> Audit:
-    """Every sample of an lcb_runner results file; AuditInputError on unusable input."""
+    """Every sample of an lcb_runner results file, and the request its file name records;
+    AuditInputError on unusable input."""
     audit = Audit(
         str(path), LCB_RUNNER, lmstyle, upstream.describe_source(), cache and str(cache.path)
     )
@@ -505,15 +545,25 @@ def audit_run(
             raise AuditInputError(str(error)) from None
     if not seen:
         raise AuditInputError(f"{path}: no rows")
+    check_request(audit, path, Counter(), variant=variant)
     return audit
 
 
 def audit_log(
-    path: Path, fmt: str, samples, upstream, lmstyle: str, dataset: dict | None, show: int = 5
+    path: Path,
+    fmt: str,
+    samples,
+    upstream,
+    lmstyle: str,
+    dataset: dict | None,
+    show: int = 5,
+    request_config: Path | None = None,
+    variant: str = requested.DEFAULT_VARIANT,
 ) -> Audit:
     """Every sample of another harness's log (``samples``: run_audit.logs' reader over ``path``,
-    streamed). A problem named by position is the dataset's row there, the rows in the
-    order the run read them."""
+    streamed), and its request (the samples' record of it, or ``request_config``, else the
+    config file the format keeps beside them). A problem named by position is the dataset's
+    row there, the rows in the order the run read them."""
     audit = Audit(str(path), fmt, lmstyle, upstream.describe_source(), None)
     auditor = Auditor(upstream, lmstyle, None, dataset, show)
     with _tokenizers_memoised(lmstyle):
@@ -526,6 +576,7 @@ def audit_log(
             f"{path}: no sample could be checked: "
             + "; ".join({**audit.prompt_unchecked, **audit.extraction_unchecked})
         )
+    check_request(audit, path, auditor.recorded, request_config, variant)
     return audit
 
 
@@ -576,6 +627,8 @@ def render(audit: Audit) -> str:
     ):
         for why, count in unchecked.items():
             lines.append(f"{part} not checked for {count} samples: {why}")
+    if audit.request is not None:
+        lines += ["", *requested.render(audit.request, audit.lmstyle)]
     if audit.reports:
         lines += ["", f"first {len(audit.reports)} differences:"]
         for report in audit.reports:
@@ -583,8 +636,20 @@ def render(audit: Audit) -> str:
     return "\n".join(lines)
 
 
+def request_headline(audit: Audit) -> str:
+    """The request's part of the headline."""
+    check = audit.request
+    if check is None or check.outcome == requested.CANNOT:
+        return "request not checked"
+    if check.outcome == requested.IDENTICAL:
+        return f"request as lcb_runner's ({check.golden}) where recorded"
+    failing = ", ".join(finding.parameter for finding in check.findings if finding.fails)
+    return f"the request differs from lcb_runner's ({check.golden}): {failing}"
+
+
 def headline(audit: Audit) -> str:
     code = audit.exit_code()
+    request_part = request_headline(audit)
     if code == EXIT_OK:
         checked = (
             " and ".join(
@@ -597,10 +662,16 @@ def headline(audit: Audit) -> str:
             )
             or "prompt or extraction"
         )
-        return f"audit: every checkable sample identical to lcb_runner ({checked} checked)"
+        return (
+            f"audit: every checkable sample identical to lcb_runner ({checked} checked); "
+            + request_part
+        )
     counts = audit.counts()
     differing = sum(n for v, n in counts.items() if v != IDENTICAL)
-    return f"audit: NOT CONFORMANT: {differing} of {sum(counts.values())} samples differ"
+    samples = f"{differing} of {sum(counts.values())} samples differ"
+    parts = [samples] if audit.samples_differ() else []
+    parts += [request_part] if audit.request_differs() else []
+    return "audit: NOT CONFORMANT: " + "; ".join(parts)
 
 
 # Formats whose log names the problem only by position, or not with its statement
@@ -633,6 +704,20 @@ def main(argv: list[str] | None = None) -> int:
         "--results", type=Path, help="OpenCompass's results file (details) of the predictions"
     )
     parser.add_argument("--dataset", type=Path, help="LCB rows (JSON lines) to build prompts from")
+    parser.add_argument(
+        "--request-config",
+        type=Path,
+        metavar="FILE",
+        help="the run's config file holding its request, where it is not found beside RUN: "
+        + "; ".join(request_logs.CONFIG_FILES.values()),
+    )
+    parser.add_argument(
+        "--request-variant",
+        default=requested.DEFAULT_VARIANT,
+        choices=requested.variants(),
+        help="the lcb_runner command line whose request the run's is held to (its request "
+        "goldens' variants; default: lcb_runner's defaults)",
+    )
     parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report here")
@@ -656,9 +741,15 @@ def _audit(args: argparse.Namespace) -> int:
             f"{args.run}: {NEEDS_DATASET[found]}: pass --dataset ROWS.jsonl, the rows in the "
             "order the run read them"
         )
-    for option, given in (("--cache", args.cache), ("--results", args.results)):
+    for option, given in (
+        ("--cache", args.cache),
+        ("--results", args.results),
+        ("--request-config", args.request_config),
+    ):
         if given is not None and not given.is_file():
             raise AuditInputError(f"{option} {given}: no such file")
+    if args.request_config and request_logs.config_file_error(found):
+        raise AuditInputError(f"--request-config: {request_logs.config_file_error(found)}")
     lmstyle = resolve_lmstyle(args.run, args.model, args.style)
     cache_path = (args.cache or default_cache(args.run)) if found == LCB_RUNNER else None
     cache = CacheIndex.read(cache_path) if cache_path else None
@@ -678,7 +769,9 @@ def _audit(args: argparse.Namespace) -> int:
         f"{upstream.describe_source()}" + (f", with {extra}" if extra else "")
     )
     if found == LCB_RUNNER:
-        audit = audit_run(args.run, upstream, lmstyle, cache, dataset, args.show)
+        audit = audit_run(
+            args.run, upstream, lmstyle, cache, dataset, args.show, args.request_variant
+        )
     else:
         readers = {
             EVALSCOPE: lambda: logs.read_evalscope(args.run),
@@ -688,7 +781,15 @@ def _audit(args: argparse.Namespace) -> int:
         }
         try:
             audit = audit_log(
-                args.run, found, readers[found](), upstream, lmstyle, dataset, args.show
+                args.run,
+                found,
+                readers[found](),
+                upstream,
+                lmstyle,
+                dataset,
+                args.show,
+                args.request_config,
+                args.request_variant,
             )
         except json_stream.JsonStreamError as error:
             raise AuditInputError(str(error)) from None

@@ -43,6 +43,8 @@ OPENCOMPASS_ROLES = {"HUMAN": "user", "SYSTEM": "system", "BOT": "assistant"}
 LIGHTEVAL_COLUMNS = ("doc", "model_response")
 # the leaves read: never doc.specific (the problem's hidden tests) nor the metrics
 LIGHTEVAL_LEAVES = ["doc.id", "model_response.input", "model_response.text"]
+# and, where the details have them, what the task asked of the model (run_audit.request_logs)
+LIGHTEVAL_REQUEST = ("generation_size", "stop_sequences")
 REBUILT = (
     "raw output rebuilt from evalscope's reasoning and text parts (it splits <think> off the "
     "server's answer; the whitespace around the tags is approximated)"
@@ -71,6 +73,9 @@ class Logged:
     problem: dict | None = None  # the problem's fields, where the log carries the row
     notes: tuple[str, ...] = ()
     unscored: str = ""  # why ``scored`` is None
+    # what the sample's record says of the request (lm-eval's generation arguments,
+    # lighteval's task generation size and stops), as canonical JSON; read by request_logs
+    request: str | None = None
 
 
 def _strings(label: str, **values) -> None:
@@ -278,6 +283,8 @@ def read_lm_eval(path: Path) -> Iterator[Logged]:
             raise LogError(f"{label}: filtered_resps[0] must hold at most one entry per output")
         sent = lm_eval_prompt(label, argument)
         question_id = doc.get("question_id")
+        generation = record["arguments"]["gen_args_0"].get("arg_1")
+        request = json.dumps(generation, sort_keys=True) if generation is not None else None
         for index, output in enumerate(outputs):
             scored = filtered[index] if index < len(filtered) else None
             _strings(f"{label} sample {index}", resps=output)
@@ -294,6 +301,7 @@ def read_lm_eval(path: Path) -> Iterator[Logged]:
                 problem=doc,
                 notes=(f"filter {record.get('filter')}",) if record.get("filter") else (),
                 unscored="the task's filter kept the first output only",
+                request=request,
             )
 
 
@@ -327,12 +335,17 @@ def read_lighteval(path: Path) -> Iterator[Logged]:
         raise LogError(f"{path}: no {', '.join(sorted(missing))} column (lighteval's details)")
     number = 0
     try:
-        batches = parquet.ParquetFile(path).iter_batches(batch_size=16, columns=LIGHTEVAL_LEAVES)
-        for batch in batches:
+        details = parquet.ParquetFile(path)
+        doc = details.schema_arrow.field("doc").type
+        asked = [name for name in LIGHTEVAL_REQUEST if pyarrow.types.is_struct(doc)]
+        asked = [name for name in asked if doc.get_field_index(name) >= 0]
+        leaves = LIGHTEVAL_LEAVES + [f"doc.{name}" for name in asked]
+        for batch in details.iter_batches(batch_size=16, columns=leaves):
             for row in batch.to_pylist():
                 label = f"{path}: row {number}"
                 try:
                     position = int(row["doc"]["id"])
+                    task = {name: row["doc"][name] for name in asked}
                     sent, texts = row["model_response"]["input"], row["model_response"]["text"]
                 except (KeyError, TypeError, ValueError) as error:
                     raise LogError(f"{label} lacks doc.id or model_response ({error})") from None
@@ -350,6 +363,7 @@ def read_lighteval(path: Path) -> Iterator[Logged]:
                         None,
                         position=("doc.id", position),
                         unscored=LIGHTEVAL_UNSCORED,
+                        request=json.dumps(task, sort_keys=True) if asked else None,
                     )
                 number += 1
     except (OSError, pyarrow.ArrowException) as error:  # a corrupt page, a missing leaf

@@ -2,7 +2,8 @@
 
 The page: the headline, what was audited (file, format, LMStyle, upstream), the table per
 problem (the text report's columns, a problem with a difference in red), why parts could not
-be checked, the first difference reports, and every sample that is not identical with its
+be checked, the request against lcb_runner's (a row per parameter, a failing difference in
+red), the first difference reports, and every sample that is not identical with its
 verdict and reasons (identical samples are counted, not listed: a 10,000-sample run stays a
 page), in the verdict report's look (reports.report's CSS).
 """
@@ -10,6 +11,7 @@ page), in the verdict report's look (reports.report's CSS).
 from __future__ import annotations
 
 from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.run_audit import request as requested
 
 
 def _e(text: object) -> str:
@@ -31,6 +33,29 @@ def _problem_rows(audit: run_audit.Audit) -> str:
         )
     head = "".join(f"<th>{_e(c)}</th>" for c in ("problem", "samples", *run_audit.COLUMNS))
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _request(audit: run_audit.Audit) -> list[str]:
+    check = audit.request
+    if check is None:
+        return []
+    head = f"against lcb_runner's (LMStyle.{audit.lmstyle}, {check.golden})"
+    if check.unavailable:
+        note = f"<p>{_e(head)}: cannot check: {_e(check.unavailable)}</p>"
+        return ['<h2 id="request">Request</h2>', note]
+    rows = "".join(
+        f'<tr class="{"fail" if f.fails else "pass"}"><td class="status">{_e(f.parameter)}</td>'
+        f"<td>{_e(f.outcome)}</td><td>{_e(f.run)}</td><td>{_e(f.lcb_runner)}</td>"
+        f"<td>{_e(f.words or f.why)}</td></tr>"
+        for f in check.findings
+    )
+    return [
+        '<h2 id="request">Request</h2>',
+        f"<p>{_e(head)}, read from {_e(check.source)}: <strong>{_e(check.outcome)}</strong>. "
+        f"n is noted, not failed: {_e(requested.N_ONLY_NOTED)}.</p>",
+        "<table><thead><tr><th>parameter</th><th>outcome</th><th>the run</th>"
+        f"<th>lcb_runner</th><th>in words</th></tr></thead><tbody>{rows}</tbody></table>",
+    ]
 
 
 def to_html(audit: run_audit.Audit) -> str:
@@ -73,6 +98,7 @@ def to_html(audit: run_audit.Audit) -> str:
         '<h2 id="problems">Per problem</h2>',
         _problem_rows(audit),
         f"<ul>{''.join(unchecked)}</ul>" if unchecked else "",
+        *_request(audit),
         f'<h2 id="differences">First differences ({len(audit.reports)})</h2>',
         *(f"<pre>{_e(report)}</pre>" for report in audit.reports),
         f'<h2 id="samples">Samples not identical ({len(others)})</h2>',

@@ -5,8 +5,8 @@ arguments (model, messages or prompt as a marker, n, temperature, top_p, max tok
 thinking and reasoning parameters) and what upstream then does (its outputs, or what it
 raised). Variants are lcb_runner's command line: its defaults, --n 1, --temperature 0.7,
 --max_tokens 32768, and MistralWeb with MISTRAL_API_KEY set (without it its runner module
-cannot be imported). Upstream only: no implementation is held to them yet; the audit compares
-a run log's sampling parameters with them (issue 20 item 5)."""
+cannot be imported). Upstream only: no implementation is held to them; the audit compares
+a run log's sampling parameters with them (run_audit/request.py)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ SENT = (
 )  # fmt: skip
 
 
-def _sent(record: dict) -> dict:
+def sent_parameters(record: dict) -> dict:
     """The sampling parameters of a record's request: its call's keyword arguments (and
     Gemini's config), or vLLM's SamplingParams."""
     sampling = record.get("clients", {}).get("sampling_params")
@@ -85,7 +85,7 @@ def _sent(record: dict) -> dict:
     return {**kwargs, **kwargs.get("config", {})}
 
 
-def _shown(value) -> str:
+def shown(value) -> str:
     """A parameter's value; a recorded object (ThinkingConfig) as Class(arguments)."""
     if isinstance(value, dict) and len(value) == 1 and "." in next(iter(value)):
         ((name, made),) = value.items()
@@ -105,12 +105,12 @@ def summary_lines(variant: str = "default") -> list[str]:
     ]
     for lmstyle in lmstyles():
         record = json.loads(goldens.read(GoldenKey(REQUEST, variant, lmstyle)))
-        sent = _sent(record)
-        shown = ", ".join(f"{name}={_shown(sent[name])}" for name in SENT if name in sent)
+        sent = sent_parameters(record)
+        sends = ", ".join(f"{name}={shown(sent[name])}" for name in SENT if name in sent)
         requests = sum(call["times"] for call in record.get("calls", []))
         ends = (record.get("raised") or f"{record['outputs']} outputs").strip()
         lines.append(
-            f"| {lmstyle} | {record.get('runner', '-')} | {shown or '-'} | {requests} | "
+            f"| {lmstyle} | {record.get('runner', '-')} | {sends or '-'} | {requests} | "
             f"{ends.replace('|', '&#124;')} |"
         )
     return lines
