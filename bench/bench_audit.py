@@ -30,8 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from lcb_conformance.suite import cases
-from lcb_conformance.upstream import Upstream, run_audit
+from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.suite import cases, report_files
+from lcb_conformance.upstream import Upstream
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE_RUN = cases.FIXTURES_DIR / "audit" / "lcb_runner" / "deepseek-instruct"
@@ -175,7 +176,7 @@ def main() -> None:
         "runs": figures,
     }
     if args.json:
-        run_audit.write_atomically(args.json, json.dumps(report, indent=1) + "\n")
+        report_files.write_atomically(args.json, json.dumps(report, indent=1) + "\n")
 
 
 if __name__ == "__main__":

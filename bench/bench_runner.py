@@ -6,10 +6,10 @@ Times `lcb-conformance --impl lcb_prompts` (every case of the reference, reports
 four ways in one run, on this machine as it is: the command of COMMIT (default: the last one
 before the runner, which ran pytest in-process and read its outcomes back; exported with
 `git archive`, run on this environment's packages), and this checkout's command in-process,
-in two worker processes (--jobs 2), and over --impl-cmd (the example JSON-lines adapter, one
-request per case). Each is a fresh process; wall time and the CPU time of the process and its
-children are the median of N runs. The figures go to docs/performance.md with the date and
-this command, not into an assertion.
+in two worker processes (--jobs 2), and over --impl-cmd (the generic JSON-lines server serving
+lcb_prompts, one request per case). Each is a fresh process; wall time and the CPU time of
+the process and its children are the median of N runs. The figures go to docs/performance.md
+with the date and this command, not into an assertion.
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from lcb_conformance.adapters import jsonl_server
+
 REPO = Path(__file__).resolve().parents[1]
 # The last commit whose verdict was pytest's outcomes read back (before lcb_conformance.runner).
 BASELINE = "120e1e5"
-EXAMPLE = REPO / "conformance" / "examples" / "jsonl_adapter.py"
 
 
 def baseline_python(commit: str, work: Path) -> Path:
@@ -83,7 +84,7 @@ def main() -> int:
             "runner, in-process": command,
             "runner, --jobs 2": [*command, "--jobs", "2"],
             "runner, --impl-cmd (JSON lines)": [*command, "--impl-cmd", f"{sys.executable} "
-                                                f"{EXAMPLE}"],
+                                                f"{jsonl_server.PATH} lcb_prompts"],
         }  # fmt: skip
         figures = {}
         for name, argv in ways.items():

@@ -79,3 +79,45 @@ def judge_program(row, program, timeout):
 def extract_code(model_output, style=STYLE):
     check_style(style, STYLES)
     return benchmark().filter_prediction(model_output, task_state=None)
+
+
+def pass_at_k(results, k_list=(1, 5)):
+    """evalscope's pass@k from per-test grades, as its benchmark aggregates them: each
+    generation scored as ``match_score`` scores it (``acc`` = its pass_k_utils pass@1 > 0),
+    the samples grouped by problem and aggregated by its ``mean_and_pass_at_k`` aggregator
+    (MeanPassAtK: pass@k for every k up to the fewest attempts of any problem); "detail" is
+    evalscope's ``calculate_pass_at_k`` of each problem that aggregator averages."""
+    from evalscope.api.metric import SampleScore, Score
+    from evalscope.benchmarks.live_code_bench.pass_k_utils import compute_metrics_from_results
+    from evalscope.metrics.aggregators.aggregators import MeanPassAtK
+    from evalscope.metrics.utils.functions import calculate_pass_at_k
+
+    scores, correct = [], {}
+    for task, generations in results.items():
+        for index, grades in enumerate(generations):
+            rate = compute_metrics_from_results({0: [grades]}, k_list=[1])["pass@1"] / 100
+            acc = float(rate > 0)
+            correct[task] = correct.get(task, 0) + int(acc)
+            scores.append(
+                SampleScore(
+                    score=Score(value={"acc": acc}),
+                    sample_id=f"{task}/{index}",
+                    group_id=task,
+                    generation_index=index,
+                )
+            )
+    metrics = {
+        f"pass@{found.dimensions['k']}": found.score
+        for found in MeanPassAtK()(scores)
+        if found.aggregation == "pass_at_k" and found.dimensions["k"] in k_list
+    }
+    detail = {}
+    for name in metrics:
+        k = int(name.removeprefix("pass@"))
+        detail[name] = {
+            task: float(calculate_pass_at_k([len(generations)], [correct[task]], k)[0])
+            for task, generations in results.items()
+            if len(generations) >= k  # the problems MeanPassAtK averages for this k
+        }
+    metrics["detail"] = detail
+    return metrics

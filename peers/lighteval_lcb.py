@@ -6,9 +6,9 @@ classes do (``PromptManager(use_chat_template, tokenizer, config.system_prompt)`
 chat template, one user message rendered by the tokenizer passed in; without, the query as
 is. The system prompt is ModelConfig's default (None). lcb/main.py imports lighteval's metric
 registry, which needs torch, so ``prepare_prompt`` is compiled from the installed main.py by
-peers._source instead of importing the module (its code, unchanged). The Doc is built with
-the fields lcb_codegeneration_prompt_fn sets that PromptManager reads (that function also
-decodes the private tests, which the suite's fixture rows do not encode).
+lcb_conformance.adapters.harness_source instead of importing the module (its code, unchanged).
+The Doc is built with the fields lcb_codegeneration_prompt_fn sets that PromptManager reads
+(that function also decodes the private tests, which the suite's fixture rows do not encode).
 
 Extraction: lcb/codegen_metrics.py's ``extract_code`` on ``ModelResponse.final_text``, i.e.
 after the pipeline's default ``remove_reasoning_tags`` (PipelineParameters' defaults, read
@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 from functools import cache
 
-from peers import _source
+from lcb_conformance.adapters import harness_source
 from peers._render import STYLE, check_style
 
 PEER = "lighteval"
@@ -45,23 +45,23 @@ TASK_NAME = "lcb:codegeneration"
 
 
 def _file(relative: str):
-    return _source.installed_file(DISTRIBUTION, f"lighteval/{relative}")
+    return harness_source.installed_file(DISTRIBUTION, f"lighteval/{relative}")
 
 
 @cache
 def prepare_prompt():
     """lighteval's lcb/main.py::prepare_prompt, compiled from the installed file."""
-    return _source.load_function(_file("tasks/tasks/lcb/main.py"), "prepare_prompt")
+    return harness_source.load_function(_file("tasks/tasks/lcb/main.py"), "prepare_prompt")
 
 
 @cache
 def _defaults() -> dict:
     model = _file("models/abstract_model.py")
     pipeline = _file("pipeline.py")
-    tags = _source.constant_value(pipeline, "PipelineParameters.reasoning_tags")
+    tags = harness_source.constant_value(pipeline, "PipelineParameters.reasoning_tags")
     return {
-        "system_prompt": _source.constant_value(model, "ModelConfig.system_prompt"),
-        "remove_reasoning_tags": _source.constant_value(
+        "system_prompt": harness_source.constant_value(model, "ModelConfig.system_prompt"),
+        "remove_reasoning_tags": harness_source.constant_value(
             pipeline, "PipelineParameters.remove_reasoning_tags"
         ),
         # PipelineParameters.__post_init__ parses the string the same way
@@ -76,7 +76,7 @@ def _judge():
     from lighteval.tasks.requests import Doc
     from lighteval.tasks.tasks.lcb import codegen_metrics
 
-    prompt_fn = _source.load_function(
+    prompt_fn = harness_source.load_function(
         _file("tasks/tasks/lcb/main.py"),
         "lcb_codegeneration_prompt_fn",
         {

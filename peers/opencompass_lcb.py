@@ -2,7 +2,7 @@
 configs/datasets/livecodebench/livecodebench_gen.py).
 
 OpenCompass's packages import torch, mmengine and every dataset, so nothing is imported:
-each piece is the peer's installed code, loaded by peers._source:
+each piece is the peer's installed code, loaded by lcb_conformance.adapters.harness_source:
 
 - the default config: livecodebench_gen.py reads its datasets from the file it imports
   (livecodebench_gen_a4f90b.py); its ``prompt_template`` string is one HUMAN round, and no
@@ -19,7 +19,7 @@ private encoding), then evaluator.py's ``evaluate_generations_by_problem`` (its
 ``codegen_check_correctness``, a forked process around testing_util's ``run_test``, with the
 evaluator's default 4 GiB memory limit) -- what each worker of its ProcessPoolExecutor runs.
 testing_util.py and its one OpenCompass import (utils/code_execution.py) are imported as
-installed, their packages' __init__ skipped (peers._source.package_without_init); the two
+installed, their packages' __init__ skipped (harness_source.package_without_init); the two
 functions are compiled from evaluator.py, whose own imports need mmengine, with its logger
 replaced by the standard library's (it logs only when debug is on, which the evaluator leaves
 off). The suite calls it in a child process.
@@ -39,8 +39,8 @@ import pickle
 import zlib
 from functools import cache
 
+from lcb_conformance.adapters import harness_source
 from lcb_conformance.adapters.rendering import render_messages
-from peers import _source
 from peers._render import STYLE, check_style
 
 PEER = "OpenCompass"
@@ -55,16 +55,16 @@ CONFIG = "configs/datasets/livecodebench/livecodebench_gen.py"
 
 
 def _file(relative: str):
-    return _source.installed_file(DISTRIBUTION, f"opencompass/{relative}")
+    return harness_source.installed_file(DISTRIBUTION, f"opencompass/{relative}")
 
 
 @cache
 def _pieces():
     package = "datasets/livecodebench"
-    prompts = _source.load_module_file(
+    prompts = harness_source.load_module_file(
         "peer_opencompass_lcb_prompts", _file(f"{package}/prompts.py")
     )
-    transform = _source.load_function(
+    transform = harness_source.load_function(
         _file(f"{package}/livecodebench.py"),
         "LCBCodeGenerationDataset.load.transform",
         {
@@ -76,13 +76,13 @@ def _pieces():
         },
     )
     config = _file(CONFIG)
-    config = config.with_name(_source.relative_import(config))
-    template = _source.constant_value(config, "prompt_template")
-    safe_format = _source.load_function(_file("utils/prompt.py"), "safe_format")
-    extract_utils = _source.load_module_file(
+    config = config.with_name(harness_source.relative_import(config))
+    template = harness_source.constant_value(config, "prompt_template")
+    safe_format = harness_source.load_function(_file("utils/prompt.py"), "safe_format")
+    extract_utils = harness_source.load_module_file(
         "peer_opencompass_lcb_extract_utils", _file(f"{package}/extract_utils.py")
     )
-    version = _source.argument_default(
+    version = harness_source.argument_default(
         _file(f"{package}/evaluator.py"),
         "LCBCodeGenerationEvaluator.__init__",
         "extractor_version",
@@ -103,9 +103,9 @@ def _judge():
     import numpy
 
     for package in ("opencompass.utils", "opencompass.datasets", JUDGE_PACKAGE):
-        _source.package_without_init(DISTRIBUTION, package)
+        harness_source.package_without_init(DISTRIBUTION, package)
     evaluator = _file("datasets/livecodebench/evaluator.py")
-    memory_limit = _source.constant_value(evaluator, "DEFAULT_MEMORY_LIMIT_BYTES")
+    memory_limit = harness_source.constant_value(evaluator, "DEFAULT_MEMORY_LIMIT_BYTES")
     namespace = {
         # codegen_check_correctness's `from .testing_util import run_test` resolves here
         "__package__": JUDGE_PACKAGE,
@@ -115,10 +115,12 @@ def _judge():
         "get_logger": lambda: logging.getLogger("OpenCompass"),
         "DEFAULT_MEMORY_LIMIT_BYTES": memory_limit,
     }
-    namespace["codegen_check_correctness"] = _source.load_function(
+    namespace["codegen_check_correctness"] = harness_source.load_function(
         evaluator, "codegen_check_correctness", namespace
     )
-    by_problem = _source.load_function(evaluator, "evaluate_generations_by_problem", namespace)
+    by_problem = harness_source.load_function(
+        evaluator, "evaluate_generations_by_problem", namespace
+    )
     return by_problem, memory_limit
 
 
@@ -148,3 +150,21 @@ def format_lcb_prompt(row, tokenizer=None, chat_template=False, style=STYLE, ena
 def extract_code(model_output, style=STYLE):
     check_style(style, STYLES)
     return _pieces()[3](model_output)
+
+
+def pass_at_k(results, k_list=(1, 5)):
+    """OpenCompass's pass@k from per-test grades: its livecodebench/pass_k_utils.py
+    ``compute_metrics_from_results`` (what LCBCodeGenerationEvaluator.score reports pass@1
+    from), loaded from the installed file. It reports percent under "details"; the adapter
+    gives lcb_runner's fractions under "detail", nothing else changed."""
+    module = harness_source.load_module_file(
+        "peer_opencompass_lcb_pass_k", _file("datasets/livecodebench/pass_k_utils.py")
+    )
+    metrics = module.compute_metrics_from_results(results, k_list=list(k_list))
+    detail = metrics.pop("details")
+    as_fraction = {name: value / 100 for name, value in metrics.items()}
+    as_fraction["detail"] = {
+        name: {task: value / 100 for task, value in per_task.items()}
+        for name, per_task in detail.items()
+    }
+    return as_fraction

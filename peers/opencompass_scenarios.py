@@ -2,8 +2,8 @@
 configs/datasets/livecodebench/livecodebench_gen.py), held to lcb_runner's OpenAIChat
 (an API model: OpenCompass's SYSTEM and HUMAN roles reach it as system and user messages).
 
-Each piece is the peer's installed code, loaded by peers._source without importing the
-package (its __init__ pulls in torch and mmengine):
+Each piece is the peer's installed code, loaded by lcb_conformance.adapters.harness_source
+without importing the package (its __init__ pulls in torch and mmengine):
 
 - code execution: ``LCBCodeExecutionDataset.load.transform`` (its ``prompt``, from
   prompts.py's make_code_execution_prompt) under the config's SYSTEM message; extraction by
@@ -32,8 +32,9 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 
+from lcb_conformance.adapters import harness_source
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
-from peers import _source, opencompass_lcb
+from peers import opencompass_lcb
 from peers._render import STYLE
 
 PEER = "OpenCompass (scenarios)"
@@ -52,7 +53,7 @@ EXECUTION_CONFIG = "lcb_code_execution_infer_cfg"
 
 
 def _file(relative: str):
-    return _source.installed_file(DISTRIBUTION, f"opencompass/{relative}")
+    return harness_source.installed_file(DISTRIBUTION, f"opencompass/{relative}")
 
 
 def _check(lmstyle: object, function: str) -> None:
@@ -62,7 +63,7 @@ def _check(lmstyle: object, function: str) -> None:
 
 @cache
 def _prompts():
-    return _source.load_module_file(
+    return harness_source.load_module_file(
         "peer_opencompass_lcb_prompts", _file("datasets/livecodebench/prompts.py")
     )
 
@@ -70,7 +71,7 @@ def _prompts():
 @cache
 def _transform(dataset: str, cot: bool = False):
     prompts = _prompts()
-    return _source.load_function(
+    return harness_source.load_function(
         _file("datasets/livecodebench/livecodebench.py"),
         f"{dataset}.load.transform",
         {
@@ -89,7 +90,7 @@ def _execution_system_message() -> str:
     """The SYSTEM prompt of the config's code execution template (a dict(role='SYSTEM', ...)
     inside lcb_code_execution_infer_cfg, which is not made of literals only)."""
     config = _file(CONFIG)
-    config = config.with_name(_source.relative_import(config))
+    config = config.with_name(harness_source.relative_import(config))
     for node in ast.walk(ast.parse(config.read_text("utf-8"))):
         if isinstance(node, ast.Assign) and any(
             getattr(target, "id", None) == EXECUTION_CONFIG for target in node.targets
@@ -99,7 +100,7 @@ def _execution_system_message() -> str:
                 role = keywords.get("role")
                 if isinstance(role, ast.Constant) and role.value == "SYSTEM":
                     return ast.literal_eval(keywords["prompt"])
-    raise _source.PeerSourceError(f"{config}: no SYSTEM round in {EXECUTION_CONFIG}")
+    raise harness_source.HarnessSourceError(f"{config}: no SYSTEM round in {EXECUTION_CONFIG}")
 
 
 @cache
@@ -109,7 +110,7 @@ def _package():
     import importlib
 
     for package in ("opencompass", "opencompass.utils", "opencompass.datasets", PACKAGE):
-        _source.package_without_init(DISTRIBUTION, package)
+        harness_source.package_without_init(DISTRIBUTION, package)
     return {
         name: importlib.import_module(f"{PACKAGE}.{name}")
         for name in ("execute_utils", "extract_utils", "pass_k_utils")
@@ -174,13 +175,13 @@ def _evaluator():
         "multiprocessing": multiprocessing,
     }
     for name in ("evaluate_score", "parse_assert_statement", "check_testcase_output"):
-        namespace[name] = _source.load_function(evaluator, name, namespace)
+        namespace[name] = harness_source.load_function(evaluator, name, namespace)
     # its ProcessPoolExecutor pickles evaluate_score by reference: make it this module's
     score = namespace["evaluate_score"]
     score.__module__, score.__qualname__ = __name__, "_opencompass_evaluate_score"
     globals()["_opencompass_evaluate_score"] = score
     return {
-        name: _source.load_function(evaluator, name, namespace)
+        name: harness_source.load_function(evaluator, name, namespace)
         for name in ("code_execution_metrics", "test_output_metrics")
     }
 

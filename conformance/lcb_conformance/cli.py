@@ -24,20 +24,16 @@ import argparse
 import importlib
 import importlib.metadata
 import sys
+import traceback
 from collections import Counter
 from pathlib import Path
 
 from lcb_conformance.reports import console
-from lcb_conformance.reports.verdict import (
-    REPORT_NOT_WRITTEN,
-    SUITE_BROKEN,
-    UNUSABLE,
-    Verdict,
-)
+from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
 from lcb_conformance.runner import options, results
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.contract import contract_cases
-from lcb_conformance.suite import families, goldens, index, paths
+from lcb_conformance.suite import families, goldens, index, paths, report_files
 
 DISTRIBUTION = "lcb-conformance"
 
@@ -96,19 +92,23 @@ SUBCOMMANDS = {
         "an implementation against live upstream on every row of a dataset file",
     ),
     "audit": (
-        "lcb_conformance.reports.audit_html",  # run_audit's command, with its --html renderer
+        "lcb_conformance.run_audit.audit",
         "a finished evaluation, sample by sample: lcb_runner's prompt and extraction?",
+    ),
+    "score": (
+        "lcb_conformance.reports.score",
+        "is my number comparable? a run's problem set, lcb_runner's and the leaderboard's score",
     ),
     "peers": (
         "lcb_conformance.reports.peers",
         "run a peer harness's adapter through the suite, or render docs/peers.md",
     ),
     "tokenizer-diff": (
-        "lcb_conformance.upstream.tokenizer_diff",
+        "lcb_conformance.tokenizer_checks.tokenizer_diff",
         "what replacing one tokenizer by another changes in prompts, token ids, BOS/EOS, markers",
     ),
     "hub-check": (
-        "lcb_conformance.upstream.hub_check",
+        "lcb_conformance.tokenizer_checks.hub_check",
         "with network: the real Hub tokenizers carry the snapshots' chat templates",
     ),
 }
@@ -227,15 +227,21 @@ def run_main(argv: list[str]) -> int:
         writer = results.ResultsWriter(args.results, header) if args.results else None
     except OSError as error:
         print(f"lcb-conformance: cannot write --results {args.results}: {error}", file=sys.stderr)
-        return REPORT_NOT_WRITTEN
+        return report_files.REPORT_NOT_WRITTEN
     found = results.Run(header)
-    progress = _Progress(len(runner.Plan.of(options.selection(get))))
+    plan = runner.Plan.of(options.selection(get))
+    progress = _Progress(len(plan))
     try:
-        for result in runner.run(impl, options.selection(get), spec=spec, jobs=args.jobs):
+        for result in runner.run(impl, plan=plan, spec=spec, jobs=args.jobs):
             if writer is not None:
                 writer.write(result)
             found.results.append(result)
             progress.step(result)
+    except Exception:  # the suite's own failure, not the implementation's (that is a result)
+        traceback.print_exc()
+        kept = f"; the {len(found.results)} results so far are in {args.results}" if writer else ""
+        print(f"lcb-conformance: the run stopped: the suite failed{kept}", file=sys.stderr)
+        return SUITE_BROKEN
     finally:
         progress.done()
         _close(impl)
@@ -266,10 +272,17 @@ def report_main(argv: list[str]) -> int:
 
 def _views(verdict: Verdict, args: argparse.Namespace) -> int:
     """The reports first (a console that fails cannot lose them), then the console."""
-    written = write_reports(verdict, {"JSON": (args.json, "write_json"),
-                                      "HTML": (args.html, "write_html")})  # fmt: skip
+    from lcb_conformance.reports import report
+
+    written = report_files.write_reports(
+        "lcb-conformance",
+        {
+            "JSON": (args.json, lambda: report.json_bytes(verdict)),
+            "HTML": (args.html, lambda: report.to_html(verdict)),
+        },
+    )
     console.print_verdict(verdict, console.use_color(args.color))
-    return verdict.exit_code() if written else REPORT_NOT_WRITTEN
+    return verdict.exit_code() if written else report_files.REPORT_NOT_WRITTEN
 
 
 def _one_line(error: BaseException) -> str:
@@ -303,33 +316,6 @@ class _Progress:
     def done(self) -> None:
         if self.stream is not None:
             self.stream.write("\n")
-
-
-def write_reports(verdict: Verdict, wanted: dict[str, tuple[Path | None, str]]) -> bool:
-    """Each asked-for report (kind -> (path, writer in reports.report)); False when one could
-    not be written, said in one line on stderr. Every report is tried: one failing loses no
-    other, and a failed one leaves nothing at its path."""
-    from lcb_conformance.reports import report
-
-    all_written = True
-    for kind, (path, writer) in wanted.items():
-        if path is None:
-            continue
-        try:
-            getattr(report, writer)(verdict, path)
-        except report.ReportNotWritten as error:
-            print(f"lcb-conformance: {kind} report not written: {error}", file=sys.stderr)
-            all_written = False
-        except Exception as error:  # a rendering bug must not pass for "cases differ"
-            print(
-                f"lcb-conformance: {kind} report not written to {path}: rendering failed "
-                f"({type(error).__name__}: {error})",
-                file=sys.stderr,
-            )
-            all_written = False
-        else:
-            console.write(f"{kind} report: {path}")
-    return all_written
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ def _flag(name: str) -> str:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("lcb-conformance", "LiveCodeBench conformance (lcb_conformance)")
-    for name, arguments in options.OPTIONS:
+    for name, arguments in options.for_plugin():
         group.addoption(_flag(name), dest=_dest(name), **arguments)
     group.addoption(
         _flag("contract"),
@@ -93,10 +93,12 @@ class ConformanceSession:
     def __init__(self, config: pytest.Config):
         get = _get(config)
         self.spec = options.spec(get, default_impl=config.getini(IMPL_INI) or None)
-        self.selection = options.selection(get)
-        self.selection.contract = bool(get("contract"))
+        only = get("only")
+        self.selection = runner.Selection(
+            families=frozenset(only) if only else None, contract=bool(get("contract"))
+        )
         self.results_path = get("results")
-        self.recorded = options.recorded(get)
+        self.recorded = {name: get(name) for name, _ in options.for_plugin()}
         self._runner: runner.Runner | None = None
         self._sandboxed: dict[str, results.CaseResult] | None = None
         self._writer: results.ResultsWriter | None = None

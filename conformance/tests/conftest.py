@@ -18,7 +18,7 @@ from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
 from lcb_conformance.suite import audit, goldens, hf_cache, real_vocab
 from lcb_conformance.tools import hypothesis_profiles
-from lcb_conformance.upstream import INSTALLED, Upstream
+from lcb_conformance.upstream import INSTALLED, Upstream, UpstreamSourceError
 
 # Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
 hypothesis_profiles.load()
@@ -129,6 +129,30 @@ def impl_function(impl):
 @pytest.fixture(scope="session")
 def upstream(pytestconfig: pytest.Config) -> Upstream:
     return Upstream(pytestconfig.getoption("--upstream"))
+
+
+UNUSABLE_UPSTREAM = "lcb_conformance_unusable_upstream"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """An --upstream that cannot be imported stops the run before its first test, with one
+    message naming the file and line, not a failure per case (a pytest-xdist worker hands the
+    message to the controller, which stops)."""
+    if not any("upstream" in getattr(item, "fixturenames", ()) for item in session.items):
+        return
+    try:
+        Upstream(session.config.getoption("--upstream")).check_importable()
+    except UpstreamSourceError as error:
+        message = f"--upstream: {error}"
+        if hasattr(session.config, "workeroutput"):
+            session.config.workeroutput[UNUSABLE_UPSTREAM] = message
+        pytest.exit(message, returncode=2)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    if UNUSABLE_UPSTREAM in getattr(node, "workeroutput", {}):
+        pytest.exit(node.workeroutput[UNUSABLE_UPSTREAM], returncode=2)
 
 
 @pytest.fixture(scope="session")

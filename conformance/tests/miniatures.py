@@ -47,6 +47,13 @@ def _raise(*args, **kwargs):
 
 raises = _adapter(extract_code=_raise)
 
+
+def _exit(*args, **kwargs):
+    raise SystemExit(3)  # a harness's sys.exit(), in-process
+
+
+exits = _adapter(extract_code=_exit)
+
 # only decode_context: credited with its cases, nothing else
 decode_only = types.SimpleNamespace(decode_context=lcb_prompts.decode_context)
 

@@ -21,6 +21,7 @@ import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
+import interpreters
 import jsonschema
 import miniatures
 import pytest
@@ -360,12 +361,13 @@ def _results_without_timing(path: Path) -> list[dict]:
 
 def test_the_results_are_the_same_serial_in_workers_and_over_impl_cmd(tmp_path):
     """lcb_prompts' results file, timings aside: in-process, in two workers, and served by
-    the example --impl-cmd program (whose contract cases needing Python objects skip)."""
-    example = paths.EXAMPLES_DIR / "jsonl_adapter.py"
+    the generic --impl-cmd server (whose contract cases needing Python objects skip)."""
+    from lcb_conformance.adapters import jsonl_server
+
     runs = {
         "serial": (),
         "workers": ("--jobs", "2"),
-        "impl-cmd": ("--impl-cmd", f"{sys.executable} {example}"),
+        "impl-cmd": ("--impl-cmd", f"{sys.executable} {jsonl_server.PATH} lcb_prompts"),
     }
     found = {}
     for name, args in runs.items():
@@ -373,10 +375,46 @@ def test_the_results_are_the_same_serial_in_workers_and_over_impl_cmd(tmp_path):
         assert result.returncode == 0, name + result.stdout[-3000:] + result.stderr[-3000:]
         found[name] = _results_without_timing(tmp_path / f"{name}.jsonl")
     assert found["workers"] == found["serial"]
+    # over the process boundary: the contract cases passing Python objects skip
     over_process = [r for r in found["impl-cmd"] if r["status"] != results.SKIPPED]
     skipped = {r["id"] for r in found["impl-cmd"]} - {r["id"] for r in over_process}
     assert skipped and all(case.startswith("contract/") for case in skipped)
     assert over_process == [r for r in found["serial"] if r["id"] not in skipped]
+
+
+DEBIAN_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
+
+
+def other_python(which: str) -> Path:
+    if which != "debian":
+        return interpreters.python(which)
+    if not DEBIAN_PYTHON.is_file() or DEBIAN_PYTHON.resolve() == Path(sys.executable).resolve():
+        pytest.skip(f"no Python besides {sys.executable} at {DEBIAN_PYTHON}")
+    return DEBIAN_PYTHON
+
+
+@pytest.mark.parametrize("which", ["3.10", "debian"])
+def test_a_harness_in_its_own_environment_is_judged_through_the_generic_server(which, tmp_path):
+    """A harness pinned to another Python, in a virtual environment of its own holding it
+    (here lcb_prompts) and nothing of lcb-conformance, served by the generic server run by
+    path with that environment's python: no code of ours copied into it."""
+    from lcb_conformance.adapters import jsonl_server
+
+    harness_python = interpreters.venv_with_lcb_prompts(other_python(which), tmp_path / "venv")
+    assert not interpreters.imports(harness_python, "lcb_conformance")
+    # relative to the working directory: made absolute, and still the venv's (not resolved)
+    command = f"venv/bin/python {jsonl_server.PATH} lcb_prompts"
+    result = run_cli(
+        "--impl-cmd", command, "--json", "r.json", "--only", "extract",
+        "--only", "reference-impl/decode_context", "--no-contract",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["impl"]["name"] == f"cmd: {command}"
+    assert report["impl"]["deviations"] == ["think"]
+    assert report["tiers"]["declared_deviations"]["identical"]
+    assert report["tiers"]["declared_deviations"]["run"] > 900
 
 
 def test_a_hanging_or_crashing_adapter_process_fails_its_cases_and_the_run_ends(tmp_path):

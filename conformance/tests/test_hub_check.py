@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lcb_conformance.suite import cases
-from lcb_conformance.upstream.hub_check import SnapshotFacts, main, verdict
+from lcb_conformance.tokenizer_checks.hub_check import SnapshotFacts, main, verdict
 
 
 @pytest.mark.parametrize("repo_id", cases.CHAT_TOKENIZERS)

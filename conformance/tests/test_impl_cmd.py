@@ -1,22 +1,27 @@
 """--impl-cmd: an implementation in another process (lcb_conformance.adapters.process). The
 program is untrusted: a crash, a hang, garbage or a memory hog fails the call with a message
-saying so, within the time limit, and the next call starts it afresh."""
+saying so, within the time limit, and the next call starts it afresh; whatever it started
+is gone when it is stopped."""
 
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+import escapes
+import interpreters
 import pytest
 
 import lcb_prompts
-from lcb_conformance.adapters import process
+from lcb_conformance.adapters import jsonl_server, process
 from lcb_conformance.adapters.implementation import NotProvided
 from lcb_conformance.suite import cases, paths
 
-EXAMPLE = paths.EXAMPLES_DIR / "jsonl_adapter.py"
+# The generic server, serving the reference as its adapter.
+SERVED_LCB_PROMPTS = f"{shlex.quote(sys.executable)} {shlex.quote(jsonl_server.PATH)} lcb_prompts"
 
 # A program whose behaviour per request is chosen by the model output it is given.
 SCRIPTED = r'''
@@ -133,8 +138,8 @@ def test_arguments_cross_as_json_and_a_tokenizer_by_repo_id():
     assert process.encode(object.__new__(object))["$object"].startswith("<object object")
 
 
-def test_the_example_adapter_serves_lcb_prompts(tmp_path):
-    served = process.load_command(f"{sys.executable} {EXAMPLE}")
+def test_the_generic_server_serves_lcb_prompts():
+    served = process.load_command(SERVED_LCB_PROMPTS)
     try:
         output = cases.outputs()["two_blocks_last_wins"].output
         assert served.extract_code(output) == lcb_prompts.extract_code(output)
@@ -147,7 +152,7 @@ def test_the_example_adapter_serves_lcb_prompts(tmp_path):
 
 
 def test_the_documented_schema_describes_what_crosses(tmp_path, monkeypatch):
-    """Every line the suite writes and the example adapter answers is valid against
+    """Every line the suite writes and the generic server answers is valid against
     docs/adapter-protocol.schema.json."""
     import json
 
@@ -155,7 +160,7 @@ def test_the_documented_schema_describes_what_crosses(tmp_path, monkeypatch):
 
     schema = json.loads(paths.ADAPTER_PROTOCOL_SCHEMA.read_text())
     validator = jsonschema.Draft202012Validator(schema)
-    served = process.load_command(f"{sys.executable} {EXAMPLE}")
+    served = process.load_command(SERVED_LCB_PROMPTS)
     adapter = served.module
     lines: list[dict] = []
     original = adapter.request
@@ -178,3 +183,131 @@ def test_the_documented_schema_describes_what_crosses(tmp_path, monkeypatch):
         validator.validate(line)
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"id": 1, "function": "rm -rf", "args": {}})
+
+
+# ---- the generic server, in an environment of its own -------------------------------------
+
+# An adapter as a harness's own environment holds it: it prints to stdout and reads stdin, as
+# harnesses do, which must not disturb the protocol.
+TINY_ADAPTER = """
+import sys
+
+
+class Adapter:
+    STYLES = ("generic",)
+    DEVIATIONS = ("think",)
+
+    @staticmethod
+    def extract_code(model_output, style="generic"):
+        print("harness chatter on stdout", flush=True)
+        assert sys.stdin.read() == "", "the protocol's requests reached the adapter"
+        if style != "generic":
+            raise ValueError("unknown style " + repr(style))
+        return model_output.upper()
+
+    @staticmethod
+    def extract_code_prefix(model_output, style="generic"):
+        return {1, 2}  # not JSON
+
+    @staticmethod
+    def decode_context(context):
+        if not isinstance(context, list):
+            raise TypeError("context must be a list, got " + repr(context))
+        return b"".join(context).decode()
+
+
+adapter = Adapter()
+"""
+
+
+def test_the_generic_server_runs_under_python_3_8_without_lcb_conformance(tmp_path):
+    python38 = interpreters.python("3.8")
+    assert not interpreters.imports(python38, "lcb_conformance")
+    (tmp_path / "tiny_adapter.py").write_text(TINY_ADAPTER, "utf-8")
+    served = process.load_command(
+        f"{python38} {jsonl_server.PATH} tiny_adapter:adapter --path {tmp_path}"
+    )
+    try:
+        assert served.describe()["provides"] == [
+            "extract_code", "extract_code_prefix", "decode_context"
+        ]
+        assert (served.styles, served.deviations) == (("generic",), ("think",))
+        assert served.extract_code("abc") == "ABC"
+        with pytest.raises(ValueError, match="unknown style 'no-such-style'"):
+            served.extract_code("abc", "no-such-style")
+        assert served.decode_context([b"\xe2\x82", b"\xac"]) == "\u20ac"
+        with pytest.raises(TypeError, match="got <object object at"):
+            served.decode_context(object())
+        with pytest.raises(process.RemoteError, match="ResultNotJSON: extract_code_prefix"):
+            served.extract_code_prefix("abc")
+        with pytest.raises(NotProvided):
+            served.format_lcb_prompt  # noqa: B018
+    finally:
+        served.module.close()
+
+
+def test_the_generic_server_says_where_it_is():
+    shown = subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.adapters.jsonl_server", "--where"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert shown.stdout.strip() == jsonl_server.PATH
+    assert Path(jsonl_server.PATH).is_file()
+
+
+def test_an_adapter_the_server_cannot_load_is_named(tmp_path):
+    with pytest.raises(ImportError, match="cannot load no_such_adapter_module with .*"
+                       "ModuleNotFoundError"):  # fmt: skip
+        process.load_command(f"{sys.executable} {jsonl_server.PATH} no_such_adapter_module")
+
+
+# ---- nothing the program starts outlives it -------------------------------------------------
+
+# Runs the program it is sent as model_output; "crash" as the style exits after it.
+ESCAPING = r'''
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["function"] == "describe":
+        print(json.dumps({"id": request["id"], "result": {"provides": ["extract_code"]}}),
+              flush=True)
+        continue
+    exec(request["args"]["model_output"], {"__name__": "escape"})
+    if request["args"].get("style") == "crash":
+        sys.exit(3)
+    print(json.dumps({"id": request["id"], "result": "up"}), flush=True)
+'''
+
+
+marker, containment = escapes.marker, escapes.containment  # its fixtures, here too
+
+
+@pytest.fixture
+def escaping(tmp_path, containment, marker):
+    script = tmp_path / "escaping.py"
+    script.write_text(ESCAPING, "utf-8")
+    served = process.load_command(f"{sys.executable} {script}", timeout=60)
+    yield served
+    served.module.close()
+
+
+@pytest.mark.parametrize("escape", sorted(escapes.ESCAPES))
+def test_nothing_an_adapter_program_started_outlives_it(escape, escaping, marker, tmp_path):
+    """Its processes in another session, daemonised, grandchildren, forking on, ignoring
+    SIGTERM: all gone when the suite stops the program."""
+    assert escaping.extract_code(escapes.program(escapes.ESCAPES[escape], tmp_path)) == "up"
+    assert (tmp_path / "a").exists()  # they were up
+    escaping.module.close()
+    assert escapes.survivors(marker) == []
+
+
+def test_what_a_crashed_program_started_is_gone_when_the_crash_is_reported(
+    escaping, marker, tmp_path
+):
+    program = escapes.program(escapes.ESCAPES["double-fork"], tmp_path)
+    with pytest.raises(process.AdapterProcessError, match="exited with code 3"):
+        escaping.extract_code(program, "crash")
+    assert (tmp_path / "a").exists()
+    assert escapes.survivors(marker) == []

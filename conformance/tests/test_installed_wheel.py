@@ -24,6 +24,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from lcb_conformance.suite import paths
+from lcb_conformance.tools import docs_figures
 
 pytestmark = pytest.mark.selftest
 
@@ -161,6 +162,14 @@ def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
     )]
 
 
+def test_the_install_page_gives_the_wheels_size_and_file_count(wheel):
+    install_page = paths.CHECKOUT / "docs" / "install.md"
+    built = docs_figures.wheel_figures(wheel)
+    differing = docs_figures.differences(install_page, built, only_built=True)
+    assert not differing, "\n".join(map(str, differing))
+    assert {mark.spec for mark in docs_figures.marks(install_page)} >= set(built)
+
+
 def test_the_reference_passes(installed, tmp_path):
     run = lcb_conformance(installed, tmp_path, "--impl", "lcb_prompts", "--only", "prompt")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -214,11 +223,15 @@ def test_a_host_keeps_its_older_pytest_and_hypothesis_and_runs_the_gate(wheel, t
     bin_dir, _ = venv_with(tmp_path / "host", kept)
     pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q"]
     offline = ["--no-index", "--find-links", wheelhouse]
+    # the host's pip, without this repository's pinned constraints (tox sets PIP_CONSTRAINT)
+    host = {k: v for k, v in os.environ.items() if k != "PIP_CONSTRAINT"}
     requested = [f"{name}=={version}" for name, version in OLDER_TOOLS.items()]
-    subprocess.run([*pip, *offline, *requested], check=True, capture_output=True)
+    subprocess.run([*pip, *offline, *requested], check=True, capture_output=True, env=host)
     assert versions(bin_dir) == OLDER_TOOLS
     # the gate, its requirements resolved against what the host has (no --no-deps)
-    installed = subprocess.run([*pip, *offline, str(wheel)], capture_output=True, text=True)
+    installed = subprocess.run(
+        [*pip, *offline, str(wheel)], capture_output=True, text=True, env=host
+    )
     assert installed.returncode == 0, installed.stderr[-3000:]
     assert versions(bin_dir) == OLDER_TOOLS
     run = lcb_conformance(bin_dir, tmp_path, "--only", "prompt")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import runpy
 import subprocess
 import tarfile
 import time
 from collections import Counter
 
+import escapes
 import pytest
 
 from lcb_conformance.reports import judge as judge_report
@@ -242,32 +242,35 @@ def test_a_program_that_sleeps_forever_is_killed_at_the_wall_limit(installed_sou
     assert outcome["sleeper"]["failure"].startswith("no verdict: killed at its wall-time limit")
 
 
+marker, containment = escapes.marker, escapes.containment  # its fixtures, here too
+
+
 @pytest.mark.selftest
-def test_a_spawned_process_dies_with_the_judge(installed_source, tmp_path):
-    """posix_spawn survives reliability_guard (only fork, Popen, system are removed); the
-    spawned process is killed with the child's process group and cannot hold the run open."""
-    pid_file = tmp_path / "spawned.pid"
-    program = (
-        "import os, signal, time\nclass Solution:\n    def twoSum(self, nums, target):\n"
+def test_a_session_spawned_under_lcb_runners_judge_dies_with_it(
+    installed_source, containment, marker, tmp_path
+):
+    """posix_spawn survives reliability_guard (only fork, Popen, system are removed), and
+    setsid=True puts the process in a session of its own, out of the child's process group; a
+    program doing that, then running forever, is killed at the wall limit with its spawn."""
+    program = escapes.program(
+        "import signal\n"
+        "os.posix_spawn(sys.executable, [sys.executable, '-c', SLEEPER, "
+        "os.path.join(READY, 'a')], MARKED, setsid=True)\n"
+        "wait_until_up('a')\n"
+        "class Solution:\n    def twoSum(self, nums, target):\n"
         "        signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-        "        pid = os.posix_spawn('/bin/sleep', ['sleep', '1000'], dict(os.environ))\n"
-        f"        open({str(pid_file)!r}, 'w').write(str(pid))\n"
-        "        while True:\n            time.sleep(1)\n"
+        "        while True:\n            time.sleep(1)\n",
+        tmp_path,
     )
-    started = time.monotonic()
     outcome = judge.run_batch(
         judge.upstream_spec(installed_source),
         [safety_case("spawner", program, 600)],
-        wall_limit=8,
+        wall_limit=15,
         parallel=1,
     )
-    assert time.monotonic() - started < 30
     assert "killed at its wall-time limit" in outcome["spawner"]["failure"]
-    spawned = int(pid_file.read_text())
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _alive(spawned):
-        time.sleep(0.1)
-    assert not _alive(spawned), f"spawned process {spawned} outlived the judge"
+    assert (tmp_path / "a").exists()  # the spawned process was up
+    assert escapes.survivors(marker) == []
 
 
 UNGUARDED_JUDGE = """
@@ -277,46 +280,62 @@ def judge_program(row, program, timeout):
 """
 
 
+def unguarded_judge(directory, monkeypatch) -> dict:
+    """A judge under test need not guard os.fork as lcb_runner does: one running the program
+    in its own process, unguarded."""
+    (directory / "lcb_unguarded_judge.py").write_text(UNGUARDED_JUDGE, "utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(directory))  # the child imports the adapter from here
+    return judge.impl_spec("lcb_unguarded_judge")
+
+
 @pytest.mark.selftest
-def test_a_forked_process_dies_with_the_judge(tmp_path, monkeypatch):
-    """A judge under test need not guard os.fork as lcb_runner does: a program that forks a
-    process sleeping forever (SIGALRM ignored) still cannot outlive the run or hold it open."""
-    (tmp_path / "lcb_unguarded_judge.py").write_text(UNGUARDED_JUDGE, "utf-8")
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the child imports the adapter from here
-    pid_file = tmp_path / "forked.pid"
-    program = (
-        "import os, signal, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-        "pid = os.fork()\n"
-        "if pid == 0:\n    while True:\n        time.sleep(1)\n"
-        f"open({str(pid_file)!r}, 'w').write(str(pid))\n"
-    )
-    started = time.monotonic()
-    outcome = judge.run_batch(
-        judge.impl_spec("lcb_unguarded_judge"),
-        [safety_case("forker", program, 6)],
-        wall_limit=30,
-        parallel=1,
-    )
-    assert time.monotonic() - started < 30  # the child returned; the fork did not hold it
-    assert outcome["forker"]["verdict"]["passed"] is True
-    forked = int(pid_file.read_text())
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _alive(forked):
-        time.sleep(0.1)
-    assert not _alive(forked), f"forked process {forked} outlived the judge"
+@pytest.mark.parametrize("escape", sorted(escapes.ESCAPES))
+def test_nothing_a_program_starts_outlives_the_judge(
+    escape, containment, marker, tmp_path, monkeypatch
+):
+    """A program that leaves its process group (setsid), daemonises (double fork), leaves
+    grandchildren, or keeps forking, its processes ignoring SIGTERM: when run_batch returns,
+    none of them is left, and none held the run open (the verdict came, not the wall limit)."""
+    spec = unguarded_judge(tmp_path, monkeypatch)
+    program = escapes.program(escapes.ESCAPES[escape], tmp_path)
+    outcome = judge.run_batch(spec, [safety_case(escape, program, 6)], wall_limit=60, parallel=1)
+    assert outcome[escape]["verdict"]["passed"] is True, outcome  # it ran to its end
+    assert (tmp_path / "a").exists()  # its processes were up
+    assert escapes.survivors(marker) == []
 
 
-def _alive(pid: int) -> bool:
+@pytest.mark.selftest
+def test_a_program_that_kills_its_supervisor_leaves_nothing_either(
+    containment, marker, tmp_path, monkeypatch
+):
+    """The supervisor runs as the same user: without a PID namespace a program can find and
+    kill it. What it started keeps the run's token in its environment, and the caller's sweep
+    kills it; inside a namespace the supervisor is out of the program's sight."""
+    spec = unguarded_judge(tmp_path, monkeypatch)
+    program = escapes.program(escapes.KILLS_ITS_SUPERVISOR, tmp_path)
+    judge.run_batch(spec, [safety_case("regicide", program, 6)], wall_limit=60, parallel=1)
+    assert (tmp_path / "a").exists()
+    assert escapes.survivors(marker) == []
+
+
+@pytest.mark.selftest
+def test_survivors_are_found_by_their_marker(marker, tmp_path):
+    """The check the tests above rely on finds a process that escaped nothing: one started
+    outside any containment, in a session of its own."""
+    import sys
+
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", escapes.SLEEPER, str(tmp_path / "up")], start_new_session=True
+    )
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie (killed, not yet reaped by init) is dead for our purpose
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(") ")[-1][:1] != "Z"
-    except FileNotFoundError:
-        return False
+        while not (tmp_path / "up").exists():
+            assert sleeper.poll() is None
+            time.sleep(0.01)
+        assert [pid for pid, _ in escapes.survivors(marker)] == [sleeper.pid]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert escapes.survivors(marker) == []
 
 
 @pytest.mark.selftest

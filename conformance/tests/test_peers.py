@@ -1,14 +1,10 @@
 """The peer adapters' machinery (peers/) and the peers report (lcb_conformance.reports.peers).
 
 The adapters of evalscope, lighteval and OpenCompass need their peer installed: their tox envs
-(peer-*) run them. Here: the source loader they rely on, the one adapter whose peer is the
-upstream package itself, and the report rendered from a run."""
+(peer-*) run them. Here: the one adapter whose peer is the upstream package itself, and the
+report rendered from a run (the source loader they rely on: test_harness_source.py)."""
 
 from __future__ import annotations
-
-import importlib
-import sys
-import textwrap
 
 import pytest
 
@@ -26,67 +22,6 @@ def peers(monkeypatch):
     import peers
 
     return peers
-
-
-PEER_FILE = """
-from .sibling_config import datasets  # noqa
-
-template = "### Question:\\n{q}\\n\\n" + "### Answer:\\n\\n"
-computed = str(1)
-
-
-class Loader:
-    default: str | None = None
-
-    @staticmethod
-    def load(path, version="v1", *, mode="chat"):
-        def transform(item: UndefinedType) -> dict:
-            item["format"] = PREFIX + item["q"]
-            return item
-
-        return transform
-"""
-
-
-def test_source_loader_runs_the_files_own_definitions(peers, tmp_path):
-    from peers import _source
-
-    path = tmp_path / "peer_module.py"
-    path.write_text(textwrap.dedent(PEER_FILE), "utf-8")
-    transform = _source.load_function(path, "Loader.load.transform", {"PREFIX": ">"})
-    assert transform({"q": "x"}) == {"q": "x", "format": ">x"}  # annotations not evaluated
-    assert transform.__code__.co_filename == str(path)  # tracebacks name the peer's file
-    assert _source.constant_value(path, "template") == "### Question:\n{q}\n\n### Answer:\n\n"
-    assert _source.constant_value(path, "Loader.default") is None
-    assert _source.argument_default(path, "Loader.load", "version") == "v1"
-    assert _source.argument_default(path, "Loader.load", "mode") == "chat"
-    assert _source.relative_import(path) == "sibling_config.py"
-    with pytest.raises(_source.PeerSourceError, match="literals only"):
-        _source.constant_value(path, "computed")
-    with pytest.raises(_source.PeerSourceError, match="defines no Loader.missing"):
-        _source.load_function(path, "Loader.missing")
-    with pytest.raises(_source.PeerSourceError, match="is not installed"):
-        _source.installed_file("no-such-distribution-lcb", "x.py")
-
-
-def test_package_without_init_imports_submodules_only(peers, tmp_path, monkeypatch):
-    """A peer package whose __init__ pulls in what is not installed (OpenCompass's): its
-    submodules still import, from the installed files, and the __init__ never runs."""
-    from peers import _source
-
-    package = tmp_path / "lcb_fake_peer_pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("import torch_is_not_installed\n", "utf-8")
-    (package / "util.py").write_text("VALUE = 42\n", "utf-8")
-    monkeypatch.setattr(_source, "installed_file", lambda _distribution, path: tmp_path / path)
-    name = package.name
-    try:
-        _source.package_without_init("fake-peer", name)
-        assert importlib.import_module(f"{name}.util").VALUE == 42
-        assert importlib.import_module(name).__path__ == [str(package)]
-    finally:
-        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[module]
 
 
 @pytest.mark.upstream
@@ -251,7 +186,6 @@ def test_every_prediction_names_a_known_check():
             assert prediction.claim and prediction.check in peers_report.CHECKS.values()
 
 
-
 def test_a_prediction_with_an_unknown_check_is_named(tmp_path, monkeypatch):
     bad = tmp_path / "predictions.toml"
     bad.write_text('[[evalscope_lcb]]\nclaim = "x"\ncheck = "no_such_check"\n', "utf-8")
@@ -279,3 +213,31 @@ def test_peers_report_names_the_closest_official_style():
     page = peers_report.render([run])
     assert "| NOT identical | generic prompts closest to Claude3 (0/39 equal) |" in page
     assert "- generic prompts: closest to Claude3 (equal on 0 of 39); first difference, q1:" in page
+
+
+def test_the_requests_table_reads_lcb_runner_from_the_request_goldens():
+    report = {
+        "peer": {"module": "peers.opencompass_lcb", "peer": "OpenCompass", "version": "0.5.4"}
+    }
+    lines = peers_report.request_lines([report])
+    assert (
+        "| lcb_runner 28fef95 (OpenAIChat, LLaMa3) | release_latest (1,055; --release_version) | "
+        "10 | 0.2 | 0.95 | 2000 | none (API runners); ['###'] (vLLM) |" in "\n".join(lines)
+    )
+    assert any(
+        line.startswith("| OpenCompass 0.5.4 | release_v1 (400) | 1 | 0.7") for line in lines
+    )
+
+
+def test_the_score_table_lists_the_functions_a_peer_provides():
+    report = {
+        "peer": {"peer": "OpenCompass"},
+        "cells": [
+            {"style": "pass_at_k", "tokenizer": "-", "run": 7, "ok": 6, "not_ok": 1},
+            {"style": "score_run", "tokenizer": "-", "run": 0, "ok": 0, "not_ok": 0},
+        ],
+        "failures": [{"case": "score-pass-k/no_tasks"}],
+    }
+    lines = peers_report.score_lines([report])
+    assert "| OpenCompass | `pass_at_k` | 7 | 6 | 1 | `score-pass-k/no_tasks` |" in lines
+    assert not any(line.startswith("| OpenCompass | `score_run`") for line in lines)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from lcb_conformance.suite import audit, cases, families, goldens, hf_cache, real_vocab
-from lcb_conformance.upstream import tokenizer_diff
+from lcb_conformance.tokenizer_checks import tokenizer_diff
 
 pytestmark = pytest.mark.realvocab
 

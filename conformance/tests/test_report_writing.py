@@ -1,7 +1,9 @@
 """The report writers never crash on a string and never leave half a file
 (lcb_conformance.reports.report): lone surrogates, NUL, control characters and megabytes are
 escaped and visible; a report that cannot be written raises ReportNotWritten and leaves
-nothing (or the previous report) at its path."""
+nothing (or the previous report) at its path. Every command writes its reports the same way
+(lcb_conformance.suite.report_files): whole or absent, with the umask's mode, and a report it
+cannot write is exit 6 with one line on stderr."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from lcb_conformance.reports import report
 from lcb_conformance.reports.verdict import Verdict
 from lcb_conformance.runner import results
 from lcb_conformance.runner import run as runner
-from lcb_conformance.suite import goldens, index, paths
+from lcb_conformance.suite import goldens, index, paths, report_files
 
 HOSTILE = miniatures.HOSTILE
 # Past the side-by-side limit (the 10 MB case runs end to end in test_cli_report.py).
@@ -75,7 +77,7 @@ def test_an_unwritable_path_raises_and_leaves_nothing(tmp_path, blocker):
     else:
         (tmp_path / "not-a-dir").write_text("")
         path = tmp_path / "not-a-dir" / "report.json"
-    with pytest.raises(report.ReportNotWritten, match="cannot write"):
+    with pytest.raises(report_files.ReportNotWritten, match="cannot write"):
         report.write_json(hostile_run(), path)
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
 
@@ -87,8 +89,8 @@ def test_a_failed_write_keeps_the_previous_report(tmp_path, monkeypatch):
     def disk_full(source, destination):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(report.os, "replace", disk_full)
-    with pytest.raises(report.ReportNotWritten, match="No space left on device"):
+    monkeypatch.setattr(report_files.os, "replace", disk_full)
+    with pytest.raises(report_files.ReportNotWritten, match="No space left on device"):
         report.write_html(hostile_run(), path)
     assert path.read_text("utf-8") == "previous report"
     assert os.listdir(tmp_path) == ["report.html"]  # the temporary file is gone
@@ -134,10 +136,89 @@ def test_a_results_file_without_its_footer_is_an_unfinished_run(tmp_path):
     assert Verdict(again).headline().endswith("; the run did not finish")
 
 
-def test_reports_take_the_umask(tmp_path):
+# ---- every command alike ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test (what a shell's umask does), then restore it."""
     previous = os.umask(0o022)
-    try:
-        report.write_json(hostile_run(), tmp_path / "r.json")
-    finally:
-        os.umask(previous)
-    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+    yield lambda mask: os.umask(mask)
+    os.umask(previous)
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_a_report_has_the_mode_the_umask_gives_a_new_file(tmp_path, umask, mask, mode):
+    umask(mask)
+    report.write_json(hostile_run(), tmp_path / "r.json")
+    report_files.write_atomically(tmp_path / "r.md", "text\n")
+    assert oct((tmp_path / "r.json").stat().st_mode & 0o777) == oct(mode)
+    assert oct((tmp_path / "r.md").stat().st_mode & 0o777) == oct(mode)
+
+
+def test_each_report_asked_for_is_tried_and_one_not_written_is_one_line(tmp_path, capsys):
+    (tmp_path / "taken").mkdir()
+    written = report_files.write_reports(
+        "lcb-conformance x",
+        {
+            "JSON": (tmp_path / "taken", lambda: "{}"),
+            "HTML": (tmp_path / "r.html", lambda: "<p>"),
+            "Markdown": (None, lambda: 1 / 0),  # not asked for: not rendered
+        },
+    )
+    assert written is False
+    assert (tmp_path / "r.html").read_text() == "<p>"
+    shown = capsys.readouterr()
+    assert shown.err == (
+        f"lcb-conformance x: JSON report not written: cannot write {tmp_path / 'taken'}: "
+        f"{os.strerror(21)}\n"
+    )
+    assert shown.out == f"HTML report: {tmp_path / 'r.html'}\n"
+
+
+def _drift(monkeypatch, path):
+    from lcb_conformance.upstream import drift
+
+    result = {"upstream": "u", "verdict": drift.IDENTICAL, "counts": {}, "verdicts": []}
+    monkeypatch.setattr(drift, "run", lambda source, only=None: result)
+    return "lcb-conformance drift", "JSON", drift.main(["--json", str(path)])
+
+
+def _peers(monkeypatch, path):
+    from lcb_conformance.reports import peers
+
+    runs = path.parent / "runs"
+    runs.mkdir()
+    stored = {"peer": {"module": "peers.nvidia_generic_oai", "peer": "nvidia"}}
+    (runs / "nvidia_generic_oai.json").write_text(json.dumps(stored))
+    monkeypatch.setattr(peers, "render", lambda reports: "page\n")
+    return "lcb-conformance peers", "Markdown", peers.main(
+        ["render", "--out-dir", str(runs), "--output", str(path)]
+    )
+
+
+def _judge_report(monkeypatch, path):
+    from lcb_conformance.reports import judge as judge_report
+    from lcb_conformance.upstream import judge
+
+    judged = {case: {"failure": "not run"} for case in judge.judge_cases()}
+    monkeypatch.setattr(judge, "run_batch", lambda spec, cases: judged)
+    command = "python -m lcb_conformance.reports.judge"
+    return command, "JSON", judge_report.main(["--impl", "lcb_prompts", "--json", str(path)])
+
+
+@pytest.mark.parametrize("run_command", [_drift, _peers, _judge_report], ids=lambda f: f.__name__)
+def test_a_command_that_cannot_write_its_report_exits_6_saying_why(
+    run_command, tmp_path, monkeypatch, capsys
+):
+    """lcb-conformance run's rule for every command writing a report (run's own test:
+    test_cli_report.py; audit's: test_run_logs.py)."""
+    taken = tmp_path / "taken"
+    taken.mkdir()  # a directory where the report should go
+    command, kind, code = run_command(monkeypatch, taken)
+    assert code == report_files.REPORT_NOT_WRITTEN
+    errors = capsys.readouterr().err
+    assert errors == (
+        f"{command}: {kind} report not written: cannot write {taken}: {os.strerror(21)}\n"
+    )
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]

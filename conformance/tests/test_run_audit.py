@@ -13,8 +13,9 @@ import urllib.request
 import pytest
 
 import lcb_prompts
+from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.run_audit import logs as run_logs
 from lcb_conformance.suite import cases
-from lcb_conformance.upstream import run_audit, run_logs
 
 RUNS = cases.FIXTURES_DIR / "audit" / "lcb_runner"
 RESULTS_NAME = "Scenario.codegeneration_3_0.2.json"

@@ -9,15 +9,19 @@ mistake named; bad input is a clear exit 2."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lcb_conformance import cli
-from lcb_conformance.suite import cases
-from lcb_conformance.upstream import run_audit, run_logs
+from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.run_audit import logs as run_logs
+from lcb_conformance.suite import cases, report_files
 
 AUDIT = cases.FIXTURES_DIR / "audit"
 OPENCOMPASS_DATASET = AUDIT / "opencompass" / "dataset.jsonl"
@@ -411,7 +415,42 @@ def test_the_html_report_shows_the_verdict_and_every_sample_that_differs(pytestc
     assert [p.name for p in page.parent.iterdir()] == ["audit.html"]  # no temporary left
 
 
-def test_html_needs_the_command_that_has_the_renderer(capsys):
-    path = str(lm_eval("conformant"))
-    assert run_audit.main([path, "--style", "OpenAIChat", "--html", "x.html"]) == 2
-    assert "--html: run it as `lcb-conformance audit`" in capsys.readouterr().out
+@pytest.mark.upstream
+def test_the_audit_module_run_itself_writes_the_html_report(pytestconfig, tmp_path):
+    """The command is the module's own main: `python -m` it, --html included, as the
+    lcb-conformance audit subcommand does."""
+    page = tmp_path / "audit.html"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "lcb_conformance.run_audit.audit", str(lm_eval("conformant")),
+            "--style", "OpenAIChat", "--html", str(page),
+            "--upstream", pytestconfig.getoption("--upstream"),
+        ],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert done.returncode == run_audit.EXIT_OK, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "every checkable sample identical" in page.read_text("utf-8")
+
+
+@pytest.mark.upstream
+def test_a_report_the_audit_cannot_write_is_exit_6_and_the_other_is_written(
+    pytestconfig, tmp_path, capsys
+):
+    taken = tmp_path / "taken"
+    taken.mkdir()  # a directory where the JSON report should go
+    page = tmp_path / "audit.html"
+    code = cli.main(
+        [
+            "audit", str(lm_eval("conformant")), "--style", "OpenAIChat",
+            "--json", str(taken), "--html", str(page),
+            "--upstream", pytestconfig.getoption("--upstream"),
+        ]
+    )  # fmt: skip
+    assert code == report_files.REPORT_NOT_WRITTEN
+    assert capsys.readouterr().err == (
+        f"lcb-conformance audit: JSON report not written: cannot write {taken}: "
+        f"{os.strerror(21)}\n"
+    )
+    assert "every checkable sample identical" in page.read_text("utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.html", "taken"]

@@ -11,7 +11,7 @@ import pytest
 
 from lcb_conformance.suite import audit, families, goldens, token_ids
 from lcb_conformance.suite import real_vocab_sources as sources
-from lcb_conformance.upstream import tokenizer_diff
+from lcb_conformance.tokenizer_checks import tokenizer_diff
 from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
 THIS_LINE = [

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from lcb_conformance.suite import cases, families, goldens
+from lcb_conformance.suite.families import request as request_family
+from lcb_conformance.suite.families import score as score_family
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
     PINNED_COMMIT,
@@ -26,9 +28,19 @@ def produce(upstream):
     return Producer(upstream)
 
 
+# No tokenizer is involved in these (the judge runs programs; the scores are arithmetic; a
+# request golden marks the prompt instead of holding it): one transformers line suffices.
+TRANSFORMERS_INDEPENDENT = (
+    goldens.JUDGE,
+    score_family.PASS_K,
+    score_family.LCB_RUNNER,
+    score_family.LEADERBOARD,
+    request_family.REQUEST,
+)
+
+
 def _drift_case(key):
-    # The judge runs programs; no tokenizer is involved, so one transformers line suffices.
-    if key.family == goldens.JUDGE:
+    if key.family in TRANSFORMERS_INDEPENDENT:
         return pytest.param(key, marks=pytest.mark.transformers_independent)
     return key
 

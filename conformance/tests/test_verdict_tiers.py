@@ -150,8 +150,9 @@ def test_a_hypothesis_failure_shows_its_own_falsifying_example():
     [
         (miniatures.not_text, results.DIFFERS, "returned list"),
         (miniatures.raises, results.ERROR, "RuntimeError: the model server is down"),
+        (miniatures.exits, results.ERROR, "SystemExit: 3"),
     ],
-    ids=["not-text", "raises"],
+    ids=["not-text", "raises", "exits"],
 )
 def test_what_is_not_an_answer_is_said(adapter, status, reason):
     found = verdict_of(adapter, EXTRACT)

@@ -1,6 +1,7 @@
 """lcb_prompts: LiveCodeBench code-generation prompt formatting and code extraction, and the
 self-repair, test output prediction and code execution prompts, extractors and scorers,
-byte-identical to the official lcb_runner (see docs/lcb_prompts.md in lcb-conformance)."""
+byte-identical to the official lcb_runner, and its scores as lcb_runner and the leaderboard
+compute them (see docs/lcb_prompts.md and docs/score.md in lcb-conformance)."""
 
 from .context import decode_context
 from .extraction import extract_code, extract_code_prefix
@@ -17,6 +18,7 @@ from .prompts import (
     format_lcb_messages,
     format_lcb_prompt,
 )
+from .scenario_scoring import score_code_execution, score_test_output
 from .scenarios import (
     LMSTYLES,
     SCENARIO_LMSTYLES,
@@ -27,7 +29,7 @@ from .scenarios import (
     format_self_repair_prompt,
     format_test_output_prompt,
 )
-from .scoring import score_code_execution, score_test_output
+from .score import leaderboard_score, pass_at_k, score_run
 from .streaming import PrefixExtractor
 
 # For lcb-conformance's adapter protocol: lcb_prompts' deliberate differences from lcb_runner,
@@ -59,6 +61,9 @@ __all__ = [
     "format_lcb_prompt",
     "format_self_repair_prompt",
     "format_test_output_prompt",
+    "leaderboard_score",
+    "pass_at_k",
     "score_code_execution",
+    "score_run",
     "score_test_output",
 ]

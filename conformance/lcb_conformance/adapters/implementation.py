@@ -12,6 +12,11 @@ itself is that object. The object provides any of:
     extract_code_prefix(model_output, style="generic") -> str
     decode_context(context) -> str
     judge_program(row, program, timeout) -> (results, metadata)
+    pass_at_k(results, k_list) -> dict
+    score_run(rows, start_date=None, end_date=None, platform=None) -> dict
+    leaderboard_score(rows, start, end, builder_tz="UTC") -> dict
+                (how graded generations become the number, as lcb_runner and the
+                leaderboard compute it: docs/score.md)
     STYLES      optional: the styles it implements, e.g. ("generic",)
     DEVIATIONS  optional: the deliberate differences from lcb_runner it declares, by their
                 id in conformance/deviations.toml, e.g. ("think",)

@@ -1,5 +1,7 @@
 """An implementation in another process: ``--impl-cmd "CMD ..."`` runs any program (another
-Python, another language, a harness with torch) that speaks JSON lines on stdin/stdout.
+Python, another language, a harness with torch) that speaks JSON lines on stdin/stdout; a
+Python adapter in its own environment is served by :mod:`lcb_conformance.adapters.jsonl_server`,
+run by path with that environment's interpreter.
 
 Protocol 1 (docs/implementations.md; JSON Schema: docs/adapter-protocol.schema.json). The
 suite writes one request a line and reads one response a line:
@@ -16,18 +18,20 @@ tokenizer is its repo id (the program loads it itself; HF_HOME points at the sui
 cache). An error's type is raised here as the built-in exception of that name (so bad-input
 tests see TypeError, ValueError, ...), "NotProvided" as not provided.
 
-The program is untrusted: it runs in a temporary directory, under an address-space limit, and
-each request has a time limit. A program that exits, hangs or answers garbage fails that case
-with a message saying so (and its stderr's last lines); the next call starts it afresh.
+The program is untrusted: it runs in a temporary directory, under an address-space limit,
+contained by :class:`lcb_conformance.adapters.untrusted.Contained` (when it is stopped, every
+process it started goes with it), and each request has a time limit. A program that exits,
+hangs or answers garbage fails that case with a message saying so (and its stderr's last
+lines); the next call starts it afresh.
 """
 
 from __future__ import annotations
 
 import atexit
 import builtins
+import contextlib
 import json
 import os
-import resource
 import selectors
 import shlex
 import shutil
@@ -38,9 +42,10 @@ from pathlib import Path
 
 from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
+from lcb_conformance.adapters.jsonl_server import PARAMETERS, PROTOCOL
+from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.suite import hf_cache
 
-PROTOCOL = 1
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
 DEFAULT_MEMORY_MB = 4096  # address space of the program
 # The options that name and limit the program: (flag, keyword arguments), the same for the
@@ -76,15 +81,6 @@ OPTIONS = (
     ),
 )
 STDERR_TAIL = 1200  # characters of the program's stderr quoted in an error
-# The arguments of the protocol's functions, in order: a positional call is sent by name (the
-# suite calls every other function with keyword arguments).
-PARAMETERS = {
-    "format_lcb_prompt": ("row", "tokenizer", "chat_template", "style", "enable_thinking"),
-    "format_lcb_messages": ("row", "style"),
-    "extract_code": ("model_output", "style"),
-    "extract_code_prefix": ("model_output", "style"),
-    "decode_context": ("context",),
-}
 
 
 class AdapterProcessError(RuntimeError):
@@ -124,14 +120,6 @@ def decode_result(function: str, result):
     return result
 
 
-def _limit_memory(megabytes: int):
-    def limit() -> None:
-        size = megabytes * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-
-    return limit
-
-
 class ProcessAdapter:
     """The adapter object of an --impl-cmd program: an attribute per function it provides."""
 
@@ -139,8 +127,9 @@ class ProcessAdapter:
                  memory_mb: int = DEFAULT_MEMORY_MB):  # fmt: skip
         self.command = command
         # it runs in a temporary directory: a path given relative to here is made absolute
+        # (not resolved: a virtual environment's python is a symlink that must stay one)
         self.argv = [
-            str(Path(arg).resolve()) if not os.path.isabs(arg) and os.path.exists(arg) else arg
+            os.path.abspath(arg) if not os.path.isabs(arg) and os.path.exists(arg) else arg
             for arg in shlex.split(command)
         ]
         if not self.argv:
@@ -148,11 +137,12 @@ class ProcessAdapter:
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.workdir = Path(tempfile.mkdtemp(prefix="lcb-impl-cmd-"))
-        self._process: subprocess.Popen | None = None
+        self._process: Contained | None = None
         self._buffer = b""
         self._next_id = 0
         atexit.register(self._remove)
-        described = self.request("describe", {})
+        # the functions the suite may call: the server answers which of them it has
+        described = self.request("describe", {"functions": list(implementation.functions())})
         if not isinstance(described, dict) or not isinstance(described.get("provides"), list):
             raise AdapterProcessError(
                 f"--impl-cmd {command}: describe must return "
@@ -177,28 +167,26 @@ class ProcessAdapter:
 
     # --- the process ----------------------------------------------------------------------
 
-    def _start(self) -> subprocess.Popen:
+    def _start(self) -> Contained:
         if self._process is None or self._process.poll() is not None:
+            self.close()  # whatever a program that exited left running
             self._buffer = b""
-            stderr = (self.workdir / "stderr.log").open("ab")
-            try:
-                self._process = subprocess.Popen(
+            if shutil.which(self.argv[0]) is None:
+                raise AdapterProcessError(
+                    f"--impl-cmd {self.command}: cannot start {self.argv[0]} (not found, or "
+                    "not executable); give a command that runs on this machine, e.g. "
+                    '--impl-cmd "python3 my_adapter.py"'
+                )
+            with (self.workdir / "stderr.log").open("ab") as stderr:
+                self._process = Contained(
                     self.argv,
+                    memory_limit=self.memory_mb * 1024 * 1024,
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=stderr,
                     cwd=self.workdir,
                     env=hf_cache.child_environment() | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)},
-                    preexec_fn=_limit_memory(self.memory_mb),  # noqa: PLW1509 (no threads start it)
                 )
-            except OSError as error:
-                raise AdapterProcessError(
-                    f"--impl-cmd {self.command}: cannot start {self.argv[0]} ({error.strerror}); "
-                    "give a command that runs on this machine, e.g. "
-                    '--impl-cmd "python3 my_adapter.py"'
-                ) from error
-            finally:
-                stderr.close()
         return self._process
 
     def _stderr_tail(self) -> str:
@@ -210,7 +198,7 @@ class ProcessAdapter:
         self.close()
         return AdapterProcessError(f"--impl-cmd {self.command}: {what}{self._stderr_tail()}")
 
-    def _read_line(self, process: subprocess.Popen, deadline: float) -> bytes:
+    def _read_line(self, process: Contained, deadline: float) -> bytes:
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
@@ -251,11 +239,14 @@ class ProcessAdapter:
         return response["result"]
 
     def close(self) -> None:
-        """Stop the program (the next request starts it again)."""
+        """Stop the program and every process it started (the next request starts it
+        again)."""
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
+        if process is not None:
+            process.stop()
+            for stream in (process.stdin, process.stdout):
+                with contextlib.suppress(OSError):  # a write the program never read
+                    stream.close()
 
     def _remove(self) -> None:
         """At exit: stop the program and remove its directory."""

@@ -22,9 +22,8 @@ import argparse
 import json
 import sys
 from collections import Counter
-from pathlib import Path
 
-from lcb_conformance.suite import goldens
+from lcb_conformance.suite import goldens, report_files
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge
 
@@ -122,10 +121,15 @@ def main(argv: list[str] | None = None) -> int:
     differences = compare(outcomes)
     text = markdown(args.impl, differences)
     print(text, end="")
-    if args.json:
-        Path(args.json).write_text(json.dumps(differences, indent=1) + "\n", "utf-8")
-    if args.markdown:
-        Path(args.markdown).write_text(text, "utf-8")
+    written = report_files.write_reports(
+        "python -m lcb_conformance.reports.judge",
+        {
+            "JSON": (args.json, lambda: json.dumps(differences, indent=1) + "\n"),
+            "Markdown": (args.markdown, lambda: text),
+        },
+    )
+    if not written:
+        return report_files.REPORT_NOT_WRITTEN
     return 1 if any(entry["difference"] in SCORE_CHANGING for entry in differences) else 0
 
 

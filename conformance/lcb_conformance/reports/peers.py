@@ -28,12 +28,15 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, paths, showdiff
+from lcb_conformance.suite import cases, deviations, goldens, index, paths, report_files, showdiff
 from lcb_conformance.suite.families import judge as judge_family
+from lcb_conformance.suite.families import request
+from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge
 
 OUT_DIR = paths.ROOT / "build" / "peers"
 PREDICTIONS_FILE = paths.ROOT / "peers" / "predictions.toml"
+REQUESTS_FILE = paths.ROOT / "peers" / "requests.toml"
 OUTPUT = paths.ROOT / "docs" / "peers.md"
 REGEN_COMMAND = "tox -m peers"
 PEERS = (
@@ -80,7 +83,12 @@ def run(module_name: str, out_dir: Path) -> int:
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name)
-        path.write_text(json.dumps(report, ensure_ascii=False) + "\n", "utf-8")
+        stored = report_files.write_reports(
+            "lcb-conformance peers",
+            {"JSON": (path, lambda: json.dumps(report, ensure_ascii=False) + "\n")},
+        )
+        if not stored:
+            return report_files.REPORT_NOT_WRITTEN
     return code
 
 
@@ -569,9 +577,105 @@ def render(reports: list[dict]) -> str:
     lines.append("")
     if missing:
         lines += [f"No run stored for: {', '.join(missing)}.", ""]
+    lines += request_lines(reports) + score_lines(reports)
     for report in reports:
         lines += render_peer(report)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+REQUEST_FIELDS = ("problems", "n", "temperature", "top_p", "max_tokens", "stop")
+
+
+def lcb_runner_request() -> dict[str, str]:
+    """lcb_runner's default request, from its request goldens: an API runner's (OpenAIChat)
+    and its vLLM runner's stop."""
+    api = json.loads(goldens.read(GoldenKey(request.REQUEST, "default", "OpenAIChat")))
+    vllm = json.loads(goldens.read(GoldenKey(request.REQUEST, "default", "LLaMa3")))
+    sent = api["calls"][0]["kwargs"]
+    sampling = vllm["clients"]["sampling_params"]["vllm.SamplingParams"]["kwargs"]
+    return {
+        "problems": "release_latest (1,055; --release_version)",
+        "n": str(sent["n"]),
+        "temperature": str(sent["temperature"]),
+        "top_p": str(sent["top_p"]),
+        "max_tokens": str(sent["max_tokens"]),
+        "stop": f"none (API runners); {sampling['stop']} (vLLM)",
+        "source": "the request goldens (conformance/goldens/request/default/)",
+    }
+
+
+def request_lines(reports: list[dict]) -> list[str]:
+    """The requests table: lcb_runner's default request and each peer's (REQUESTS_FILE)."""
+    with REQUESTS_FILE.open("rb") as file:
+        surveyed = tomllib.load(file)
+    rows = [("lcb_runner 28fef95 (OpenAIChat, LLaMa3)", lcb_runner_request())]
+    for report in reports:
+        name = report["peer"]["module"].rsplit(".", 1)[-1]
+        if name in surveyed:
+            rows.append((f"{report['peer']['peer']} {report['peer']['version']}", surveyed[name]))
+    lines = [
+        "## Requests: what each asks the model for",
+        "",
+        "lcb_runner's row is read from the request goldens (its runner classes run against "
+        "recording fake clients, docs/score.md); the peers' from their installed code "
+        f"(`peers/{REQUESTS_FILE.name}`, source named).",
+        "",
+        "| harness | " + " | ".join(REQUEST_FIELDS) + " | source |",
+        "|---|" + "---|" * (len(REQUEST_FIELDS) + 1),
+    ]
+    for label, fields in rows:
+        cells = [_cell(fields.get(name, "-")) for name in (*REQUEST_FIELDS, "source")]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+# The verdict rows of the score families: the adapter functions that hold an aggregator.
+SCORE_ROWS = ("pass_at_k", "score_run", "leaderboard_score")
+
+
+def score_lines(reports: list[dict]) -> list[str]:
+    """Each peer's aggregator against the score goldens: its runs' score rows, where its
+    adapter provides the function."""
+    lines = [
+        "## The number: each peer's aggregator against lcb_runner's and the leaderboard's",
+        "",
+        "The score goldens (docs/score.md) through the adapters' `pass_at_k`, `score_run` and "
+        "`leaderboard_score` (each adapter's docstring says which of the peer's code it calls).",
+        "",
+        "| peer | function | cases | identical | not identical | cases not identical |",
+        "|---|---|---|---|---|---|",
+    ]
+    none = []
+    for report in reports:
+        provided = False
+        for row in SCORE_ROWS:
+            cells = [c for c in report["cells"] if c["style"] == row and c["run"]]
+            if not cells:
+                continue
+            provided = True
+            differing = [
+                f"`{f['case']}`" for f in report["failures"] if f["case"] in _row_cases(row, cells)
+            ]
+            lines.append(
+                f"| {report['peer']['peer']} | `{row}` | {sum(c['run'] for c in cells)} | "
+                f"{sum(c['ok'] for c in cells)} | {sum(c['not_ok'] for c in cells)} | "
+                f"{', '.join(differing) or '-'} |"
+            )
+        if not provided:
+            none.append(report["peer"]["peer"])
+    if none:
+        lines += ["", f"No score function in the adapters of: {', '.join(none)}."]
+    return [*lines, ""]
+
+
+def _row_cases(row: str, cells: list[dict]) -> set[str]:
+    """The case ids of a verdict row's cells (by the case index)."""
+    columns = {c["tokenizer"] for c in cells}
+    return {
+        case["id"]
+        for case in index.held_cases()
+        if case["cell"][0] == row and case["cell"][1] in columns
+    }
 
 
 def load_reports(out_dir: Path) -> list[dict]:
@@ -603,10 +707,11 @@ def main(argv: list[str] | None = None) -> int:
     if not reports:
         print(f"no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`", file=sys.stderr)
         return 1
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(render(reports), "utf-8")
-    print(f"wrote {args.output} ({len(reports)} peers)")
-    return 0
+    print(f"{len(reports)} peers")
+    written = report_files.write_reports(
+        "lcb-conformance peers", {"Markdown": (args.output, lambda: render(reports))}
+    )
+    return 0 if written else report_files.REPORT_NOT_WRITTEN
 
 
 if __name__ == "__main__":

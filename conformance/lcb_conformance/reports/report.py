@@ -14,10 +14,9 @@ comparability matrix golden of this transformers line.
 
 Both accept any string a case or an implementation produces (lone surrogates, NUL, other
 control characters, megabytes): JSON keeps a lone surrogate as a ``\\udXXX`` escape, HTML
-shows control characters and surrogates as visible escapes. Each file is written to a
-temporary file beside it and renamed into place, so a report is whole or absent; a report that
-cannot be written raises :class:`ReportNotWritten`. Files get the permissions the umask
-gives a new file.
+shows control characters and surrogates as visible escapes. Each file is written by
+:func:`lcb_conformance.suite.report_files.write_atomically`, so a report is whole or absent and
+its mode is the umask's; a report that cannot be written raises :class:`ReportNotWritten`.
 """
 
 from __future__ import annotations
@@ -26,9 +25,7 @@ import difflib
 import html
 import importlib.metadata
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from lcb_conformance.reports import closest
@@ -43,34 +40,13 @@ from lcb_conformance.reports.verdict import (
 from lcb_conformance.runner.results import NOT_PROVIDED, SKIPPED, STATUSES, CaseResult
 from lcb_conformance.suite import audit, goldens, index, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.suite.report_files import write_atomically
 
 SCHEMA = "lcb-conformance-report/2"
 HTML_DIFFS = 100  # failing cases shown with a side-by-side diff; the rest with their report
 # difflib.HtmlDiff compares changed lines character by character (quadratic): above this many
 # characters (golden + actual) a case gets its report only, the full texts being in the JSON.
 SIDE_BY_SIDE_LIMIT = 200_000
-
-
-class ReportNotWritten(Exception):
-    """A report could not be rendered or written; nothing was left at its path."""
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """data at path, whole or not at all: written beside it, then renamed over it."""
-    path = Path(path)
-    temporary = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".partial", delete=False
-        ) as stream:
-            temporary = Path(stream.name)
-            stream.write(data)
-        os.replace(temporary, path)
-    except OSError as error:
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
-        raise ReportNotWritten(f"cannot write {path}: {error.strerror or error}") from error
 
 
 def _version(distribution: str) -> str | None:

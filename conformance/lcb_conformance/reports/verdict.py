@@ -35,15 +35,16 @@ from lcb_conformance.runner.results import (
     CaseResult,
     Run,
 )
-from lcb_conformance.suite import cases, families, goldens, showdiff, styles
+from lcb_conformance.suite import cases, exit_codes, families, goldens, showdiff, styles
 from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZER, rendering_label
 
-# Exit codes, the same for every subcommand (docs/release-gating.md).
-COMPARABLE = 0  # nothing differs from the goldens (tiers 1-2); not provided is no failure
-DIFFERENT = 1  # a golden case differs (or, with --strict-contract, a contract case failed)
-UNUSABLE = 2  # the adapter or the input is unusable: one line says why
-SUITE_BROKEN = 3  # the suite itself cannot run here (its data missing or damaged)
-REPORT_NOT_WRITTEN = 6  # the verdict was printed, but a report asked for was not written
+# The run's exit codes (suite/exit_codes.py): comparable, a golden case differs (or, with
+# --strict-contract, a contract case failed), the adapter or an input unusable, the suite
+# broken, a report not written.
+COMPARABLE = exit_codes.OK
+DIFFERENT = exit_codes.DIFFERS
+UNUSABLE = exit_codes.UNUSABLE
+SUITE_BROKEN = exit_codes.SUITE_BROKEN
 
 # Families whose differences a reader needs first: what the model is sent.
 PROMPT_FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)

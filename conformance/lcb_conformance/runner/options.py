@@ -71,6 +71,15 @@ OPTIONS = (
 )
 
 
+# The plugin's items are the cases: the contract's join with --lcb-contract, and a failing one
+# fails the session, so these two of the command's do not apply there.
+COMMAND_ONLY = ("no-contract", "strict-contract")
+
+
+def for_plugin() -> tuple:
+    return tuple((name, arguments) for name, arguments in OPTIONS if name not in COMMAND_ONLY)
+
+
 def spec(get: Callable[[str], object], default_impl: str | None = None) -> Spec:
     """The Spec of the options ``get(name)`` returns (a name with "-" as in OPTIONS)."""
     return Spec(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -122,9 +121,10 @@ class Run:
 
 
 def header(impl: dict, **details) -> dict:
-    return {"schema": SCHEMA, "impl": impl, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")} | (
-        details
-    )
+    """A results file's first line: its schema, the implementation, when, and ``details``
+    (the run's options)."""
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    return {"schema": SCHEMA, "impl": impl, "started": started, **details}
 
 
 class ResultsWriter:
@@ -150,14 +150,6 @@ class ResultsWriter:
     def abandon(self) -> None:
         """Close without a footer: the file says the run did not finish."""
         self._stream.close()
-
-
-def stream(results: Iterable[CaseResult], writer: ResultsWriter | None) -> Iterator[CaseResult]:
-    """Pass each result on, writing it first."""
-    for result in results:
-        if writer is not None:
-            writer.write(result)
-        yield result
 
 
 def read(path: Path) -> Run:

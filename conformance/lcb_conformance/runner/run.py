@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation, process
@@ -171,7 +172,7 @@ class Runner:
             value = getattr(self.impl, function)(**arguments)
         except NotProvided as missing:
             return _result(case, NOT_PROVIDED, reason=str(missing))
-        except Exception as error:  # noqa: BLE001 - the implementation's failure is a result
+        except (Exception, SystemExit) as error:  # the implementation's failure is a result
             return self._raised(case, _describe_error(error))
         family = families.get(case["family"])
         try:
@@ -315,15 +316,14 @@ class Runner:
                 result.status, result.reason = NOT_PROVIDED, str(not_provided)
             except AssertionError as broken:
                 result.status, result.reason = FAILED, _with_notes(broken, str(broken))
-            except Exception as error:  # noqa: BLE001 - the implementation's failure is a result
+            except (Exception, SystemExit) as error:  # the implementation's failure: a result
                 result.status, result.reason = FAILED, _describe_error(error)
         result.seconds = round(time.perf_counter() - started, 6)
         return result
 
     def by_ids(self, ids: list[str]) -> list[dict]:
         """Golden and contract cases by id, as JSON results (a worker's job)."""
-        golden = {case["id"]: case for case in index.held_cases()}
-        contracts = {case.id: case for case in contract.contract_cases()}
+        golden, contracts = _cases_by_id()
         found = []
         for case_id in ids:
             if case_id in golden:
@@ -331,6 +331,12 @@ class Runner:
             else:
                 found.append(self.contract(contracts[case_id]).to_json())
         return found
+
+
+@cache
+def _cases_by_id() -> tuple[dict[str, dict], dict[str, contract.ContractCase]]:
+    golden = {case["id"]: case for case in index.held_cases()}
+    return golden, {case.id: case for case in contract.contract_cases()}
 
 
 def _describe_error(error: BaseException) -> str:
@@ -370,13 +376,14 @@ def run(
     impl: implementation.Implementation,
     selection: Selection | None = None,
     *,
+    plan: Plan | None = None,
     spec: Spec | None = None,
     jobs: int = 1,
 ) -> Iterator[CaseResult]:
-    """Every selected case's result, in index order (golden cases, the sandboxed cases,
-    then the contract's). ``jobs`` > 1 needs the ``spec`` the implementation was loaded from,
-    so that each worker loads its own."""
-    plan = Plan.of(selection)
+    """Every selected case's result (or the ``plan``'s), in index order: golden cases, the
+    sandboxed cases, then the contract's. ``jobs`` > 1 needs the ``spec`` the
+    implementation was loaded from, so that each worker loads its own."""
+    plan = plan or Plan.of(selection)
     runner = Runner(impl)
     if jobs > 1 and spec is not None:
         yield from _in_workers(spec, plan, jobs, runner)

@@ -1,1 +1,2 @@
-"""Developer tooling, not part of a verdict: mutation testing, Hypothesis profiles."""
+"""Developer tooling, not part of a verdict: mutation testing, Hypothesis profiles, the docs'
+figures."""

@@ -1,5 +1,5 @@
 """lcb_runner itself: loading it (source), producing goldens from it (producers, regen), and
-what it says today (drift, resolver, differential, the comparability matrix, hub check)."""
+what it says today (drift, resolver, differential, the comparability matrix, the judge)."""
 
 from lcb_conformance.upstream.source import (
     CHECKOUT_HINT,

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lcb_conformance.suite import families, goldens
+from lcb_conformance.suite import families, goldens, report_files
 from lcb_conformance.suite.goldens import GoldenKey
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
@@ -262,10 +262,15 @@ def main(argv: list[str] | None = None) -> int:
     except (UpstreamSourceError, subprocess.CalledProcessError) as error:
         print(f"drift: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n", "utf-8")
-    if args.markdown and args.history:
-        Path(args.markdown).write_text(history_table(payload), "utf-8")
+    written = report_files.write_reports(
+        "lcb-conformance drift",
+        {
+            "JSON": (args.json, lambda: json.dumps(payload, indent=1) + "\n"),
+            "Markdown": (args.markdown if args.history else None, lambda: history_table(payload)),
+        },
+    )
+    if not written:
+        return report_files.REPORT_NOT_WRITTEN
     return 1 if failed else 0
 
 

@@ -11,10 +11,12 @@ passes by ``pass_k_utils.extract_instance_results``, all run from the upstream s
 
 Untrusted code (candidate programs, and upstream's judge itself, whose reliability_guard
 disables os functions in its process) never runs in the calling process: :func:`run_batch`
-starts ``python -m lcb_conformance.upstream.judge`` as a child in its own session (process
-group), with RLIMIT_AS, a wall-time limit, a fresh temporary working directory, output to
-files (an orphan holding a pipe cannot block the caller), and internet sockets refused. When
-the child ends, or its wall limit passes, the whole process group is killed.
+starts ``python -m lcb_conformance.upstream.judge`` as a child contained by
+:class:`lcb_conformance.adapters.untrusted.Contained` (RLIMIT_AS; a child subreaper, and a PID
+namespace where the kernel allows), with a wall-time limit, a fresh temporary working
+directory, output to files, and internet sockets refused. When the child ends, or its wall
+limit passes, every process it started is killed -- in another session, double-forked,
+ignoring SIGTERM or still forking -- before run_batch returns.
 
 Golden normalisation (:func:`normalise`), so that a run on any machine gives the same bytes:
 ``results`` is kept as lcb_runner returns it (True/False/-1/-2/-3/-4); ``execution time`` is
@@ -33,6 +35,7 @@ import time
 from functools import cache
 from pathlib import Path
 
+from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
     CASES_FILE,
     CATEGORIES,
@@ -254,14 +257,13 @@ class _Child:
         )
         self.started = time.monotonic()
         with (root / "stdout.txt").open("wb") as out, self.stderr_path.open("wb") as err:
-            self.process = subprocess.Popen(
+            self.process = Contained(
                 [sys.executable, "-m", __spec__.name, str(self.request), str(self.result)],
+                memory_limit=memory_limit,
                 cwd=work,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
-                start_new_session=True,
-                preexec_fn=lambda: sandbox.limit_memory(memory_limit),
                 env=sandbox.child_environment(),
             )
 
@@ -272,7 +274,7 @@ class _Child:
         except subprocess.TimeoutExpired:
             killed = True
         finally:
-            sandbox.kill_group(self.process)
+            self.process.stop()
         try:
             outcomes = self._outcomes(killed)
         finally:

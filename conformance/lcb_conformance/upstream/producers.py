@@ -8,7 +8,17 @@ from pathlib import Path
 from lcb_conformance.suite import audit, families, real_vocab
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.upstream import Upstream, judge, matrix, resolver, scenarios
+from lcb_conformance.upstream import (
+    Upstream,
+    UpstreamMissing,
+    judge,
+    leaderboard,
+    matrix,
+    resolver,
+    runner_requests,
+    scenarios,
+    score,
+)
 
 
 class NotProducibleHere(LookupError):
@@ -21,6 +31,13 @@ class RealVocabulariesMissing(NotProducibleHere):
     """Token ids need the real vocabularies, which this environment does not have."""
 
     counted_as = "no real vocabularies here"
+
+
+class LeaderboardCodeMissing(UpstreamMissing, NotProducibleHere):
+    """The leaderboard's builder, site or TypeScript compiler is not configured here
+    (upstream/leaderboard.py): regeneration keeps those goldens, the drift run skips them."""
+
+    counted_as = "no leaderboard code here"
 
 
 class RealTokenizerUnverified(RuntimeError):
@@ -38,6 +55,8 @@ class Producer:
         self._workdir: tempfile.TemporaryDirectory | None = None  # the real tokenizers' cache
         self._real_hub: Path | Exception | None = None  # built once, or why it cannot be
         self._real_tokenizers: dict[str, object] = {}
+        self._leaderboards: dict[tuple, dict] = {}  # one builder and one site run per zone
+        self._requests: dict[str, dict] | None = None  # every request, recorded in one child
 
     def __call__(self, key: GoldenKey) -> str:
         if key not in self._produced:
@@ -77,6 +96,33 @@ class Producer:
     def matrix(self, line: str) -> str:
         """The comparability matrix of a transformers line, from this producer's goldens."""
         return matrix.build(self, line)
+
+    def compute_metrics(self, results: dict, k_list: list[int]) -> dict:
+        """lcb_runner's compute_metrics_from_results (upstream/score.py)."""
+        return score.compute_metrics(self.upstream, results, k_list)
+
+    def compute_scores(self, rows: list[dict], start_date, end_date, platform) -> dict:
+        """lcb_runner's compute_scores on eval_all rows, its printout as data."""
+        return score.compute_scores(self.upstream, rows, start_date, end_date, platform)
+
+    def leaderboard(self, runs: dict[str, list[dict]], zone: str, windows) -> dict:
+        """The leaderboard's answers for these runs (model_repr -> rows) under the builder's
+        time zone, per window (upstream/leaderboard.py), once per producer."""
+        key = (zone, tuple(runs), tuple(windows))
+        if key not in self._leaderboards:
+            try:
+                found = leaderboard.answers(self.upstream, runs, zone, list(windows))
+            except UpstreamMissing as missing:
+                raise LeaderboardCodeMissing(str(missing)) from None
+            self._leaderboards[key] = found
+        return self._leaderboards[key]
+
+    def requests(self, row: dict, cases: list, environment: dict) -> dict[str, dict]:
+        """lcb_runner's requests per "variant/LMStyle" (upstream/runner_requests.py), recorded
+        once per producer."""
+        if self._requests is None:
+            self._requests = runner_requests.record_all(self.upstream, row, cases, environment)
+        return self._requests
 
     def model_list(self) -> resolver.ModelList:
         return resolver.ModelList.of(self.upstream)

@@ -37,6 +37,7 @@ from lcb_conformance.upstream import (
     UpstreamMissing,
     UpstreamSourceError,
     judge,
+    leaderboard,
 )
 from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
@@ -75,6 +76,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             for name, pinned in sources.PINNED.items()
         },
         "judge": judge.provenance(),
+        "leaderboard": leaderboard.provenance(),
         "kept_from_previous_run": [str(key) for key in failed],
     }
 
@@ -127,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         "failed": 0,
         "other transformers line": 0,
         "no real vocabularies here": 0,
+        "no leaderboard code here": 0,
         "not in this upstream": 0,
     }
     failed: list[GoldenKey] = []

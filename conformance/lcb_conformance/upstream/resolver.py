@@ -21,7 +21,8 @@ A model lcb_runner does not list gets a suggestion from the listed models of the
 family, labelled as not official. Exit code: 0 listed, with an lcb_prompts style (with
 --scenario: lcb_runner builds that scenario's prompt for its LMStyle); 1 listed, but
 lcb_prompts has no style for its LMStyle (with --scenario: lcb_runner raises instead of
-building the prompt); 3 not listed (suggestion only).
+building the prompt); 2 not listed (the input names no model of lcb_runner's: a suggestion
+only, labelled as such).
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from lcb_conformance.suite import families, goldens
+from lcb_conformance.suite import exit_codes, families, goldens
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
 
-NOT_LISTED_EXIT = 3
+NOT_LISTED_EXIT = exit_codes.UNUSABLE  # the input names no model lcb_runner lists
 PINNED = "pinned"
 SNAPSHOTS = "fixtures/tokenizers"
 

@@ -1,9 +1,10 @@
 """Child processes for untrusted code: lcb_runner's judge and graders, candidate programs and
 model answers never run in the calling process.
 
-A child runs in its own session (process group) with RLIMIT_AS, a fresh temporary working
-directory, output to files (an orphan holding a pipe cannot block the caller) and internet
-sockets refused; when it ends, or its wall limit passes, the whole group is killed.
+A child runs under lcb_conformance.adapters.untrusted's supervisor (Contained: an address-space
+limit, every process it starts killed when it ends or its wall limit passes), in a fresh
+temporary working directory, output to files (an orphan holding a pipe cannot block the
+caller), internet sockets refused.
 :func:`run_child` runs ``python -m MODULE REQUEST RESULT`` that way for one JSON request
 (:func:`calls_in_child`: an implementation's functions, called in such a child);
 lcb_conformance.upstream.judge keeps its own runner (several children, partial results)
@@ -14,12 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from lcb_conformance.adapters.untrusted import Contained
 
 # The child's address-space limit: far above what any case needs.
 MEMORY_LIMIT_BYTES = 4 * 1024**3
@@ -27,10 +28,6 @@ MEMORY_LIMIT_BYTES = 4 * 1024**3
 
 class ChildFailed(RuntimeError):
     """The child wrote no result: it failed or was killed; the message says how."""
-
-
-def limit_memory(limit: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def child_environment() -> dict[str, str]:
@@ -44,16 +41,6 @@ def child_environment() -> dict[str, str]:
     ).rstrip(os.pathsep)
     environment.pop("PYTHONSTARTUP", None)
     return environment
-
-
-def kill_group(process: subprocess.Popen) -> None:
-    """Kill the child's whole process group: upstream's own worker processes, and anything
-    the code spawned, which may outlive the child."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 def block_internet() -> None:
@@ -83,14 +70,13 @@ def run_child(
         request_path.write_text(json.dumps(request), "utf-8")
         stderr_path = root / "stderr.txt"
         with (root / "stdout.txt").open("wb") as out, stderr_path.open("wb") as err:
-            process = subprocess.Popen(
+            process = Contained(
                 [sys.executable, "-m", module, str(request_path), str(result_path)],
+                memory_limit=memory_limit,
                 cwd=work,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
-                start_new_session=True,
-                preexec_fn=lambda: limit_memory(memory_limit),
                 env=child_environment(),
             )
             try:
@@ -99,7 +85,7 @@ def run_child(
             except subprocess.TimeoutExpired:
                 why = f"killed at its wall-time limit of {wall_limit:.0f} s"
             finally:
-                kill_group(process)
+                process.stop()
         if result_path.is_file():
             return json.loads(result_path.read_text("utf-8"))
         stderr = stderr_path.read_text("utf-8", errors="replace").strip().splitlines()

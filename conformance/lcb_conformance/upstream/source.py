@@ -19,6 +19,7 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+import traceback
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
@@ -101,11 +102,38 @@ class Upstream:
                 "prompts": self._import("prompts.code_generation"),
                 "extraction": self._import("utils.extraction_utils"),
             }
-        except ImportError as error:
-            raise UpstreamSourceError(
-                f"cannot import upstream from {self.describe_source()}: {error}; "
-                f"{self._import_hint(error)}"
-            ) from error
+        except UpstreamSourceError:
+            raise
+        except Exception as error:  # its code does not import: it is unusable, say where
+            raise self._cannot_import("upstream", error) from error
+
+    def check_importable(self) -> None:
+        """Import lcb_runner's prompt and extraction modules now: UpstreamSourceError, naming
+        the file and line, when they cannot be (a syntax error, a missing dependency)."""
+        self._modules  # noqa: B018 (imported for its error)
+
+    def _cannot_import(self, what: str, error: Exception) -> UpstreamSourceError:
+        """Why ``what`` of this upstream cannot be imported, in one line: the file and line
+        of a syntax error, or of the upstream code an import raised in, and what to do."""
+        where = ""
+        if isinstance(error, SyntaxError) and error.filename:
+            where = f"{error.filename}, line {error.lineno}: "
+            error_text = f"SyntaxError: {error.msg}"
+        else:
+            error_text = str(error) if isinstance(error, ImportError) else (
+                f"{type(error).__name__}: {error}"
+            )
+            frames = [
+                frame
+                for frame in traceback.extract_tb(error.__traceback__)
+                if f"/{self.package}/" in frame.filename
+            ]
+            if frames and not isinstance(error, ImportError):
+                where = f"{frames[-1].filename}, line {frames[-1].lineno}: "
+        hint = f"; {self._import_hint(error)}" if isinstance(error, ImportError) else ""
+        return UpstreamSourceError(
+            f"cannot import {what} from {self.describe_source()}: {where}{error_text}{hint}"
+        )
 
     def _import_hint(self, error: ImportError) -> str:
         """What to install (or pass) when importing lcb_runner failed with this error."""
@@ -134,11 +162,10 @@ class Upstream:
         "evaluation.testing_util" (the judge's modules, which the prompt side does not import)."""
         try:
             return self._import(name)
-        except ImportError as error:
-            raise UpstreamSourceError(
-                f"cannot import {name} from {self.describe_source()}: {error}; "
-                f"{self._import_hint(error)}"
-            ) from error
+        except UpstreamSourceError:
+            raise
+        except Exception as error:
+            raise self._cannot_import(name, error) from error
 
     def lmstyle(self, name: str):
         lmstyle_enum = self._modules["lm_styles"].LMStyle
@@ -152,11 +179,10 @@ class Upstream:
         it needs none of the prompt or benchmark modules' dependencies."""
         try:
             module = self._import("lm_styles")
-        except ImportError as error:
-            raise UpstreamSourceError(
-                f"cannot import lm_styles from {self.describe_source()}: {error}; "
-                f"{self._import_hint(error)}"
-            ) from error
+        except UpstreamSourceError:
+            raise
+        except Exception as error:
+            raise self._cannot_import("lm_styles", error) from error
         for name in ("LMStyle", "LanguageModelList"):
             if not hasattr(module, name):
                 raise UpstreamMissing(f"{self.describe_source()} has no lm_styles.{name}")

@@ -1,0 +1,814 @@
+"""Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction, and
+did the run ask for lcb_runner's request?
+
+    lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
+        [--model ID | --style LMSTYLE] [--cache FILE] [--results FILE] [--dataset ROWS.jsonl]
+        [--request-config FILE] [--request-variant VARIANT]
+        [--upstream installed|PATH] [--json F] [--html F] [--show N]
+
+RUN is an evaluation's results file: lcb_runner's own
+``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``),
+a JSON array of rows with the problem's fields, ``output_list`` (raw outputs) and
+``code_list`` (what was extracted and graded); or another harness's log (evalscope,
+OpenCompass, lm-evaluation-harness, lighteval: read by run_audit.logs). For every sample, upstream
+lcb_runner itself (``--upstream``: the installed stand-in or a checkout) re-extracts the raw
+output with the run's LMStyle and the result is compared with the graded code; the prompt is
+rebuilt with upstream's format_prompt_generation and compared with what was sent. lcb_runner
+records what it sent only in its ``--use_cache`` file (keyed by the prompt, or json.dumps of
+the messages): ``--cache``, or found next to RUN as ``cache/<model_repr>/<same name>.json``;
+without one the prompt is "cannot check".
+
+Extraction is judged with upstream's extract_code, never lcb_prompts.extract_code, which
+cuts at ``</think>`` (a documented deviation, conformance/deviations.toml) and so is not
+"what lcb_runner would have extracted".
+
+The request: what the run's files record of it (run_audit.request_logs: lcb_runner's file
+name, lm-eval's and lighteval's samples, evalscope's, lighteval's and OpenCompass's config
+file beside them or ``--request-config``) against lcb_runner's request golden for the
+LMStyle (``--request-variant``: its defaults, or another recorded command line), parameter by
+parameter (run_audit.request).
+
+The model's LMStyle: ``--style`` (an LMStyle name), else ``--model`` (resolved through
+lcb_runner's model list, as ``lcb-conformance resolve``), else RUN's folder name read as a
+model_repr. Files are streamed (one row in memory at a time; the cache keeps only its keys
+and a digest of each entry's outputs).
+
+Exit codes: 0 every checkable sample identical and no recorded request parameter that moves
+the score differs (n is only noted); 1 a sample or such a request parameter differs; 2
+unusable input (the message names file, line and sample), including a file with no sample
+or none checkable, and a config file that cannot be read; 6 a report not written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError
+from pathlib import Path
+
+from lcb_conformance.run_audit import logs, request_logs
+from lcb_conformance.run_audit import request as requested
+from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
+from lcb_conformance.suite import (
+    cases,
+    exit_codes,
+    goldens,
+    hf_cache,
+    json_stream,
+    report_files,
+    showdiff,
+)
+
+# every part of the audit (prompt, extraction, request) has the same outcomes
+IDENTICAL, DIFFERS, CANNOT = requested.IDENTICAL, requested.DIFFERS, requested.CANNOT
+PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
+EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
+LCB_RUNNER = request_logs.LCB_RUNNER
+FORMATS = ("auto", LCB_RUNNER, EVALSCOPE, OPENCOMPASS, LM_EVAL, LIGHTEVAL)
+LCB_RUNNER_FIELDS = {
+    "question_id": str,
+    "question_content": str,
+    "starter_code": (str, type(None)),
+    "platform": str,
+    "contest_date": str,
+    "difficulty": str,
+    "output_list": list,
+    "code_list": list,
+}
+# What upstream's CodeGenerationProblem gets for the fields no prompt reads.
+NO_TESTS = {"public_test_cases": "[]", "private_test_cases": "[]", "metadata": "{}"}
+
+
+class AuditInputError(logs.LogError):
+    """Input the audit cannot use; the message names file, line and sample."""
+
+
+@dataclass
+class Sample:
+    question_id: str
+    index: int
+    prompt: str  # IDENTICAL / DIFFERS / CANNOT
+    extraction: str  # IDENTICAL / DIFFERS / CANNOT (a log that does not record it)
+    why: str = ""  # what could not be checked and why, the kind of extraction difference
+
+    @property
+    def verdict(self) -> str:
+        differs = [
+            name
+            for name, outcome in (
+                (PROMPT_DIFFERS, self.prompt),
+                (EXTRACTION_DIFFERS, self.extraction),
+            )
+            if outcome == DIFFERS
+        ]
+        if differs:
+            return " and ".join(differs)
+        # one check that could be made is enough: the other's "cannot check" is noted in why
+        # and counted in Audit.prompt_unchecked / extraction_unchecked
+        return CANNOT if self.prompt == self.extraction == CANNOT else IDENTICAL
+
+
+@dataclass
+class Audit:
+    run: str
+    format: str
+    lmstyle: str
+    upstream: str
+    cache: str | None
+    samples: list[Sample] = field(default_factory=list)
+    reports: list[str] = field(default_factory=list)  # showdiff reports, first ones only
+    prompt_unchecked: Counter = field(default_factory=Counter)  # why -> samples
+    extraction_unchecked: Counter = field(default_factory=Counter)  # why -> samples
+    request: requested.RequestCheck | None = None  # the request against lcb_runner's
+
+    def counts(self) -> Counter:
+        return Counter(sample.verdict for sample in self.samples)
+
+    def samples_differ(self) -> bool:
+        return bool(set(self.counts()) - {IDENTICAL, CANNOT})
+
+    def request_differs(self) -> bool:
+        return self.request is not None and self.request.outcome == requested.DIFFERS
+
+    def exit_code(self) -> int:
+        return EXIT_DIFFERS if self.samples_differ() or self.request_differs() else EXIT_OK
+
+    def as_json(self) -> dict:
+        return {
+            "run": self.run,
+            "format": self.format,
+            "lmstyle": self.lmstyle,
+            "upstream": self.upstream,
+            "cache": self.cache,
+            "exit_code": self.exit_code(),
+            "summary": dict(self.counts()),
+            "prompt_not_checked": dict(self.prompt_unchecked),
+            "extraction_not_checked": dict(self.extraction_unchecked),
+            "request": self.request.as_json() if self.request else None,
+            "samples": [
+                {
+                    "question_id": s.question_id,
+                    "sample": s.index,
+                    "verdict": s.verdict,
+                    "prompt": s.prompt,
+                    "extraction": s.extraction,
+                    "why": s.why,
+                }
+                for s in self.samples
+            ],
+            "first_differences": self.reports,
+        }
+
+
+KNOWN = (
+    "lcb_runner's results (a JSON array of rows with output_list and code_list), OpenCompass's "
+    "predictions (a JSON object of {origin_prompt, prediction, gold}), evalscope's reviews or "
+    "lm-eval's samples (JSON lines with messages and sample_score, or doc, arguments and resps), "
+    "lighteval's details (parquet with doc and model_response)"
+)
+
+
+def detect_format(path: Path) -> str:
+    """The format of RUN, from its first element; AuditInputError when unknown."""
+    if path.suffix == ".parquet":
+        if set(logs.LIGHTEVAL_COLUMNS) <= logs.lighteval_columns(path):
+            return LIGHTEVAL
+        raise AuditInputError(f"{path}: unknown format: a parquet file, but not {KNOWN}")
+    if path.suffix == ".jsonl":
+        lines = cases.iter_jsonl(path, AuditInputError)
+        try:
+            _, first = next(lines, (0, {}))
+        finally:
+            lines.close()
+        if "sample_score" in first and "messages" in first:
+            return EVALSCOPE
+        if {"doc", "arguments", "resps", "filtered_resps"} <= first.keys():
+            return LM_EVAL
+        raise AuditInputError(f"{path}: unknown format: JSON lines, but not {KNOWN}")
+    try:
+        with path.open("rb") as stream:
+            opening = stream.read(4096).lstrip()[:1]
+        if opening == b"{":
+            members = json_stream.iter_object(path)
+            try:
+                _, _, first = next(members, (0, "", None))
+            finally:
+                members.close()
+        else:
+            elements = json_stream.iter_array(path)
+            try:
+                _, first = next(elements, (0, None))
+            finally:
+                elements.close()
+    except json_stream.JsonStreamError as error:
+        raise AuditInputError(f"unknown format: {error}") from None
+    if opening == b"[" and isinstance(first, dict) and {"output_list", "code_list"} <= first.keys():
+        return LCB_RUNNER
+    if (
+        opening == b"{"
+        and isinstance(first, dict)
+        and {"origin_prompt", "prediction"} <= first.keys()
+    ):
+        return OPENCOMPASS
+    raise AuditInputError(f"{path}: unknown format: not {KNOWN}")
+
+
+def cache_key(prompt) -> str:
+    """lcb_runner's --use_cache key for what it sent (base_runner.run_single's rule)."""
+    if isinstance(prompt, list):
+        return json.dumps(prompt)
+    if isinstance(prompt, tuple):
+        return prompt[0] + json.dumps(prompt[1])
+    return prompt
+
+
+def _digest(outputs: list) -> str:
+    """sha256 of a list of outputs, each length-prefixed (no JSON encoding: 2x faster on
+    gigabytes of text); a value that is not a string is hashed as tagged JSON."""
+    digest = hashlib.sha256(len(outputs).to_bytes(8, "little"))
+    for output in outputs:
+        if isinstance(output, str):
+            data = b"s" + output.encode("utf-8", "surrogatepass")
+        else:
+            data = b"j" + json.dumps(output).encode()
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _tokenizers_memoised(lmstyle: str):
+    """upstream's LLaMa3 style loads its tokenizer on every call: memoised for the run (see
+    differential). Other styles need no transformers, whose import costs seconds."""
+    from lcb_conformance.upstream.differential import memoised_from_pretrained
+
+    return memoised_from_pretrained() if lmstyle == "LLaMa3" else contextlib.nullcontext()
+
+
+@dataclass
+class CacheIndex:
+    """lcb_runner's cache, kept small: prompt key -> digest of its outputs, and back."""
+
+    path: Path
+    by_key: dict[str, str] = field(default_factory=dict)
+    by_outputs: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> CacheIndex:
+        index = cls(path)
+        try:
+            for line, key, outputs in json_stream.iter_object(path):
+                if not isinstance(outputs, list):
+                    raise AuditInputError(f"{path}:{line}: a cache entry is not a list of outputs")
+                digest = _digest(outputs)
+                index.by_key[key] = digest
+                index.by_outputs.setdefault(digest, key)
+        except json_stream.JsonStreamError as error:
+            raise AuditInputError(str(error)) from None
+        return index
+
+
+def default_cache(run: Path) -> Path | None:
+    """lcb_runner's cache for RUN: output/<repr>/<name>[_eval_all].json ->
+    cache/<repr>/<name>.json, when that file exists."""
+    if run.parent.parent.name != "output":
+        return None
+    name = run.name.removesuffix(".json").removesuffix("_eval_all") + ".json"
+    candidate = run.parent.parent.parent / "cache" / run.parent.name / name
+    return candidate if candidate.is_file() else None
+
+
+def resolve_lmstyle(run: Path, model: str | None, style: str | None) -> str:
+    from lcb_conformance.upstream import resolver
+
+    if style:
+        return style
+    models = resolver.ModelList.pinned()
+    if model:
+        resolution = resolver.resolve(list(models.models), model)
+        if resolution.listed is None:
+            raise AuditInputError(
+                f"--model {model}: not in lcb_runner's model list; pass --style LMSTYLE"
+            )
+        return resolution.listed.lmstyle
+    # lcb_runner names the folder by model_repr, evalscope by the model's name
+    by_folder = {listed.model_repr: listed.lmstyle for listed in models.models}
+    by_folder.update({listed.model_name: listed.lmstyle for listed in models.models})
+    if run.parent.name in by_folder:
+        return by_folder[run.parent.name]
+    raise AuditInputError(
+        f"{run}: cannot tell the model (folder {run.parent.name!r} is no model lcb_runner lists); "
+        "pass --model MODEL_ID or --style LMSTYLE"
+    )
+
+
+def _check_row(path: Path, line: int, row: object) -> dict:
+    if not isinstance(row, dict):
+        raise AuditInputError(f"{path}:{line}: a row is {type(row).__name__}, not an object")
+    label = f"{path}:{line}: row {row.get('question_id', '(no question_id)')!r}"
+    for name, kind in LCB_RUNNER_FIELDS.items():
+        if name not in row:
+            raise AuditInputError(f"{label} lacks {name!r}")
+        if not isinstance(row[name], kind):
+            raise AuditInputError(f"{label}: {name!r} is {type(row[name]).__name__}")
+    outputs, codes = row["output_list"], row["code_list"]
+    if len(outputs) != len(codes):
+        raise AuditInputError(f"{label}: {len(outputs)} outputs but {len(codes)} extracted codes")
+    for index, (output, code) in enumerate(zip(outputs, codes, strict=True)):
+        if not isinstance(output, str) or not isinstance(code, str):
+            raise AuditInputError(f"{label} sample {index}: output and code must be strings")
+    return row
+
+
+def read_dataset(path: Path) -> dict[str, dict]:
+    """question_id -> the fields a prompt reads, streamed (hidden tests are dropped)."""
+    from lcb_conformance.upstream.differential import DatasetError, iter_dataset
+
+    try:
+        return {
+            row["question_id"]: {name: row[name] for name in LCB_RUNNER_FIELDS if name in row}
+            for row in iter_dataset(path)
+        }
+    except DatasetError as error:
+        raise AuditInputError(str(error)) from None
+
+
+def extraction_difference(expected: str, scored: str) -> str:
+    """Would lcb_runner's extraction have scored differently, and how."""
+    if not expected.strip() and scored.strip():
+        return "scored code where lcb_runner extracts nothing"
+    if expected.strip() and not scored.strip():
+        return "scored nothing where lcb_runner extracts code"
+    return "scored other code than lcb_runner extracts"
+
+
+def prompt_difference(sent: str, expected: str) -> str:
+    """What differs between two conversations (canonical JSON, or lcb_runner's json.dumps
+    cache keys), in words: "system message missing", ...; "" for string prompts."""
+    return "; ".join(showdiff.messages_differences(sent, expected))
+
+
+def _shown(prompt) -> str:
+    """A prompt as a diff shows it: a string as is, messages as canonical JSON."""
+    return prompt if isinstance(prompt, str) else goldens.canonical_json(prompt)
+
+
+def as_messages(formatted) -> list[dict] | str:
+    """What upstream sends, as chat messages: Claude3's (system, messages) with the system
+    message first (the API's system parameter); a string style stays a string."""
+    if isinstance(formatted, tuple):
+        return [{"role": "system", "content": formatted[0]}, *formatted[1]]
+    return formatted
+
+
+class Auditor:
+    def __init__(self, upstream, lmstyle: str, cache: CacheIndex | None, dataset, show: int):
+        self.upstream, self.lmstyle, self.cache = upstream, lmstyle, cache
+        self.dataset, self.show = dataset, show
+        # evalscope numbers a problem by its position in the dataset it read (group_id)
+        self.dataset_rows = list(dataset.values()) if dataset else []
+        self.recorded: Counter = Counter()  # what the samples record of the request -> samples
+
+    def prompt(self, path: Path, line: int, row: dict, audit: Audit) -> tuple[str, str]:
+        """(outcome, why) of the problem's prompt: sent == rebuilt?"""
+        if self.cache is None:
+            return CANNOT, "lcb_runner's results do not record the prompt (no --cache file)"
+        fields = row
+        if self.dataset is not None:
+            if row["question_id"] not in self.dataset:
+                return CANNOT, f"problem {row['question_id']} is not in the dataset"
+            fields = self.dataset[row["question_id"]]
+        try:
+            expected = cache_key(self.upstream_prompt(fields))
+        except Exception as error:  # upstream rejects the row: say so, never count it identical
+            return CANNOT, f"upstream cannot build the prompt ({error!r:.200})"
+        digest = _digest(row["output_list"])
+        if self.cache.by_key.get(expected) == digest:
+            return IDENTICAL, ""
+        sent = self.cache.by_outputs.get(digest)
+        if sent is None:
+            return CANNOT, "no cache entry holds this problem's outputs"
+        words = prompt_difference(sent, expected)
+        label = f"{path}:{line}: {row['question_id']} prompt" + (f" ({words})" if words else "")
+        self._report(sent, expected, label, audit)
+        return DIFFERS, words
+
+    def upstream_prompt(self, fields: dict):
+        """upstream's format_prompt_generation for the problem (its native shape)."""
+        problem = {name: fields[name] for name in cases.PROBLEM_FIELDS if name in fields}
+        problem = {"question_title": "", "contest_id": "", **problem, **NO_TESTS}
+        return self.upstream.format(self.lmstyle, problem)
+
+    def extraction(self, output: str, scored: str, label: str, audit: Audit) -> tuple[str, str]:
+        """(outcome, kind of difference) of one sample's extraction."""
+        expected = self.upstream.extract_as(self.lmstyle, output)
+        if expected == scored:
+            return IDENTICAL, ""
+        kind = extraction_difference(expected, scored)
+        self._report(scored, expected, f"{label} extraction ({kind})", audit)
+        return DIFFERS, kind
+
+    def problem(self, sample: Logged) -> tuple[dict | None, str, str]:
+        """(the problem's fields, its question_id, why they are unknown): from the dataset by
+        question_id or by position, else the row the log carries."""
+        if self.dataset is not None and sample.question_id is not None:
+            if sample.question_id not in self.dataset:
+                return (
+                    None,
+                    sample.question_id,
+                    f"problem {sample.question_id} is not in the dataset",
+                )
+            return self.dataset[sample.question_id], sample.question_id, ""
+        if self.dataset is not None and sample.position is not None:
+            name, position = sample.position
+            rows = self.dataset_rows
+            if not isinstance(position, int) or not 0 <= position < len(rows):
+                return (
+                    None,
+                    f"{name} {position}",
+                    f"{name} {position}: the dataset has {len(rows)} rows",
+                )
+            return rows[position], rows[position]["question_id"], ""
+        if sample.problem is not None and "question_content" in sample.problem:
+            question_id = sample.question_id or f"{sample.position[0]} {sample.position[1]}"
+            return sample.problem, question_id, ""
+        where = sample.question_id or (
+            sample.position and f"{sample.position[0]} {sample.position[1]}"
+        )
+        return None, str(where), "the log does not hold the problem's statement: pass --dataset"
+
+    def logged(self, sample: Logged, audit: Audit) -> None:
+        """One sample of a harness's log: what was sent against upstream's prompt, what was
+        scored against upstream's extraction of the raw output."""
+        fields, question_id, why = self.problem(sample)
+        label = f"{sample.where}: {question_id} sample {sample.index}"
+        if sample.request is not None:
+            self.recorded[sample.request] += 1
+        prompt = CANNOT
+        if fields is not None and sample.sent is None:
+            why = "the log does not record the prompt"
+        elif fields is not None:
+            try:
+                expected = as_messages(self.upstream_prompt(fields))
+            except Exception as error:  # upstream rejects the row: never count it identical
+                why = f"upstream cannot build the prompt ({error!r:.200})"
+            else:
+                prompt = IDENTICAL
+                if sample.sent != expected:
+                    prompt, sent, expected = DIFFERS, _shown(sample.sent), _shown(expected)
+                    why = prompt_difference(sent, expected)
+                    words = f" ({why})" if why else ""
+                    self._report(sent, expected, f"{label} prompt{words}", audit)
+        if prompt == CANNOT:
+            audit.prompt_unchecked[why] += 1
+        if sample.scored is None:
+            extraction, kind = CANNOT, sample.unscored
+            audit.extraction_unchecked[kind] += 1
+        else:
+            extraction, kind = self.extraction(sample.output, sample.scored, label, audit)
+        notes = [note for note in (kind, why, *sample.notes) if note]
+        audit.samples.append(
+            Sample(question_id, sample.index, prompt, extraction, "; ".join(notes))
+        )
+
+    def _report(self, actual: str, expected: str, label: str, audit: Audit) -> None:
+        if len(audit.reports) < self.show:
+            audit.reports.append(
+                showdiff.report(
+                    actual,
+                    expected,
+                    label=label,
+                    expected_name="lcb_runner",
+                    actual_name="the run",
+                )
+            )
+
+    def row(self, path: Path, line: int, row: dict, audit: Audit) -> None:
+        prompt, why = self.prompt(path, line, row, audit)
+        if prompt == CANNOT:
+            audit.prompt_unchecked[why] += len(row["output_list"])
+        for index, (output, scored) in enumerate(
+            zip(row["output_list"], row["code_list"], strict=True)
+        ):
+            label = f"{path}:{line}: {row['question_id']} sample {index}"
+            extraction, kind = self.extraction(output, scored, label, audit)
+            notes = "; ".join(note for note in (kind, why) if note)
+            audit.samples.append(Sample(row["question_id"], index, prompt, extraction, notes))
+
+
+def check_request(
+    audit: Audit,
+    path: Path,
+    recorded: Counter,
+    config: Path | None = None,
+    variant: str = requested.DEFAULT_VARIANT,
+) -> None:
+    """The run's request (what its files record: request_logs; its n counted in its samples)
+    against lcb_runner's for the LMStyle, as ``audit.request``."""
+    config = config or request_logs.default_config(audit.format, path)
+    run = request_logs.read(audit.format, path, config, recorded)
+    run.values[requested.N] = requested.n_of_samples(Counter(s.question_id for s in audit.samples))
+    audit.request = requested.compare(run, requested.expected(audit.lmstyle, variant))
+
+
+def audit_run(
+    path: Path,
+    upstream,
+    lmstyle: str,
+    cache: CacheIndex | None = None,
+    dataset: dict | None = None,
+    show: int = 5,
+    variant: str = requested.DEFAULT_VARIANT,
+) -> Audit:
+    """Every sample of an lcb_runner results file, and the request its file name records;
+    AuditInputError on unusable input."""
+    audit = Audit(
+        str(path), LCB_RUNNER, lmstyle, upstream.describe_source(), cache and str(cache.path)
+    )
+    auditor = Auditor(upstream, lmstyle, cache, dataset, show)
+    seen: set[str] = set()
+    with _tokenizers_memoised(lmstyle):
+        try:
+            for line, element in json_stream.iter_array(path):
+                row = _check_row(path, line, element)
+                if row["question_id"] in seen:
+                    raise AuditInputError(
+                        f"{path}:{line}: problem {row['question_id']!r} appears twice"
+                    )
+                seen.add(row["question_id"])
+                auditor.row(path, line, row, audit)
+        except json_stream.JsonStreamError as error:
+            raise AuditInputError(str(error)) from None
+    if not seen:
+        raise AuditInputError(f"{path}: no rows")
+    check_request(audit, path, Counter(), variant=variant)
+    return audit
+
+
+def audit_log(
+    path: Path,
+    fmt: str,
+    samples,
+    upstream,
+    lmstyle: str,
+    dataset: dict | None,
+    show: int = 5,
+    request_config: Path | None = None,
+    variant: str = requested.DEFAULT_VARIANT,
+) -> Audit:
+    """Every sample of another harness's log (``samples``: run_audit.logs' reader over ``path``,
+    streamed), and its request (the samples' record of it, or ``request_config``, else the
+    config file the format keeps beside them). A problem named by position is the dataset's
+    row there, the rows in the order the run read them."""
+    audit = Audit(str(path), fmt, lmstyle, upstream.describe_source(), None)
+    auditor = Auditor(upstream, lmstyle, None, dataset, show)
+    with _tokenizers_memoised(lmstyle):
+        for sample in samples:
+            auditor.logged(sample, audit)
+    if not audit.samples:
+        raise AuditInputError(f"{path}: no samples")
+    if set(audit.counts()) == {CANNOT}:
+        raise AuditInputError(
+            f"{path}: no sample could be checked: "
+            + "; ".join({**audit.prompt_unchecked, **audit.extraction_unchecked})
+        )
+    check_request(audit, path, auditor.recorded, request_config, variant)
+    return audit
+
+
+def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int = 5) -> Audit:
+    """Every line of an evalscope reviews file; its group_id is the problem's position in
+    ``dataset``."""
+    return audit_log(
+        path, EVALSCOPE, logs.read_evalscope(path), upstream, lmstyle, dataset, show
+    )
+
+
+PROMPT_UNCHECKED, EXTRACTION_UNCHECKED = "prompt not checked", "extraction not checked"
+VERDICTS = (
+    IDENTICAL,
+    PROMPT_DIFFERS,
+    EXTRACTION_DIFFERS,
+    f"{PROMPT_DIFFERS} and {EXTRACTION_DIFFERS}",
+    CANNOT,
+)
+COLUMNS = (*VERDICTS, PROMPT_UNCHECKED, EXTRACTION_UNCHECKED)
+
+
+def per_problem(audit: Audit) -> dict[str, Counter]:
+    """question_id -> samples per verdict and per unchecked part (COLUMNS), then "all"."""
+    table: dict[str, Counter] = {}
+    for sample in audit.samples:
+        counts = table.setdefault(sample.question_id, Counter())
+        counts[sample.verdict] += 1
+        counts[PROMPT_UNCHECKED] += sample.prompt == CANNOT
+        counts[EXTRACTION_UNCHECKED] += sample.extraction == CANNOT
+    table["all"] = sum(table.values(), Counter())
+    return table
+
+
+def render(audit: Audit) -> str:
+    """A table per problem and overall; the reasons parts were not checked; the reports."""
+    table = per_problem(audit)
+    width = max(30, *(len(qid) + 2 for qid in table))
+    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in COLUMNS)]
+    for qid, counts in table.items():
+        samples = sum(counts[c] for c in VERDICTS)
+        lines.append(
+            f"{qid:<{width}}{samples:>8}" + "".join(f"  {counts[c]:>{len(c)}}" for c in COLUMNS)
+        )
+    for part, unchecked in (
+        ("prompt", audit.prompt_unchecked),
+        ("extraction", audit.extraction_unchecked),
+    ):
+        for why, count in unchecked.items():
+            lines.append(f"{part} not checked for {count} samples: {why}")
+    if audit.request is not None:
+        lines += ["", *requested.render(audit.request, audit.lmstyle)]
+    if audit.reports:
+        lines += ["", f"first {len(audit.reports)} differences:"]
+        for report in audit.reports:
+            lines += ["", report]
+    return "\n".join(lines)
+
+
+def request_headline(audit: Audit) -> str:
+    """The request's part of the headline."""
+    check = audit.request
+    if check is None or check.outcome == requested.CANNOT:
+        return "request not checked"
+    if check.outcome == requested.IDENTICAL:
+        return f"request as lcb_runner's ({check.golden}) where recorded"
+    failing = ", ".join(finding.parameter for finding in check.findings if finding.fails)
+    return f"the request differs from lcb_runner's ({check.golden}): {failing}"
+
+
+def headline(audit: Audit) -> str:
+    code = audit.exit_code()
+    request_part = request_headline(audit)
+    if code == EXIT_OK:
+        checked = (
+            " and ".join(
+                name
+                for name, unchecked in (
+                    ("prompt", audit.prompt_unchecked),
+                    ("extraction", audit.extraction_unchecked),
+                )
+                if not unchecked
+            )
+            or "prompt or extraction"
+        )
+        return (
+            f"audit: every checkable sample identical to lcb_runner ({checked} checked); "
+            + request_part
+        )
+    counts = audit.counts()
+    differing = sum(n for v, n in counts.items() if v != IDENTICAL)
+    samples = f"{differing} of {sum(counts.values())} samples differ"
+    parts = [samples] if audit.samples_differ() else []
+    parts += [request_part] if audit.request_differs() else []
+    return "audit: NOT CONFORMANT: " + "; ".join(parts)
+
+
+# Formats whose log names the problem only by position, or not with its statement
+NEEDS_DATASET = {
+    EVALSCOPE: "evalscope's reviews number the problems but do not name them",
+    OPENCOMPASS: "OpenCompass's predictions name the problem (gold) but not its statement",
+    LIGHTEVAL: "lighteval's details number the problems (doc.id) but do not name them",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command (``lcb-conformance audit``)."""
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance audit",
+        description="Audit a finished evaluation sample by sample: lcb_runner's prompt and "
+        "extraction, or where they differ.",
+    )
+    parser.add_argument(
+        "run",
+        type=Path,
+        help="the results file: lcb_runner's output JSON, evalscope's reviews, OpenCompass's "
+        "predictions, lm-eval's samples, lighteval's details",
+    )
+    parser.add_argument("--format", default="auto", choices=FORMATS)
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--model", help="the model id, as lcb_runner lists it")
+    who.add_argument("--style", metavar="LMSTYLE", help="lcb_runner's LMStyle name")
+    parser.add_argument("--cache", type=Path, help="lcb_runner's --use_cache file of the run")
+    parser.add_argument(
+        "--results", type=Path, help="OpenCompass's results file (details) of the predictions"
+    )
+    parser.add_argument("--dataset", type=Path, help="LCB rows (JSON lines) to build prompts from")
+    parser.add_argument(
+        "--request-config",
+        type=Path,
+        metavar="FILE",
+        help="the run's config file holding its request, where it is not found beside RUN: "
+        + "; ".join(request_logs.CONFIG_FILES.values()),
+    )
+    parser.add_argument(
+        "--request-variant",
+        default=requested.DEFAULT_VARIANT,
+        choices=requested.variants(),
+        help="the lcb_runner command line whose request the run's is held to (its request "
+        "goldens' variants; default: lcb_runner's defaults)",
+    )
+    parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report here")
+    parser.add_argument("--show", type=int, default=5, help="difference reports shown")
+    args = parser.parse_args(argv)
+    try:
+        return _audit(args)
+    except logs.LogError as error:
+        print(f"audit: {error}")
+        return EXIT_INPUT
+
+
+def _audit(args: argparse.Namespace) -> int:
+    if not args.run.is_file():
+        raise AuditInputError(f"{args.run}: no such file")
+    found = detect_format(args.run)
+    if args.format != "auto" and args.format != found:
+        raise AuditInputError(f"{args.run}: --format {args.format}, but it reads as {found}")
+    if found in NEEDS_DATASET and not args.dataset:
+        raise AuditInputError(
+            f"{args.run}: {NEEDS_DATASET[found]}: pass --dataset ROWS.jsonl, the rows in the "
+            "order the run read them"
+        )
+    for option, given in (
+        ("--cache", args.cache),
+        ("--results", args.results),
+        ("--request-config", args.request_config),
+    ):
+        if given is not None and not given.is_file():
+            raise AuditInputError(f"{option} {given}: no such file")
+    if args.request_config and request_logs.config_file_error(found):
+        raise AuditInputError(f"--request-config: {request_logs.config_file_error(found)}")
+    lmstyle = resolve_lmstyle(args.run, args.model, args.style)
+    cache_path = (args.cache or default_cache(args.run)) if found == LCB_RUNNER else None
+    cache = CacheIndex.read(cache_path) if cache_path else None
+    results = args.results or logs.opencompass_results(args.run)
+    dataset = read_dataset(args.dataset) if args.dataset else None
+    hf_cache.activate_offline_cache()  # before upstream imports transformers
+    from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
+
+    try:
+        upstream = Upstream(args.upstream)
+        upstream.lmstyle(lmstyle)
+    except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
+        raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
+    extra = {LCB_RUNNER: cache_path, OPENCOMPASS: results}.get(found)
+    print(
+        f"audit: {args.run} ({found} format), LMStyle.{lmstyle}, against "
+        f"{upstream.describe_source()}" + (f", with {extra}" if extra else "")
+    )
+    if found == LCB_RUNNER:
+        audit = audit_run(
+            args.run, upstream, lmstyle, cache, dataset, args.show, args.request_variant
+        )
+    else:
+        readers = {
+            EVALSCOPE: lambda: logs.read_evalscope(args.run),
+            OPENCOMPASS: lambda: logs.read_opencompass(args.run, results),
+            LM_EVAL: lambda: logs.read_lm_eval(args.run),
+            LIGHTEVAL: lambda: logs.read_lighteval(args.run),
+        }
+        try:
+            audit = audit_log(
+                args.run,
+                found,
+                readers[found](),
+                upstream,
+                lmstyle,
+                dataset,
+                args.show,
+                args.request_config,
+                args.request_variant,
+            )
+        except json_stream.JsonStreamError as error:
+            raise AuditInputError(str(error)) from None
+    print(render(audit))
+    print()
+    print(headline(audit))
+    from lcb_conformance.run_audit import page  # which imports this module: not at the top
+
+    written = report_files.write_reports(
+        "lcb-conformance audit",
+        {
+            "JSON": (args.json, lambda: json.dumps(audit.as_json(), indent=1)),
+            "HTML": (args.html, lambda: page.to_html(audit)),
+        },
+    )
+    if not written:
+        return report_files.REPORT_NOT_WRITTEN
+    return audit.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,14 @@
+"""The exit codes of every subcommand: one meaning each, everywhere (docs/verdict.md).
+
+    0  OK            comparable, consistent, identical: nothing to act on
+    1  DIFFERS       something differs from lcb_runner (or a check asked for failed)
+    2  UNUSABLE      the adapter or an input is unusable; one line on stderr says why
+    3  SUITE_BROKEN  the suite itself cannot run here (its data missing: an incomplete install)
+    6  REPORT_NOT_WRITTEN  the verdict was printed, but a report asked for was not written
+"""
+
+OK = 0
+DIFFERS = 1
+UNUSABLE = 2
+SUITE_BROKEN = 3
+REPORT_NOT_WRITTEN = 6

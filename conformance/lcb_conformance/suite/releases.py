@@ -1,0 +1,110 @@
+"""Which problems a LiveCodeBench release tag or leaderboard window holds: the manifests in
+conformance/releases/ (problems.jsonl, one row per problem of release_latest with the dataset
+file it is in; releases.json, every tag's files, count and sha256, what is exact and what is
+derived, and the leaderboard's windows), written by conformance/releases/build.py from public
+facts (docs/score.md). Standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from lcb_conformance.suite import paths
+
+PROBLEMS_FILE = paths.RELEASES_DIR / "problems.jsonl"
+MANIFEST_FILE = paths.RELEASES_DIR / "releases.json"
+FILES = ("test.jsonl", "test2.jsonl", "test3.jsonl", "test4.jsonl", "test5.jsonl", "test6.jsonl")
+VERSIONS = tuple(f"v{number}" for number in range(1, len(FILES) + 1))
+LATEST = "release_latest"
+# The fields a problem set's sha256 covers.
+FIELDS = ("question_id", "contest_date", "difficulty", "platform")
+
+
+def tag_files() -> dict[str, list[str]]:
+    """Every version tag the dataset's loader accepts, and its files (code_generation_lite.py:
+    release_vN = test..testN, release_latest = all, vN = testN, vA_vB = testA..testB)."""
+    mapping = {f"release_{v}": list(FILES[: i + 1]) for i, v in enumerate(VERSIONS)}
+    mapping[LATEST] = list(FILES)
+    for i, version in enumerate(VERSIONS):
+        mapping[version] = [FILES[i]]
+    for a in range(len(FILES)):
+        for b in range(a + 1, len(FILES)):
+            mapping[f"{VERSIONS[a]}_{VERSIONS[b]}"] = list(FILES[a : b + 1])
+    return mapping
+
+
+def problem_set_sha256(rows) -> str:
+    """sha256 of a problem set: each row's FIELDS as compact sorted-key JSON, one line each,
+    in question_id order."""
+    lines = sorted(
+        json.dumps({f: row[f] for f in FIELDS}, sort_keys=True, separators=(",", ":"))
+        for row in rows
+    )
+    return hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+
+
+@cache
+def problems() -> dict[str, dict]:
+    """question_id -> its row (contest_date, difficulty, platform, file, how each is known)."""
+    with PROBLEMS_FILE.open(encoding="utf-8") as stream:
+        rows = [json.loads(line) for line in stream]
+    return {row["question_id"]: row for row in rows}
+
+
+@cache
+def manifest() -> dict:
+    return json.loads(MANIFEST_FILE.read_text("utf-8"))
+
+
+class UnknownRelease(ValueError):
+    pass
+
+
+def members(tag: str) -> list[dict]:
+    """The rows of a release tag, in question_id order."""
+    files = tag_files().get(tag)
+    if files is None:
+        raise UnknownRelease(
+            f"{tag!r} is not a release tag of the dataset's loader (release_v1..release_v6, "
+            f"{LATEST}, v1..v6, vA_vB such as v4_v6)"
+        )
+    return [row for row in problems().values() if row["file"] in files]
+
+
+@dataclass(frozen=True)
+class Match:
+    """How a run's problem set compares with one release tag."""
+
+    tag: str
+    missing: tuple[str, ...]  # in the tag, not in the run
+    extra: tuple[str, ...]  # in the run, not in the tag
+    exact: bool  # the tag's membership is exact (releases.json), not derived by date
+
+    @property
+    def equal(self) -> bool:
+        return not self.missing and not self.extra
+
+
+def compare(question_ids, tag: str) -> Match:
+    expected = {row["question_id"] for row in members(tag)}
+    given = set(question_ids)
+    return Match(
+        tag,
+        tuple(sorted(expected - given)),
+        tuple(sorted(given - expected)),
+        manifest()["tags"][tag]["exact"],
+    )
+
+
+def closest(question_ids) -> list[Match]:
+    """The tags whose problem set equals the run's; when none does, the nearest ones (fewest
+    missing plus extra problems)."""
+    matches = [compare(question_ids, tag) for tag in tag_files()]
+    equal = [m for m in matches if m.equal]
+    if equal:
+        return equal
+    distance = min(len(m.missing) + len(m.extra) for m in matches)
+    return [m for m in matches if len(m.missing) + len(m.extra) == distance]
