@@ -523,8 +523,8 @@ def render(reports: list[dict]) -> str:
         "fail fails one it passes; each peer's section lists those cases.",
         "",
         "| peer | version | adapter | golden cases run | identical | not identical "
-        "| not provided | verdict | closest official style | judge: pass verdicts differing from lcb_runner's | "
-        "predicted differences observed |",
+        "| not provided | verdict | closest official style "
+        "| judge: pass verdicts differing from lcb_runner's | predicted differences observed |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for report in reports:
