@@ -450,7 +450,8 @@ def render_peer(report: dict) -> list[str]:
         f"**{_headline(report)}**",
         "",
         *_tier_lines(report),
-        "| style | tokenizer | checks | cases run | passed | failed | first failing case |",
+        "| style | tokenizer | checks | cases run | identical | not identical "
+        "| first case not identical |",
         "|---|---|---|---|---|---|---|",
     ]
     rows, not_provided = _cell_rows(report)
@@ -495,7 +496,7 @@ def render_peer(report: dict) -> list[str]:
         lines += judge_report.table_lines(differences)
     firsts = _first_per_cell(report)
     if firsts:
-        lines += ["First failing case of each failing cell:", "", "```"]
+        lines += ["First case not identical of each such cell:", "", "```"]
         for failure in firsts:
             lines += [_short(failure), ""]
         lines[-1] = "```"
@@ -551,9 +552,9 @@ def render(reports: list[dict]) -> str:
         "verdict than lcb_runner's: a false pass scores a program lcb_runner fails, a false "
         "fail fails one it passes; each peer's section lists those cases.",
         "",
-        "| peer | version | adapter | golden cases run | passed | failed | not provided | "
-        "verdict | closest official style | judge: pass verdicts differing from lcb_runner's | "
-        "predicted differences observed |",
+        "| peer | version | adapter | golden cases run | identical | not identical "
+        "| not provided | verdict | closest official style "
+        "| judge: pass verdicts differing from lcb_runner's | predicted differences observed |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for report in reports:
