@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from lcb_conformance.suite import paths
+from lcb_conformance.suite import index, paths
 from lcb_conformance.tools import docs_figures
 
 pytestmark = pytest.mark.selftest
@@ -154,8 +154,18 @@ def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
     assert "lcb_conformance/data/conformance/goldens/INDEX.json" in data
     assert any(name.startswith("lcb_conformance/data/fixtures/tokenizers/") for name in data)
     ours = [Path(name).name for name in names if not name.endswith(".dist-info/RECORD")]
-    assert not [name for name in ours if name.startswith("test_") or name == "conftest.py"]
+    test_modules = [n for n in ours if n.startswith("test_") and n.endswith(".py")]
+    assert not test_modules and "conftest.py" not in ours
     assert not [name for name in data if name.endswith(".py")], "code in the data folder"
+    # every fixture file a case refers to
+    referred = {
+        value["fixture"]
+        for case in index.held_cases()
+        for value in case["call"]["args"].values()
+        if isinstance(value, dict)
+    }
+    missing = [f for f in referred if f"lcb_conformance/data/fixtures/{f}" not in data]
+    assert not missing, f"pyproject.toml's package-data lacks the fixtures {sorted(missing)}"
     workshop = ("peers/", "conformance/tests/", "conformance/examples/", "pyproject.toml")
     assert not [name for name in data if name.removeprefix("lcb_conformance/data/").startswith(
         workshop

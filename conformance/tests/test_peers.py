@@ -97,7 +97,10 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
         "| OpenCompass | 0.5.4 | `peers.opencompass_lcb` | 1 | 0 | 1 | 3 | NOT identical | - | "
         "not provided |" in page
     )
-    assert "No run stored for: nvidia_generic_oai, evalscope_lcb, lighteval_lcb." in page
+    assert (
+        "No run stored for: nvidia_generic_oai, evalscope_lcb, lighteval_lcb, "
+        "opencompass_scenarios." in page
+    )
     assert "| generic | no template | prompt | 1 | 0 | 1 |" in page
     assert "the styles codeqwen and the functions decode_context" in page
     assert "1 passed, 1 failed in bad-input (1)" in page

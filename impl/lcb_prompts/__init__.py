@@ -1,4 +1,5 @@
-"""lcb_prompts: LiveCodeBench code-generation prompt formatting and code extraction,
+"""lcb_prompts: LiveCodeBench code-generation prompt formatting and code extraction, and the
+self-repair, test output prediction and code execution prompts, extractors and scorers,
 byte-identical to the official lcb_runner, and its scores as lcb_runner and the leaderboard
 compute them (see docs/lcb_prompts.md and docs/score.md in lcb-conformance)."""
 
@@ -17,6 +18,17 @@ from .prompts import (
     format_lcb_messages,
     format_lcb_prompt,
 )
+from .scenario_scoring import score_code_execution, score_test_output
+from .scenarios import (
+    LMSTYLES,
+    SCENARIO_LMSTYLES,
+    NoLcbRunnerPrompt,
+    extract_execution_answer,
+    extract_test_output,
+    format_code_execution_prompt,
+    format_self_repair_prompt,
+    format_test_output_prompt,
+)
 from .score import leaderboard_score, pass_at_k, score_run
 from .streaming import PrefixExtractor
 
@@ -26,9 +38,12 @@ DEVIATIONS = ("think",)
 
 __all__ = [
     "DEVIATIONS",
+    "LMSTYLES",
     "MESSAGE_STYLES",
+    "NoLcbRunnerPrompt",
     "PROMPT_STYLES",
     "PrefixExtractor",
+    "SCENARIO_LMSTYLES",
     "STYLES",
     "SYSTEM_MESSAGE",
     "SYSTEM_MESSAGE_CODEQWEN",
@@ -39,9 +54,16 @@ __all__ = [
     "decode_context",
     "extract_code",
     "extract_code_prefix",
+    "extract_execution_answer",
+    "extract_test_output",
+    "format_code_execution_prompt",
     "format_lcb_messages",
     "format_lcb_prompt",
+    "format_self_repair_prompt",
+    "format_test_output_prompt",
     "leaderboard_score",
     "pass_at_k",
+    "score_code_execution",
     "score_run",
+    "score_test_output",
 ]

@@ -84,10 +84,14 @@ FORMATTING_WITH_STARTER_CODE = (
     "You will use the following starter code to write the solution to the problem and enclose "
     "your code within delimiters."
 )
-FORMATTING_WITHOUT_STARTER_CODE = (
+# Self-repair's stdin format; code generation's adds a sentence (since Dec 2024).
+FORMATTING_READ_STDIN = (
     "Read the inputs from stdin solve the problem and write the answer to stdout (do not directly "
-    "test on the sample inputs). Enclose your code within delimiters as follows. Ensure that when "
-    "the python program runs, it reads the inputs, runs the algorithm and writes output to STDOUT."
+    "test on the sample inputs). Enclose your code within delimiters as follows."
+)
+FORMATTING_WITHOUT_STARTER_CODE = (
+    f"{FORMATTING_READ_STDIN} Ensure that when the python program runs, it reads the inputs, "
+    "runs the algorithm and writes output to STDOUT."
 )
 # OpenAIReason's stdin format (upstream's spelling, "orchastrates", kept).
 FORMATTING_MAIN_FUNCTION = (

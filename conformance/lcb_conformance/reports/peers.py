@@ -39,7 +39,13 @@ PREDICTIONS_FILE = paths.ROOT / "peers" / "predictions.toml"
 REQUESTS_FILE = paths.ROOT / "peers" / "requests.toml"
 OUTPUT = paths.ROOT / "docs" / "peers.md"
 REGEN_COMMAND = "tox -m peers"
-PEERS = ("nvidia_generic_oai", "evalscope_lcb", "lighteval_lcb", "opencompass_lcb")
+PEERS = (
+    "nvidia_generic_oai",
+    "evalscope_lcb",
+    "lighteval_lcb",
+    "opencompass_lcb",
+    "opencompass_scenarios",
+)
 SHOWN_LINES = 5  # of a showdiff report: label, offsets, golden, actual, caret
 
 OLD_SYSTEM_SENTENCE = " You will NOT return anything except for the program."
@@ -260,6 +266,28 @@ def strips_think(report):
     )
 
 
+def test_output_without_system_message(report):
+    return _share(
+        report,
+        "test-output/prompt/OpenAIChat/",
+        lambda f: '"role": "system"' not in f["actual"],
+        "test output prediction prompts send no system message",
+    )
+
+
+def test_output_scored_on_0_to_100(report):
+    def scaled(failure: dict) -> bool:
+        actual, golden = json.loads(failure["actual"]), json.loads(failure.get("golden") or "0")
+        return actual[0].get("pass@1") == 100 * golden[0]["pass@1"]
+
+    return _share(
+        report,
+        "test-output/score/",
+        scaled,
+        "test output scores have pass@1 x100 (lcb_runner: 0-1)",
+    )
+
+
 CHECKS: dict[str, Callable[[dict], tuple[bool, str]]] = {
     check.__name__: check
     for check in (
@@ -274,6 +302,8 @@ CHECKS: dict[str, Callable[[dict], tuple[bool, str]]] = {
         first_block,
         last_block,
         strips_think,
+        test_output_without_system_message,
+        test_output_scored_on_0_to_100,
     )
 }
 

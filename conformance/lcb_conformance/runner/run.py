@@ -40,10 +40,13 @@ from lcb_conformance.runner.results import (
     CaseResult,
 )
 from lcb_conformance.suite import audit, families, goldens, hf_cache, index, judge_cases, showdiff
-from lcb_conformance.upstream import judge
+from lcb_conformance.upstream import judge, sandbox
 
 CONTRACT_ROW = "API contract"  # the contract's rows of the verdict, by group
 CHUNKS_PER_JOB = 4
+# Seconds per call of the sandboxed families other than the judge (a scorer running one
+# problem's generations), all made in one child: start-up plus a few seconds a generation.
+CHILD_SECONDS_PER_CALL = 60
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ class Runner:
         except NotProvided as missing:
             return _result(case, NOT_PROVIDED, reason=str(missing))
         except (Exception, SystemExit) as error:  # the implementation's failure is a result
-            return _result(case, ERROR, reason=_describe_error(error))
+            return self._raised(case, _describe_error(error))
         family = families.get(case["family"])
         try:
             actual = family.render(value, arguments)
@@ -184,7 +187,72 @@ class Runner:
             )
         return _result(case, **compare(case, actual, self.impl.deviations))
 
+    def _raised(self, case: dict, error: str) -> CaseResult:
+        """An implementation that raised: identical where lcb_runner raises too (the family's
+        met_by_raising says so from the golden), an error otherwise."""
+        met_by_raising = families.get(case["family"]).met_by_raising
+        held_to = index.golden_held_to(case, self.impl.deviations)
+        golden = goldens.read(families.key_of(held_to))
+        if met_by_raising is not None and golden is not None and met_by_raising(golden):
+            # the same result in-process and over --impl-cmd: not the error's own wording
+            return _result(case, IDENTICAL, golden=held_to, reason="raises, as lcb_runner does")
+        return _result(case, ERROR, reason=error)
+
     def sandboxed(self, cases: list[dict]) -> list[CaseResult]:
+        """The sandboxed families' cases, in their order: the judge's (judge_program on every
+        program at once, upstream/judge.py) and the others' (their calls in one sandboxed
+        child, upstream/sandbox.py)."""
+        found = {
+            result.id: result
+            for result in self._judged_batch([c for c in cases if c["family"] == goldens.JUDGE])
+        }
+        others = [case for case in cases if case["family"] != goldens.JUDGE]
+        found |= {result.id: result for result in self._in_child(others)}
+        return [found[case["id"]] for case in cases]
+
+    def _in_child(self, cases: list[dict]) -> list[CaseResult]:
+        """Cases whose calls run in one sandboxed child, in order; over --impl-cmd the
+        implementation's own process (time and memory limits) is that child."""
+        if self.over_process:
+            return [self.golden(case) for case in cases]
+        provided = []
+        found = {}
+        for case in cases:
+            function = case["call"]["function"]
+            if self.impl.provides(function):
+                provided.append(case)
+            else:
+                reason = f"{self.impl.name} {implementation.NOT_PROVIDED} {function}"
+                found[case["id"]] = _result(case, NOT_PROVIDED, reason=reason)
+        if provided:
+            started = time.perf_counter()
+            calls = [(c["call"]["function"], index.arguments(c["call"])) for c in provided]
+            try:
+                answers = sandbox.calls_in_child(
+                    self.impl.name, calls, CHILD_SECONDS_PER_CALL * len(calls)
+                )
+            except sandbox.ChildFailed as failed:
+                answers = [{"failed": str(failed)}] * len(calls)
+            each = round((time.perf_counter() - started) / len(calls), 6)
+            for case, (_, arguments), answer in zip(provided, calls, answers, strict=True):
+                found[case["id"]] = self._answered(case, arguments, answer)
+                found[case["id"]].seconds = each
+        return [found[case["id"]] for case in cases]
+
+    def _answered(self, case: dict, arguments: dict, answer: dict) -> CaseResult:
+        if "failed" in answer:
+            return _result(case, ERROR, reason=answer["failed"])
+        if "raised" in answer:
+            if implementation.NOT_PROVIDED in answer["raised"]:
+                return _result(case, NOT_PROVIDED, reason=answer["raised"])
+            return self._raised(case, answer["raised"])
+        try:
+            actual = families.get(case["family"]).render(answer["value"], arguments)
+        except families.NotText as not_text:
+            return _result(case, DIFFERS, reason=str(not_text), golden=case["golden"])
+        return _result(case, **compare(case, actual, self.impl.deviations))
+
+    def _judged_batch(self, cases: list[dict]) -> list[CaseResult]:
         """The judge family's cases: the implementation's judge_program run on every program in
         sandboxed child processes, at once."""
         if not cases:
@@ -313,7 +381,7 @@ def run(
     jobs: int = 1,
 ) -> Iterator[CaseResult]:
     """Every selected case's result (or the ``plan``'s), in index order: golden cases, the
-    sandboxed judge cases, then the contract's. ``jobs`` > 1 needs the ``spec`` the
+    sandboxed cases, then the contract's. ``jobs`` > 1 needs the ``spec`` the
     implementation was loaded from, so that each worker loads its own."""
     plan = plan or Plan.of(selection)
     runner = Runner(impl)

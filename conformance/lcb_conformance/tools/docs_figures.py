@@ -101,6 +101,10 @@ NOT_MEASURED = (
     ("docs/judge.md", "a 5 GiB allocation"),  # a test program's request, above the limit
     ("docs/score.md", "the contest date + 24 h in UTC"),  # the site's date rule
     ("docs/hardening.md", "4 KiB tokens"),  # how the contract cuts its 10 MB context
+    # lcb_prompts' scenario scorers' limits (scenario_scoring.py) and lcb_runner's 3 s
+    ("docs/lcb_prompts.md", "a 4 GiB address"),
+    ("docs/lcb_prompts.md", "lcb_runner's 3 s per code execution answer"),
+    ("docs/lcb_prompts.md", "here 10 s."),
 )
 UNMEASURED_ADVICE = (
     "time or size figures outside a measured block: put each in <!-- measured YYYY-MM-DD: "

@@ -61,12 +61,13 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
     from lcb_conformance.upstream import UpstreamMissing
     from lcb_conformance.upstream.judge import JudgeRunError, known_gap
+    from lcb_conformance.upstream.sandbox import ChildFailed
 
     try:
         produced = produce(key)
     except UpstreamMissing as missing:
         return Verdict(str(key), MISSING, str(missing))
-    except JudgeRunError as failed:  # the upstream's judge gave no verdict at all
+    except (JudgeRunError, ChildFailed) as failed:  # its judge or a scorer gave no answer
         return Verdict(str(key), DIFFERS, str(failed))
     recorded = goldens.read(key)
     if produced == recorded:

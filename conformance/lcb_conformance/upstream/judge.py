@@ -27,7 +27,6 @@ is changed. Every case's program is instant or runs forever: none sits near a ti
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -46,10 +45,11 @@ from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as ju
     judge_cases,
     problems,
 )
+from lcb_conformance.upstream import sandbox
 
 # The child's address-space limit. lcb_runner sets none (reliability_guard(None)); this one is
 # the suite's, far above what any case needs (the largest prints a few MB).
-MEMORY_LIMIT_BYTES = 4 * 1024**3
+MEMORY_LIMIT_BYTES = sandbox.MEMORY_LIMIT_BYTES
 # Seconds the child may take beyond upstream's own global timeout for each case (interpreter
 # start-up, imports, decoding the tests): far above what any case needs on a loaded machine.
 CHILD_OVERHEAD_SECONDS = 60
@@ -264,7 +264,7 @@ class _Child:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
-                env=_child_environment(),
+                env=sandbox.child_environment(),
             )
 
     def wait(self) -> dict[str, dict]:
@@ -303,34 +303,7 @@ class _Child:
         }
 
 
-def _child_environment() -> dict[str, str]:
-    environment = dict(os.environ)
-    environment["PYTHONDONTWRITEBYTECODE"] = "1"  # a checkout is never written to
-    # the child imports what the caller can (an --impl adapter in peers/, say), from its
-    # temporary working directory
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(entry).resolve()) for entry in sys.path if entry]
-        + [os.environ.get("PYTHONPATH", "")]
-    ).rstrip(os.pathsep)
-    environment.pop("PYTHONSTARTUP", None)
-    return environment
-
-
 # ---- inside the child ------------------------------------------------------------------------
-
-
-def _block_internet() -> None:
-    """Refuse internet sockets in this process and its children (unix sockets, which
-    multiprocessing's Manager uses, stay allowed). No case needs the network."""
-    import socket
-
-    class NoInternetSocket(socket.socket):
-        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-            if fileno is None and family in (-1, socket.AF_INET, socket.AF_INET6):
-                raise PermissionError("the judge child has no network")
-            super().__init__(family, type, proto, fileno)
-
-    socket.socket = NoInternetSocket
 
 
 class UpstreamJudge:
@@ -384,7 +357,7 @@ def _plain(value):
 
 
 def child_main(request_path: str, result_path: str) -> int:
-    _block_internet()
+    sandbox.block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     judge = _judge_function(request["judge"])
     done: dict[str, dict] = {}

@@ -16,6 +16,7 @@ from lcb_conformance.upstream import (
     matrix,
     resolver,
     runner_requests,
+    scenarios,
     score,
 )
 
@@ -78,6 +79,19 @@ class Producer:
                 f"{self.upstream.describe_source()} judged no verdict: {outcome['failure']}"
             )
         return judge.canonical(outcome["verdict"])
+
+    def scenario_prompt(self, scenario: str, mode: str | None, lmstyle: str, value: dict):
+        """(RETURNED, prompt) or (RAISED, {type, message}): what lcb_runner's prompt builder of
+        a scenario does for one input and LMStyle (upstream/scenarios.py)."""
+        return scenarios.prompt(self.upstream, scenario, mode, lmstyle, value)
+
+    def scenario_extract(self, scenario: str, mode: str | None, lmstyle: str, output: str) -> str:
+        return scenarios.extract(self.upstream, scenario, mode, lmstyle, output)
+
+    def scenario_score(self, scenario: str, grading_id: str) -> object:
+        """Upstream's scorer on one grading case, run in a sandboxed child (once per scenario
+        and source)."""
+        return scenarios.score(self.upstream, scenario, grading_id)
 
     def matrix(self, line: str) -> str:
         """The comparability matrix of a transformers line, from this producer's goldens."""

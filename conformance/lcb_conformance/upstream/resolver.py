@@ -2,6 +2,7 @@
 prompt lcb_runner gives it on the leaderboard.
 
     lcb-conformance resolve MODEL_ID [--upstream pinned|installed|PATH] [--json]
+        [--scenario codegeneration|selfrepair|testoutputprediction|codeexecution]
     lcb-conformance resolve --all          every listed model (the resolver/models golden)
 
 The model list is lcb_runner's ``lm_styles.LanguageModelList`` (each LanguageModel has
@@ -11,10 +12,17 @@ package or a checkout. The LMStyle -> lcb_prompts mapping is this module's, held
 goldens and upstream by test_resolver.py and recorded, with the resolution of every listed
 model, in the golden ``resolver/models`` (drift-checked).
 
+``--scenario`` (lcb_runner's --scenario names) answers for one of the other three leaderboard
+scenarios instead: what lcb_runner's prompt builder does for the model's LMStyle on each
+fixture input of the scenario -- the prompt's shape, or what it raises -- read from the
+scenario's prompt goldens (pinned) or produced by the upstream given, and the lcb_prompts calls.
+
 A model lcb_runner does not list gets a suggestion from the listed models of the same
-family, labelled as not official. Exit code: 0 listed, with an lcb_prompts style; 1 listed,
-but lcb_prompts has no style for its LMStyle; 2 not listed (the input names no model of
-lcb_runner's: a suggestion only, labelled as such).
+family, labelled as not official. Exit code: 0 listed, with an lcb_prompts style (with
+--scenario: lcb_runner builds that scenario's prompt for its LMStyle); 1 listed, but
+lcb_prompts has no style for its LMStyle (with --scenario: lcb_runner raises instead of
+building the prompt); 2 not listed (the input names no model of lcb_runner's: a suggestion
+only, labelled as such).
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.suite import exit_codes, families, goldens
+from lcb_conformance.suite import scenario_cases as scenarios
+from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
 
 NOT_LISTED_EXIT = exit_codes.UNUSABLE  # the input names no model lcb_runner lists
@@ -255,6 +265,134 @@ def table(model_list: ModelList) -> str:
     return "\n".join(lines) + "\n"
 
 
+# lcb_runner's --scenario names -> the scenario's golden folder (None: code generation)
+SCENARIO_NAMES = {
+    "codegeneration": None,
+    "selfrepair": scenarios.SELF_REPAIR,
+    "testoutputprediction": scenarios.TEST_OUTPUT,
+    "codeexecution": scenarios.CODE_EXECUTION,
+}
+# The lcb_prompts calls of a scenario: its prompt, extraction and scoring (self-repair
+# extracts and is judged like code generation).
+SCENARIO_CALLS = {
+    scenarios.SELF_REPAIR: (
+        'format_self_repair_prompt(attempt, lmstyle="{}"{})',
+        "{extract_code}",
+        "judge_program(row, program, timeout)",
+    ),
+    scenarios.TEST_OUTPUT: (
+        'format_test_output_prompt(row, lmstyle="{}"{})',
+        'extract_test_output(model_output, lmstyle="{}")',
+        "score_test_output(row, generations)",
+    ),
+    scenarios.CODE_EXECUTION: (
+        'format_code_execution_prompt(row, lmstyle="{}", cot=False|True{})',
+        'extract_execution_answer(model_output, lmstyle="{}", cot=False|True)',
+        "score_code_execution(row, generations)",
+    ),
+}
+
+
+@dataclass
+class ScenarioAnswer:
+    """What lcb_runner does for one LMStyle in a scenario, over the scenario's fixture inputs:
+    the prompt shapes it builds and the errors it raises, each with the inputs (golden ids)."""
+
+    scenario: str
+    lmstyle: str
+    builds: dict[str, list[str]]  # shape -> golden ids
+    raises: dict[str, list[str]]  # "Type: message" -> golden ids
+    kept: list[str]  # self-repair of a program that passed: "" (its code is kept), any LMStyle
+
+    def exit_code(self) -> int:
+        return 0 if self.builds else 1
+
+    def calls(self) -> list[str]:
+        prompt, extract, score = SCENARIO_CALLS[self.scenario]
+        tokenizer = scenarios.CHAT_TEMPLATES.get(self.lmstyle)
+        template = f', tokenizer=AutoTokenizer.from_pretrained("{tokenizer}")' if tokenizer else ""
+        mapping = mapping_for(self.lmstyle)
+        extract_code = (
+            mapping.calls()[1]
+            if mapping.style
+            else f"extract_code: no lcb_prompts style extracts like LMStyle.{self.lmstyle}"
+        )
+        return [
+            prompt.format(self.lmstyle, template),
+            extract.format(self.lmstyle, extract_code=extract_code),
+            score,
+        ]
+
+    def as_dict(self) -> dict:
+        return {
+            "scenario": self.scenario,
+            "lmstyle": self.lmstyle,
+            "builds": self.builds,
+            "raises": self.raises,
+            "kept": self.kept,
+            "calls": self.calls() if self.builds else [],
+        }
+
+
+def shape(golden: object) -> str:
+    """A prompt golden's shape, in words."""
+    if isinstance(golden, str):
+        return "a prompt string"
+    if isinstance(golden, list):
+        return f"chat messages [{', '.join(message['role'] for message in golden)}]"
+    return "(system, [user]): the system text apart from the messages"
+
+
+def _inputs(count: int) -> str:
+    return f"{count} fixture input{'s' if count != 1 else ''}"
+
+
+def scenario_answer(scenario: str, lmstyle: str, produce=None) -> ScenarioAnswer:
+    """What lcb_runner does for ``lmstyle`` on each of the scenario's fixture inputs: from the
+    prompt goldens (the pinned reference), or ``produce`` (a producers.Producer over another
+    upstream)."""
+    builds: dict[str, list[str]] = {}
+    raises: dict[str, list[str]] = {}
+    kept: list[str] = []
+    for key in families.expected_keys(scenario_prompt.family_name(scenario)):
+        if scenario_prompt.parse(key)[2] != lmstyle:
+            continue
+        recorded = json.loads(produce(key) if produce else goldens.read(key))
+        if isinstance(recorded, dict) and scenario_prompt.RAISES in recorded:
+            error = recorded[scenario_prompt.RAISES]
+            raises.setdefault(f"{error['type']}: {error['message']}", []).append(str(key))
+        elif recorded == "":
+            kept.append(str(key))
+        else:
+            builds.setdefault(shape(recorded), []).append(str(key))
+    return ScenarioAnswer(scenario, lmstyle, builds, raises, kept)
+
+
+def render_scenario(resolution: Resolution, answer: ScenarioAnswer, source: str) -> str:
+    lines = render(resolution, source).splitlines()[:2]
+    official = "" if resolution.listed else " (suggested, NOT OFFICIAL)"
+    lines.append(f"LMStyle:       {answer.lmstyle}{official}")
+    lines.append(f"scenario:      {answer.scenario}")
+    for what, cases in answer.builds.items():
+        lines.append(f"lcb_runner:    builds {what} ({_inputs(len(cases))})")
+    for error, cases in answer.raises.items():
+        lines.append(f"lcb_runner:    RAISES {error} ({_inputs(len(cases))}, e.g. {cases[0]})")
+    if answer.kept:
+        lines.append(
+            f"lcb_runner:    returns '' for a program that passed ({_inputs(len(answer.kept))}): "
+            "its code is kept, whatever the LMStyle"
+        )
+    if not answer.builds:
+        lines.append(
+            "lcb_prompts:   none: lcb_runner builds no prompt for this LMStyle in this scenario; "
+            "lcb_prompts raises NoLcbRunnerPrompt saying so"
+        )
+        return "\n".join(lines)
+    for number, call in enumerate(answer.calls()):
+        lines.append(f"{'lcb_prompts:' if number == 0 else ''}".ljust(15) + call)
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
@@ -274,6 +412,13 @@ def main(argv: list[str] | None = None) -> int:
         "regeneration recorded it (offline), 'installed' (nvidia-livecodebench) or a "
         "LiveCodeBench checkout (default: %(default)s)",
     )
+    parser.add_argument(
+        "--scenario",
+        choices=list(SCENARIO_NAMES),
+        default="codegeneration",
+        help="lcb_runner's scenario (default: %(default)s); the other three say what lcb_runner's "
+        "prompt builder does for the model's LMStyle, a prompt or an error",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
     if not args.all and not args.model:
@@ -288,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
             print(table(model_list), end="")
             return 0
         resolution = resolve(list(model_list.models), args.model)
+        scenario = SCENARIO_NAMES[args.scenario]
+        if scenario and resolution.lmstyle:
+            return _answer_scenario(args, resolution, scenario, source)
     except (UpstreamSourceError, UpstreamMissing, LookupError) as error:
         print(f"lcb-conformance resolve: {error}", file=sys.stderr)
         return 2
@@ -296,3 +444,17 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(render(resolution, source))
     return resolution.exit_code()
+
+
+def _answer_scenario(args, resolution: Resolution, scenario: str, source: str) -> int:
+    from lcb_conformance.upstream import Upstream
+    from lcb_conformance.upstream.producers import Producer
+
+    produce = None if args.upstream == PINNED else Producer(Upstream(args.upstream))
+    answer = scenario_answer(scenario, resolution.lmstyle, produce)
+    if args.json:
+        payload = resolution.as_dict() | {"upstream": source, "scenario": answer.as_dict()}
+        print(json.dumps(payload, indent=1))
+    else:
+        print(render_scenario(resolution, answer, source))
+    return NOT_LISTED_EXIT if resolution.listed is None else answer.exit_code()

@@ -67,6 +67,9 @@ class Family:
     in_history: bool = True  # part of `drift --history` (the tokenizer side is not)
     # its calls run untrusted code: the runner makes them in sandboxed child processes
     sandboxed: bool = False
+    # golden text -> whether an implementation meets it by raising (lcb_runner raises there:
+    # the golden records its exception); None: a raising implementation never meets a golden
+    met_by_raising: Callable[[str], bool] | None = None
     # the fixture files its calls refer to (relative to fixtures/) -> the value an entry id
     # stands for (cases.FIXTURE_VALUES, judge_cases.FIXTURE_VALUES, or its own)
     fixtures: Mapping[str, Callable[[str], object]] = field(default_factory=dict)

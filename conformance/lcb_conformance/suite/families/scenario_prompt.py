@@ -1,0 +1,147 @@
+"""<scenario>/prompt/...: what lcb_runner's prompt builder of the three other leaderboard
+scenarios does for every LMStyle, as canonical JSON: the prompt in its native shape (a string,
+a message list, Claude3's (system, messages)), or {"raises": {"type", "message"}} where
+lcb_runner raises (at 28fef95 most LMStyles reach a comparison with an LMStyle member 153931b
+removed: AttributeError), so an upstream fix shows as drift.
+
+    self-repair/prompt/<LMStyle>/<attempt>           format_prompt_self_repair
+    test-output/prompt/<LMStyle>/<question_id>       format_prompt_test_output
+    code-execution/prompt/<direct|cot>/<LMStyle>/<id> format_prompt_execution[_cot]
+
+An implementation is held to every case: it returns the prompt, or, where the golden holds
+``raises``, it must raise (lcb_prompts: ValueError naming scenario and LMStyle). Compared as
+"prompt-or-raises" (:func:`expects_error`, :func:`render`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from lcb_conformance.suite import goldens, index
+from lcb_conformance.suite import scenario_cases as scenarios
+from lcb_conformance.suite.families import Family, NotText
+from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
+
+PROMPT_OR_RAISES = "prompt-or-raises"
+RAISES = "raises"
+# scenario -> (the lcb_prompts function, its input's argument, upstream's builder in words)
+CALLS = {
+    scenarios.SELF_REPAIR: (
+        "format_self_repair_prompt",
+        "attempt",
+        "format_prompt_self_repair(question_content, LMStyle.{}, code, graded, metadata)",
+    ),
+    scenarios.TEST_OUTPUT: (
+        "format_test_output_prompt",
+        "row",
+        "format_prompt_test_output(TestOutputPredictionProblem(**row), LMStyle.{})",
+    ),
+    scenarios.CODE_EXECUTION: (
+        "format_code_execution_prompt",
+        "row",
+        "format_prompt_execution{}(CodeExecutionProblem(**row), LMStyle.{})",
+    ),
+}
+
+
+def family_name(scenario: str) -> str:
+    return f"{scenario}/prompt"
+
+
+def _inputs(scenario: str) -> tuple[str, dict]:
+    """(fixture file, entry id -> what the builder gets) of a scenario's prompt inputs."""
+    if scenario == scenarios.SELF_REPAIR:
+        return scenarios.fixture_name(scenarios.SELF_REPAIR_FILE), scenarios.attempts()
+    files = scenarios.FILES[scenario]
+    return scenarios.fixture_name(files.problems), scenarios.problems(scenario)
+
+
+def parse(key: GoldenKey) -> tuple[str, str | None, str]:
+    """(scenario, code execution's mode or None, LMStyle) of a key."""
+    return (key.family.removesuffix("/prompt"), *scenarios.parse_group(key.group))
+
+
+def keys(scenario: str):
+    return [
+        GoldenKey(family_name(scenario), group, case)
+        for group in scenarios.groups(scenario)
+        for case in _inputs(scenario)[1]
+    ]
+
+
+def golden_text(outcome: str, value: object) -> str:
+    if outcome == scenarios.RAISED:
+        return goldens.canonical_json({RAISES: value})
+    return goldens.canonical_json(value)
+
+
+def produce(source, key: GoldenKey) -> str:
+    scenario, mode, lmstyle = parse(key)
+    value = _inputs(scenario)[1][key.case]
+    value = value.value() if isinstance(value, scenarios.Attempt) else value
+    return golden_text(*source.scenario_prompt(scenario, mode, lmstyle, value))
+
+
+def entry(key: GoldenKey) -> dict:
+    scenario, mode, lmstyle = parse(key)
+    function, argument, upstream = CALLS[scenario]
+    args: dict = {argument: index.fixture(_inputs(scenario)[0], key.case), "lmstyle": lmstyle}
+    if mode:
+        args["cot"] = mode == scenarios.COT
+        upstream = upstream.format("_cot" if mode == scenarios.COT else "", lmstyle)
+    else:
+        upstream = upstream.format(lmstyle)
+    if lmstyle in scenarios.CHAT_TEMPLATES:
+        args["tokenizer"] = scenarios.CHAT_TEMPLATES[lmstyle]
+    return {
+        "call": {"function": function, "args": args},
+        "cell": [scenario, lmstyle],
+        "lmstyles": [lmstyle],
+        "upstream": upstream,
+    }
+
+
+def expects_error(golden: str) -> bool:
+    """Whether lcb_runner raises for the case: the implementation must raise too."""
+    recorded = json.loads(golden)
+    return isinstance(recorded, dict) and RAISES in recorded
+
+
+def render(value: object, arguments: dict) -> str:
+    """A returned prompt as canonical JSON: a string, a list of {role, content} messages, or
+    Claude3's (system, messages) (which crosses JSON as the array [system, messages]: a list
+    of messages never starts with a string)."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str):
+        value = tuple(value)
+    if isinstance(value, tuple) and not (
+        len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], list)
+    ):
+        raise NotText(f"returned a tuple {value!r:.200}, not (system, messages)")
+    if not isinstance(value, str | list | tuple):
+        raise NotText(
+            f"returned {type(value).__name__} {value!r:.200}, not a prompt (a str, chat "
+            "messages, or (system, messages))"
+        )
+    try:
+        return goldens.canonical_json(value)
+    except (TypeError, ValueError) as error:
+        raise NotText(f"returned a prompt that is not JSON data ({error})") from None
+
+
+FAMILIES = tuple(
+    Family(
+        family_name(scenario),
+        f"{scenario} prompt",
+        f"upstream {CALLS[scenario][2].split('(')[0].format('[_cot]')} per LMStyle: the "
+        "prompt in its native shape, or what it raises, as canonical JSON",
+        lambda scenario=scenario: keys(scenario),
+        produce,
+        entry,
+        render,
+        suffix=JSON_SUFFIX,
+        compare=PROMPT_OR_RAISES,
+        fixtures=scenarios.FIXTURE_VALUES,
+        met_by_raising=expects_error,
+    )
+    for scenario in scenarios.SCENARIOS
+)

@@ -1,0 +1,221 @@
+"""lcb_runner's three other leaderboard scenarios, run unmodified: self-repair
+(prompts/self_repair.py), test output prediction (prompts/test_output_prediction.py,
+compute_test_output_prediction_metrics.py) and code execution (prompts/code_execution.py,
+compute_code_execution_metrics.py), with extraction_utils.py's extractors.
+
+A prompt builder either returns a prompt in its native shape or raises: at 28fef95 the three
+builders still compare against LMStyle members 153931b removed (MagiCoder, ...), so every
+LMStyle reaching that comparison gets an AttributeError. What it raises is an outcome like a
+prompt (:func:`prompt`); the message of an AttributeError on a missing class attribute is
+spelled as Python 3.12 spells it on every Python (3.11 says only the attribute's name).
+
+The scorers run upstream's own metric functions in a sandboxed child process
+(lcb_conformance.upstream.sandbox): test output prediction eval()s each prediction and code
+execution executes each one, both untrusted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from lcb_conformance.suite.scenario_cases import (
+    CODE_EXECUTION,
+    COT,
+    RAISED,
+    RETURNED,
+    SELF_REPAIR,
+    TEST_OUTPUT,
+    gradings,
+    problems,
+)
+from lcb_conformance.upstream import sandbox
+from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
+
+# Raised by the environment, not by a prompt builder's logic: never recorded as an outcome.
+ENVIRONMENT_ERRORS = (ImportError, OSError)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    prompts: str  # the module of its prompt builders
+    builder: str  # format_prompt_* (code execution: the direct prompt's)
+    problem_module: str | None = None  # the benchmark module of its dataset rows
+    problem_class: str | None = None
+    extractor: str | None = None  # extraction_utils' function
+    metrics_module: str | None = None
+    metrics: str | None = None  # the scorer
+    metrics_arguments: tuple[tuple[str, object], ...] = ()  # as runner/scenario_router passes
+
+
+SCENARIOS = {
+    SELF_REPAIR: Scenario("prompts.self_repair", "format_prompt_self_repair"),
+    TEST_OUTPUT: Scenario(
+        "prompts.test_output_prediction",
+        "format_prompt_test_output",
+        "benchmarks.test_output_prediction",
+        "TestOutputPredictionProblem",
+        "extract_test_output_code",
+        "evaluation.compute_test_output_prediction_metrics",
+        "test_output_metrics",
+        (("k_list", [1, 5]),),
+    ),
+    CODE_EXECUTION: Scenario(
+        "prompts.code_execution",
+        "format_prompt_execution",
+        "benchmarks.code_execution",
+        "CodeExecutionProblem",
+        "extract_execution_code",
+        "evaluation.compute_code_execution_metrics",
+        "code_execution_metrics",
+    ),
+}
+COT_BUILDER = "format_prompt_execution_cot"
+EXTRACTION_MODULE = "utils.extraction_utils"
+
+# What an installed stand-in of lcb_runner scores differently, by its version: a score
+# golden is reported as not reproducible by it (this reason), not as drift.
+STAND_IN_GAPS = {
+    "26.3": "its scorers add pass@1_stderr (and pass@5_stderr) to the metrics, and code "
+    "execution's pass@1 is 0-1 instead of lcb_runner's x100",
+}
+# Seconds the scoring child may take: start-up and imports, plus per generation upstream's
+# 3 s execution timeout and its process start.
+CHILD_BASE_SECONDS = 60
+SECONDS_PER_GENERATION = 5
+
+
+def _module(upstream: Upstream, name: str):
+    """An lcb_runner module; UpstreamMissing when this lcb_runner has no such module (an
+    older commit), UpstreamSourceError when importing it fails otherwise."""
+    try:
+        return upstream.module(name)
+    except UpstreamSourceError as error:
+        missing = getattr(error.__cause__, "name", None) or ""
+        if missing and f"{upstream.package}.{name}".startswith(missing):
+            raise UpstreamMissing(f"{upstream.describe_source()} has no {name}") from None
+        raise
+
+
+def _function(upstream: Upstream, module: str, name: str):
+    found = getattr(_module(upstream, module), name, None)
+    if found is None:
+        raise UpstreamMissing(f"{upstream.describe_source()} has no {module}.{name}")
+    return found
+
+
+def describe_error(error: BaseException) -> dict[str, str]:
+    """The golden record of an exception a prompt builder raised: its type and message."""
+    message = str(error)
+    if isinstance(error, AttributeError) and error.name and isinstance(error.obj, type):
+        message = f"type object {error.obj.__name__!r} has no attribute {error.name!r}"
+    return {"type": type(error).__name__, "message": message}
+
+
+def prompt(upstream: Upstream, scenario: str, mode: str | None, lmstyle_name: str, value: dict):
+    """(RETURNED, the prompt in its native shape) or (RAISED, describe_error(...)) for one
+    input: a self-repair attempt (question_content, code, graded, metadata) or a dataset
+    row; ``mode`` is code execution's "direct" or "cot". UpstreamMissing when this
+    lcb_runner lacks the LMStyle or the builder."""
+    lmstyle = upstream.lmstyle(lmstyle_name)
+    spec = SCENARIOS[scenario]
+    builder = _function(upstream, spec.prompts, COT_BUILDER if mode == COT else spec.builder)
+    if scenario == SELF_REPAIR:
+        arguments = (
+            value["question_content"],
+            lmstyle,
+            value["code"],
+            value["graded"],
+            value["metadata"],
+        )
+    else:
+        problem = _function(upstream, spec.problem_module, spec.problem_class)(**value)
+        arguments = (problem, lmstyle)
+    try:
+        return RETURNED, builder(*arguments)
+    except ENVIRONMENT_ERRORS:
+        raise
+    except Exception as error:  # the builder's own failure: an outcome to pin
+        return RAISED, describe_error(error)
+
+
+def extract(upstream: Upstream, scenario: str, mode: str | None, lmstyle_name: str, output: str):
+    """extract_test_output_code(output, LMStyle) or extract_execution_code(output, LMStyle,
+    cot=...)."""
+    lmstyle = upstream.lmstyle(lmstyle_name)
+    extractor = _function(upstream, EXTRACTION_MODULE, SCENARIOS[scenario].extractor)
+    if scenario == CODE_EXECUTION:
+        return extractor(output, lmstyle, cot=mode == COT)
+    return extractor(output, lmstyle)
+
+
+def score(upstream: Upstream, scenario: str, grading_id: str) -> object:
+    """Upstream's scorer on one grading case: [metrics, results] as JSON data."""
+    if upstream.checkout is None and upstream.version() in STAND_IN_GAPS:
+        raise UpstreamMissing(
+            f"{upstream.describe_source()} scores differently: {STAND_IN_GAPS[upstream.version()]}"
+        )
+    outcome = scored_by(str(upstream.checkout or upstream.source), scenario)[grading_id]
+    if "missing" in outcome:
+        raise UpstreamMissing(outcome["missing"])
+    if "failure" in outcome:
+        raise sandbox.ChildFailed(f"{upstream.describe_source()} {outcome['failure']}")
+    return outcome["scored"]
+
+
+@cache
+def scored_by(source: str, scenario: str) -> dict[str, dict]:
+    """Every grading case of the scenario scored by upstream at ``source``, in one child."""
+    cases = [
+        {
+            "id": grading.id,
+            "row": problems(scenario)[grading.problem],
+            "generations": list(grading.generations),
+        }
+        for grading in gradings(scenario).values()
+    ]
+    wall_limit = CHILD_BASE_SECONDS + SECONDS_PER_GENERATION * sum(
+        len(case["generations"]) for case in cases
+    )
+    request = {"upstream": source, "scenario": scenario, "cases": cases}
+    return sandbox.run_child(__spec__.name, request, wall_limit)
+
+
+# ---- inside the child ------------------------------------------------------------------------
+
+
+def _json_data(value):
+    """Upstream's metrics as JSON data: numpy scalars as Python numbers, int keys as strings."""
+    return json.loads(json.dumps(value, default=lambda item: item.item()))
+
+
+def child_main(request_path: str, result_path: str) -> int:
+    sandbox.block_internet()
+    request = json.loads(Path(request_path).read_text("utf-8"))
+    upstream = Upstream(request["upstream"])
+    spec = SCENARIOS[request["scenario"]]
+    done: dict[str, dict] = {}
+    try:
+        problem_class = _function(upstream, spec.problem_module, spec.problem_class)
+        metrics = _function(upstream, spec.metrics_module, spec.metrics)
+    except UpstreamMissing as missing:
+        done = {case["id"]: {"missing": str(missing)} for case in request["cases"]}
+    except UpstreamSourceError as error:  # its scorer does not import (a dependency it lacks)
+        done = {case["id"]: {"failure": f"cannot score: {error}"} for case in request["cases"]}
+    else:
+        for case in request["cases"]:
+            try:
+                sample = problem_class(**case["row"]).get_evaluation_sample()
+                scored = metrics([sample], [case["generations"]], **dict(spec.metrics_arguments))
+                done[case["id"]] = {"scored": _json_data(scored)}
+            except Exception as error:  # upstream's scorer failed on this case: report it
+                done[case["id"]] = {"failure": f"raised {type(error).__name__}: {error}"}
+    Path(result_path).write_text(json.dumps(done), "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child_main(*sys.argv[1:3]))
