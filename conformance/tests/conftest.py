@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from golden_snapshot import extension_for
+from hypothesis import settings
 
 from lcb_conformance.adapters import implementation
 from lcb_conformance.runner import options
@@ -98,7 +99,8 @@ def run_spec(pytestconfig: pytest.Config) -> runner.Spec:
 @pytest.fixture(scope="session")
 def case_runner(run_spec: runner.Spec):
     """The case runner over the implementation under test (loaded once)."""
-    loaded = runner.Runner(run_spec.load())
+    # the contract's properties draw the Hypothesis profile's examples (not the verdict's)
+    loaded = runner.Runner(run_spec.load(), examples=settings.default.max_examples)
     yield loaded
     if loaded.over_process:
         loaded.impl.module.close()

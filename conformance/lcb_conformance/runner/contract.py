@@ -30,12 +30,14 @@ SEED_STYLES = (*FENCE_STYLES, "genericbase")
 
 class Functions:
     """What a contract check calls: the implementation's functions by name (NotProvided when
-    it lacks one), a tokenizer snapshot by repo id, and the deviations it declares."""
+    it lacks one), a tokenizer snapshot by repo id, the deviations it declares, and how many
+    examples a property draws."""
 
-    def __init__(self, impl, load_tokenizer: Callable[[str], object]):
+    def __init__(self, impl, load_tokenizer: Callable[[str], object], examples: int):
         self.impl = impl
         self.tokenizer = load_tokenizer
         self.deviations = tuple(impl.deviations)
+        self.examples = examples
 
     def __call__(self, name: str) -> Callable:
         return getattr(self.impl, name)

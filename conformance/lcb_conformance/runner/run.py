@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters import implementation, process
 from lcb_conformance.adapters.implementation import NotProvided
-from lcb_conformance.runner import contract
+from lcb_conformance.runner import contract, properties
 from lcb_conformance.runner.results import (
     CONTRACT,
     DIFFERS,
@@ -146,9 +146,10 @@ def compare(case: dict, actual: str, deviations: tuple[str, ...]) -> dict:
 class Runner:
     """Runs cases against one loaded implementation."""
 
-    def __init__(self, impl: implementation.Implementation):
+    def __init__(self, impl: implementation.Implementation, examples: int | None = None):
         self.impl = impl
         self.over_process = isinstance(impl.module, process.ProcessAdapter)
+        self.examples = examples or properties.BUDGET  # per contract property
 
     def arguments(self, call: dict) -> dict:
         arguments = index.arguments(call)
@@ -311,7 +312,7 @@ class Runner:
             result.reason = "passes a Python object no process boundary carries"
         else:
             try:
-                case.check(contract.Functions(self.impl, audit.load_tokenizer))
+                case.check(contract.Functions(self.impl, audit.load_tokenizer, self.examples))
             except NotProvided as not_provided:
                 result.status, result.reason = NOT_PROVIDED, str(not_provided)
             except AssertionError as broken:

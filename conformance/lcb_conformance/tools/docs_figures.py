@@ -54,7 +54,7 @@ import lcb_prompts.score
 from lcb_conformance import cli
 from lcb_conformance.reports import peers, report
 from lcb_conformance.run_audit import audit
-from lcb_conformance.runner import contract
+from lcb_conformance.runner import contract, properties
 from lcb_conformance.suite import (
     cases,
     deviations,
@@ -339,6 +339,7 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "leaderboard-rows": lambda: lcb_prompts.score.LEADERBOARD_ROWS,
     # limits the code sets
     "contract-input-mb": lambda: contract.TEN_MB // 2**20,
+    "property-examples": lambda: properties.BUDGET,
     "report-limit": lambda name: {
         "html-diffs": report.HTML_DIFFS,
         "side-by-side": report.SIDE_BY_SIDE_LIMIT,
