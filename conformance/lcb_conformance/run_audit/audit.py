@@ -3,7 +3,7 @@ did the run ask for lcb_runner's request?
 
     lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
         [--model ID | --style LMSTYLE] [--cache FILE] [--results FILE] [--dataset ROWS.jsonl]
-        [--request-config FILE] [--request-variant VARIANT]
+        [--codegen-eval FILE] [--request-config FILE] [--request-variant VARIANT]
         [--upstream installed|PATH] [--json F] [--html F] [--show N]
 
 RUN is an evaluation's results file: lcb_runner's own
@@ -16,7 +16,9 @@ output with the run's LMStyle and the result is compared with the graded code; t
 rebuilt with upstream's format_prompt_generation and compared with what was sent. lcb_runner
 records what it sent only in its ``--use_cache`` file (keyed by the prompt, or json.dumps of
 the messages): ``--cache``, or found next to RUN as ``cache/<model_repr>/<same name>.json``;
-without one the prompt is "cannot check".
+without one the prompt is "cannot check". lcb_runner's results of its other three scenarios
+(``Scenario.selfrepair|testoutputprediction|codeexecution_…``) are audited by
+run_audit.scenario_results, with those scenarios' prompt builders and extractors.
 
 Extraction is judged with upstream's extract_code, never lcb_prompts.extract_code, which
 cuts at ``</think>`` (a documented deviation, conformance/deviations.toml) and so is not
@@ -324,13 +326,18 @@ def check_row(path: Path, line: int, row: object) -> dict:
             raise AuditInputError(f"{label} lacks {name!r}")
         if not isinstance(row[name], kind):
             raise AuditInputError(f"{label}: {name!r} is {type(row[name]).__name__}")
-    outputs, codes = row["output_list"], row["code_list"]
-    if len(outputs) != len(codes):
-        raise AuditInputError(f"{label}: {len(outputs)} outputs but {len(codes)} extracted codes")
-    for index, (output, code) in enumerate(zip(outputs, codes, strict=True)):
-        if not isinstance(output, str) or not isinstance(code, str):
-            raise AuditInputError(f"{label} sample {index}: output and code must be strings")
+    check_paired(label, row["output_list"], row["code_list"], ("extracted codes", "code"))
     return row
+
+
+def check_paired(label: str, outputs: list, scored: list, names: tuple[str, str]) -> None:
+    """One graded value per raw output, all strings; ``names``: what was graded, plural and
+    singular ("extracted codes", "code")."""
+    if len(outputs) != len(scored):
+        raise AuditInputError(f"{label}: {len(outputs)} outputs but {len(scored)} {names[0]}")
+    for index, (output, value) in enumerate(zip(outputs, scored, strict=True)):
+        if not isinstance(output, str) or not isinstance(value, str):
+            raise AuditInputError(f"{label} sample {index}: output and {names[1]} must be strings")
 
 
 def read_dataset(path: Path) -> dict[str, dict]:

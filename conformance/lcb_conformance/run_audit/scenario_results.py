@@ -90,8 +90,8 @@ NO_REPAIRED_RUN = (
 ACCEPTED = "an accepted attempt: lcb_runner sends no prompt and keeps its output"
 ACCEPTED_CHANGED = "an accepted attempt, whose output lcb_runner keeps: the run has another"
 SELF_REPAIR_N = (
-    "lcb_runner's self-repair asks one repair per attempt (it asserts --n 1); the attempts "
-    "per problem are the repaired run's n"
+    "one repair per attempt: lcb_runner's self-repair asserts --n 1, and a problem's attempts "
+    "are the repaired run's n"
 )
 
 
@@ -323,13 +323,10 @@ def check_row(path: Path, line: int, element: object, scenario: str) -> dict:
     if not isinstance(element, dict):
         raise AuditInputError(f"{path}:{line}: a row is {type(element).__name__}, not an object")
     scenarios.check_fields(path, line, element, ROW_FIELDS[scenario], AuditInputError)
-    outputs, scored = element["output_list"], element["pred_list"]
     label = f"{path}:{line}: problem {problem_name(scenario, element)!r}"
-    if len(outputs) != len(scored):
-        raise AuditInputError(f"{label}: {len(outputs)} outputs but {len(scored)} predictions")
-    for index, (output, prediction) in enumerate(zip(outputs, scored, strict=True)):
-        if not isinstance(output, str) or not isinstance(prediction, str):
-            raise AuditInputError(f"{label} sample {index}: output and prediction must be strings")
+    run_audit.check_paired(
+        label, element["output_list"], element["pred_list"], ("predictions", "prediction")
+    )
     return element
 
 
