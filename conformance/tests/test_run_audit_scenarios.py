@@ -361,3 +361,22 @@ def test_a_dataset_of_other_rows_is_exit_2_naming_the_field(tmp_path, capsys):
     dataset = str(scenarios.EXECUTION_FILE)  # execution-v2 rows for test output prediction
     assert run_audit.main([str(path), "--dataset", dataset]) == run_audit.EXIT_INPUT
     assert re.search(r"execution\.jsonl:1: 'question_title' must be str", capsys.readouterr().out)
+
+
+@pytest.mark.upstream
+def test_without_a_cache_only_the_accepted_attempts_prompt_is_still_checked(upstream, tmp_path):
+    path = copy_run("self-repair", tmp_path, SELF_REPAIR)
+    shutil.rmtree(tmp_path / "self-repair" / "cache")
+    scenario, cot = scenario_results.scenario_of(path)
+    audit = scenario_results.audit_scenario_run(
+        path,
+        upstream,
+        "OpenAIChat",
+        scenario,
+        cot,
+        repaired=scenario_results.read_repaired(path.with_name(REPAIRED)),
+    )
+    checked = [(s.question_id, s.index) for s in audit.samples if s.prompt != run_audit.CANNOT]
+    assert checked == [("j_sum", 0)]
+    assert audit.prompt_unchecked == {run_audit.NO_CACHE: 5}
+    assert audit.counts() == {run_audit.IDENTICAL: 6}
