@@ -737,8 +737,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "run",
         type=Path,
-        help="the results file: lcb_runner's output JSON, evalscope's reviews, OpenCompass's "
-        "predictions, lm-eval's samples, lighteval's details",
+        help="the results file: lcb_runner's output JSON (any --scenario), evalscope's reviews, "
+        "OpenCompass's predictions, lm-eval's samples, lighteval's details",
     )
     parser.add_argument("--format", default="auto", choices=FORMATS)
     who = parser.add_mutually_exclusive_group()
