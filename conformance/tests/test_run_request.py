@@ -204,7 +204,11 @@ def recorded(fmt: str, path, config=None) -> requested.RunRequest:
 
 SENT_BY_STUB = [
     pytest.param(run_logs.EVALSCOPE, REVIEWS, None, id="evalscope"),
-    pytest.param(run_logs.LIGHTEVAL, LIGHTEVAL_DETAILS, LIGHTEVAL_RESULTS, id="lighteval"),
+    # reading its parquet details needs pyarrow, which comes with the upstream extra
+    pytest.param(
+        run_logs.LIGHTEVAL, LIGHTEVAL_DETAILS, LIGHTEVAL_RESULTS, id="lighteval",
+        marks=pytest.mark.upstream,
+    ),
     *(
         pytest.param(run_logs.LM_EVAL, lm_eval(run), None, id=f"lm-eval {run}")
         for run in ("conformant", "first-block", "no-system")
@@ -235,6 +239,7 @@ def test_what_the_audit_reads_is_what_the_harness_sent(fmt, path, config):
     assert checked == len(requested.GOLDEN_NAMES)  # every parameter is recorded by these
 
 
+@pytest.mark.upstream  # pyarrow, for lighteval's parquet details
 def test_lighteval_without_its_results_file_reads_the_tasks_generation_size():
     """The details alone record the task's generation size, which lighteval's litellm, vLLM and
     transformers backends send and its inference-providers client does not (this run's: it

@@ -224,11 +224,16 @@ class ModelOutput:
 
 @cache
 def outputs() -> dict[str, ModelOutput]:
+    return read_outputs(OUTPUTS_FILE)
+
+
+def read_outputs(path: Path) -> dict[str, ModelOutput]:
+    """id -> model output of an outputs file ({"id", "output", "covers"} a line), in order."""
     found: dict[str, ModelOutput] = {}
-    for number, entry in _read_jsonl(OUTPUTS_FILE):
-        output_id = _check_id(OUTPUTS_FILE, number, entry.get("id"), set(found))
+    for number, entry in _read_jsonl(path):
+        output_id = _check_id(path, number, entry.get("id"), set(found))
         if not isinstance(entry.get("output"), str):
-            raise FixtureError(f"{OUTPUTS_FILE}:{number}: 'output' must be a string")
+            raise FixtureError(f"{path}:{number}: 'output' must be a string")
         found[output_id] = ModelOutput(output_id, entry["output"], entry.get("covers", ""))
     return found
 

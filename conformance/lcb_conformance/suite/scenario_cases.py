@@ -24,7 +24,14 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.suite import judge_cases, styles
-from lcb_conformance.suite.cases import CASE_ID, FIXTURES_DIR, FixtureError, iter_jsonl
+from lcb_conformance.suite.cases import (
+    CASE_ID,
+    FIXTURES_DIR,
+    FixtureError,
+    ModelOutput,
+    iter_jsonl,
+    read_outputs,
+)
 
 SCENARIOS_DIR = FIXTURES_DIR / "scenarios"
 SELF_REPAIR_FILE = SCENARIOS_DIR / "self_repair.jsonl"
@@ -123,13 +130,6 @@ class Attempt:
             "graded": self.graded,
             "metadata": self.metadata,
         }
-
-
-@dataclass(frozen=True)
-class Output:
-    id: str
-    output: str
-    covers: str
 
 
 @dataclass(frozen=True)
@@ -233,14 +233,8 @@ def problems(scenario: str) -> dict[str, dict]:
 
 
 @cache
-def outputs(scenario: str) -> dict[str, Output]:
-    path = FILES[scenario].outputs
-    found: dict[str, Output] = {}
-    for number, entry in _entries(path):
-        output_id = _id(path, number, entry.get("id"), found)
-        check_fields(path, number, entry, {"output": str})
-        found[output_id] = Output(output_id, entry["output"], entry.get("covers", ""))
-    return found
+def outputs(scenario: str) -> dict[str, ModelOutput]:
+    return read_outputs(FILES[scenario].outputs)
 
 
 @cache
