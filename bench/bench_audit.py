@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.run_audit import lcb_runner_files
 from lcb_conformance.suite import cases, report_files
 from lcb_conformance.upstream import Upstream
 
@@ -150,7 +151,7 @@ def main() -> None:
                 timing = time_audit(results, args.upstream, ("--style", LMSTYLE))
             else:
                 results = write_run(Path(scratch), problems, args.samples, args.output_kb, upstream)
-                cache_size = run_audit.default_cache(results).stat().st_size
+                cache_size = lcb_runner_files.default_cache(results).stat().st_size
                 timing = time_audit(results, args.upstream)
             size = results.stat().st_size
         figure = {

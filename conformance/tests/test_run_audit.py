@@ -14,6 +14,7 @@ import pytest
 
 import lcb_prompts
 from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.run_audit import lcb_runner_files
 from lcb_conformance.run_audit import logs as run_logs
 from lcb_conformance.suite import cases
 
@@ -48,7 +49,7 @@ def copy_run(run: str, tmp_path, name: str = RESULTS_NAME):
 def test_a_conformant_run_audits_clean_prompt_and_extraction(upstream, run, name):
     path = results(run, name)
     lmstyle = run_audit.resolve_lmstyle(path, None, None)
-    cache = run_audit.CacheIndex.read(run_audit.default_cache(path))
+    cache = run_audit.CacheIndex.read(lcb_runner_files.default_cache(path))
     audit = run_audit.audit_run(path, upstream, lmstyle, cache)
     assert audit.counts() == {run_audit.IDENTICAL: 12}
     assert all(s.prompt == run_audit.IDENTICAL for s in audit.samples)
@@ -100,7 +101,7 @@ def test_a_missing_system_message_is_caught_as_a_prompt_difference(pytestconfig,
 def test_without_a_cache_the_prompt_is_cannot_check_and_extraction_still_judged(upstream, tmp_path):
     path = tmp_path / RESULTS_NAME
     shutil.copy(results("no-system"), path)  # the run that sent the wrong prompt
-    assert run_audit.default_cache(path) is None
+    assert lcb_runner_files.default_cache(path) is None
     audit = run_audit.audit_run(path, upstream, "OpenAIChat")
     assert {s.prompt for s in audit.samples} == {run_audit.CANNOT}
     assert list(audit.prompt_unchecked.values()) == [12]
@@ -137,7 +138,7 @@ def test_a_problem_absent_from_the_dataset_is_cannot_check_naming_it(upstream, t
         path,
         upstream,
         "OpenAIChat",
-        run_audit.CacheIndex.read(run_audit.default_cache(path)),
+        run_audit.CacheIndex.read(lcb_runner_files.default_cache(path)),
         run_audit.read_dataset(dataset),
     )
     missing = rows("openai-chat")[0]["question_id"]
@@ -353,7 +354,7 @@ def test_a_missing_file_is_exit_2(tmp_path, capsys):
 
 def test_a_truncated_cache_is_exit_2_naming_it(tmp_path, capsys):
     path = copy_run("openai-chat", tmp_path)
-    cache = run_audit.default_cache(path)
+    cache = lcb_runner_files.default_cache(path)
     cache.write_text(cache.read_text("utf-8")[:500], "utf-8")
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
     assert f"{cache}:" in capsys.readouterr().out
@@ -424,7 +425,7 @@ def test_only_the_llama3_style_memoises_tokenizer_loading():
     from transformers import AutoTokenizer
 
     original = AutoTokenizer.from_pretrained
-    with run_audit._tokenizers_memoised("LLaMa3") as cache:
+    with run_audit.tokenizers_memoised("LLaMa3") as cache:
         assert cache == {} and AutoTokenizer.from_pretrained != original
-    with run_audit._tokenizers_memoised("OpenAIChat") as nothing:
+    with run_audit.tokenizers_memoised("OpenAIChat") as nothing:
         assert nothing is None and AutoTokenizer.from_pretrained == original

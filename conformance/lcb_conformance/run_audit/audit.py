@@ -3,7 +3,7 @@ did the run ask for lcb_runner's request?
 
     lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
         [--model ID | --style LMSTYLE] [--cache FILE] [--results FILE] [--dataset ROWS.jsonl]
-        [--request-config FILE] [--request-variant VARIANT]
+        [--codegen-eval FILE] [--request-config FILE] [--request-variant VARIANT]
         [--upstream installed|PATH] [--json F] [--html F] [--show N]
 
 RUN is an evaluation's results file: lcb_runner's own
@@ -16,7 +16,9 @@ output with the run's LMStyle and the result is compared with the graded code; t
 rebuilt with upstream's format_prompt_generation and compared with what was sent. lcb_runner
 records what it sent only in its ``--use_cache`` file (keyed by the prompt, or json.dumps of
 the messages): ``--cache``, or found next to RUN as ``cache/<model_repr>/<same name>.json``;
-without one the prompt is "cannot check".
+without one the prompt is "cannot check". lcb_runner's results of its other three scenarios
+(``Scenario.selfrepair|testoutputprediction|codeexecution_…``) are audited by
+run_audit.scenario_results, with those scenarios' prompt builders and extractors.
 
 Extraction is judged with upstream's extract_code, never lcb_prompts.extract_code, which
 cuts at ``</think>`` (a documented deviation, conformance/deviations.toml) and so is not
@@ -51,7 +53,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
-from lcb_conformance.run_audit import logs, request_logs
+from lcb_conformance.run_audit import lcb_runner_files, logs, request_logs
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
 from lcb_conformance.suite import (
@@ -82,6 +84,7 @@ LCB_RUNNER_FIELDS = {
 }
 # What upstream's CodeGenerationProblem gets for the fields no prompt reads.
 NO_TESTS = {"public_test_cases": "[]", "private_test_cases": "[]", "metadata": "{}"}
+NO_CACHE = "lcb_runner's results do not record the prompt (no --cache file)"
 
 
 class AuditInputError(logs.LogError):
@@ -120,9 +123,16 @@ class Audit:
     lmstyle: str
     upstream: str
     cache: str | None
+    scenario: str = lcb_runner_files.CODE_GENERATION  # lcb_runner's --scenario
+    cot: bool = False  # --cot_code_execution
+    # where lcb_runner 28fef95 raises building this scenario's prompts for the LMStyle (its
+    # expected-error goldens), in words: no run of it holds such samples
+    lcb_runner_raises: str = ""
     samples: list[Sample] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)  # showdiff reports, first ones only
     prompt_unchecked: Counter = field(default_factory=Counter)  # why -> samples
+    # samples whose prompt differs because lcb_runner raises building it: why -> samples
+    prompt_raised: Counter = field(default_factory=Counter)
     extraction_unchecked: Counter = field(default_factory=Counter)  # why -> samples
     request: requested.RequestCheck | None = None  # the request against lcb_runner's
 
@@ -136,7 +146,8 @@ class Audit:
         return self.request is not None and self.request.outcome == requested.DIFFERS
 
     def exit_code(self) -> int:
-        return EXIT_DIFFERS if self.samples_differ() or self.request_differs() else EXIT_OK
+        differs = self.samples_differ() or self.request_differs() or self.lcb_runner_raises
+        return EXIT_DIFFERS if differs else EXIT_OK
 
     def as_json(self) -> dict:
         return {
@@ -145,9 +156,13 @@ class Audit:
             "lmstyle": self.lmstyle,
             "upstream": self.upstream,
             "cache": self.cache,
+            "scenario": self.scenario,
+            "cot_code_execution": self.cot,
+            "lcb_runner_raises": self.lcb_runner_raises,
             "exit_code": self.exit_code(),
             "summary": dict(self.counts()),
             "prompt_not_checked": dict(self.prompt_unchecked),
+            "prompt_raised": dict(self.prompt_raised),
             "extraction_not_checked": dict(self.extraction_unchecked),
             "request": self.request.as_json() if self.request else None,
             "samples": [
@@ -166,7 +181,8 @@ class Audit:
 
 
 KNOWN = (
-    "lcb_runner's results (a JSON array of rows with output_list and code_list), OpenCompass's "
+    "lcb_runner's results (a JSON array of rows with output_list and code_list or pred_list), "
+    "OpenCompass's "
     "predictions (a JSON object of {origin_prompt, prediction, gold}), evalscope's reviews or "
     "lm-eval's samples (JSON lines with messages and sample_score, or doc, arguments and resps), "
     "lighteval's details (parquet with doc and model_response)"
@@ -207,7 +223,12 @@ def detect_format(path: Path) -> str:
                 elements.close()
     except json_stream.JsonStreamError as error:
         raise AuditInputError(f"unknown format: {error}") from None
-    if opening == b"[" and isinstance(first, dict) and {"output_list", "code_list"} <= first.keys():
+    if (
+        opening == b"["
+        and isinstance(first, dict)
+        and "output_list" in first
+        and ("code_list" in first or "pred_list" in first)
+    ):
         return LCB_RUNNER
     if (
         opening == b"{"
@@ -227,7 +248,7 @@ def cache_key(prompt) -> str:
     return prompt
 
 
-def _digest(outputs: list) -> str:
+def outputs_digest(outputs: list) -> str:
     """sha256 of a list of outputs, each length-prefixed (no JSON encoding: 2x faster on
     gigabytes of text); a value that is not a string is hashed as tagged JSON."""
     digest = hashlib.sha256(len(outputs).to_bytes(8, "little"))
@@ -241,7 +262,7 @@ def _digest(outputs: list) -> str:
     return digest.hexdigest()
 
 
-def _tokenizers_memoised(lmstyle: str):
+def tokenizers_memoised(lmstyle: str):
     """upstream's LLaMa3 style loads its tokenizer on every call: memoised for the run (see
     differential). Other styles need no transformers, whose import costs seconds."""
     from lcb_conformance.upstream.differential import memoised_from_pretrained
@@ -264,22 +285,12 @@ class CacheIndex:
             for line, key, outputs in json_stream.iter_object(path):
                 if not isinstance(outputs, list):
                     raise AuditInputError(f"{path}:{line}: a cache entry is not a list of outputs")
-                digest = _digest(outputs)
+                digest = outputs_digest(outputs)
                 index.by_key[key] = digest
                 index.by_outputs.setdefault(digest, key)
         except json_stream.JsonStreamError as error:
             raise AuditInputError(str(error)) from None
         return index
-
-
-def default_cache(run: Path) -> Path | None:
-    """lcb_runner's cache for RUN: output/<repr>/<name>[_eval_all].json ->
-    cache/<repr>/<name>.json, when that file exists."""
-    if run.parent.parent.name != "output":
-        return None
-    name = run.name.removesuffix(".json").removesuffix("_eval_all") + ".json"
-    candidate = run.parent.parent.parent / "cache" / run.parent.name / name
-    return candidate if candidate.is_file() else None
 
 
 def resolve_lmstyle(run: Path, model: str | None, style: str | None) -> str:
@@ -306,7 +317,7 @@ def resolve_lmstyle(run: Path, model: str | None, style: str | None) -> str:
     )
 
 
-def _check_row(path: Path, line: int, row: object) -> dict:
+def check_row(path: Path, line: int, row: object) -> dict:
     if not isinstance(row, dict):
         raise AuditInputError(f"{path}:{line}: a row is {type(row).__name__}, not an object")
     label = f"{path}:{line}: row {row.get('question_id', '(no question_id)')!r}"
@@ -315,13 +326,18 @@ def _check_row(path: Path, line: int, row: object) -> dict:
             raise AuditInputError(f"{label} lacks {name!r}")
         if not isinstance(row[name], kind):
             raise AuditInputError(f"{label}: {name!r} is {type(row[name]).__name__}")
-    outputs, codes = row["output_list"], row["code_list"]
-    if len(outputs) != len(codes):
-        raise AuditInputError(f"{label}: {len(outputs)} outputs but {len(codes)} extracted codes")
-    for index, (output, code) in enumerate(zip(outputs, codes, strict=True)):
-        if not isinstance(output, str) or not isinstance(code, str):
-            raise AuditInputError(f"{label} sample {index}: output and code must be strings")
+    check_paired(label, row["output_list"], row["code_list"], ("extracted codes", "code"))
     return row
+
+
+def check_paired(label: str, outputs: list, scored: list, names: tuple[str, str]) -> None:
+    """One graded value per raw output, all strings; ``names``: what was graded, plural and
+    singular ("extracted codes", "code")."""
+    if len(outputs) != len(scored):
+        raise AuditInputError(f"{label}: {len(outputs)} outputs but {len(scored)} {names[0]}")
+    for index, (output, value) in enumerate(zip(outputs, scored, strict=True)):
+        if not isinstance(output, str) or not isinstance(value, str):
+            raise AuditInputError(f"{label} sample {index}: output and {names[1]} must be strings")
 
 
 def read_dataset(path: Path) -> dict[str, dict]:
@@ -337,13 +353,16 @@ def read_dataset(path: Path) -> dict[str, dict]:
         raise AuditInputError(str(error)) from None
 
 
-def extraction_difference(expected: str, scored: str) -> str:
-    """Would lcb_runner's extraction have scored differently, and how."""
+def extraction_difference(
+    expected: str, scored: str, thing: str = "code", other: str = "other code"
+) -> str:
+    """Would lcb_runner's extraction have scored differently, and how (``thing``: what it
+    extracts, code or a prediction)."""
     if not expected.strip() and scored.strip():
-        return "scored code where lcb_runner extracts nothing"
+        return f"scored {thing} where lcb_runner extracts nothing"
     if expected.strip() and not scored.strip():
-        return "scored nothing where lcb_runner extracts code"
-    return "scored other code than lcb_runner extracts"
+        return f"scored nothing where lcb_runner extracts {thing}"
+    return f"scored {other} than lcb_runner extracts"
 
 
 def prompt_difference(sent: str, expected: str) -> str:
@@ -366,6 +385,9 @@ def as_messages(formatted) -> list[dict] | str:
 
 
 class Auditor:
+    # what lcb_runner extracts, in the words of an extraction difference
+    extracted = ("code", "other code")
+
     def __init__(self, upstream, lmstyle: str, cache: CacheIndex | None, dataset, show: int):
         self.upstream, self.lmstyle, self.cache = upstream, lmstyle, cache
         self.dataset, self.show = dataset, show
@@ -376,25 +398,31 @@ class Auditor:
     def prompt(self, path: Path, line: int, row: dict, audit: Audit) -> tuple[str, str]:
         """(outcome, why) of the problem's prompt: sent == rebuilt?"""
         if self.cache is None:
-            return CANNOT, "lcb_runner's results do not record the prompt (no --cache file)"
+            return CANNOT, NO_CACHE
         fields = row
         if self.dataset is not None:
             if row["question_id"] not in self.dataset:
                 return CANNOT, f"problem {row['question_id']} is not in the dataset"
             fields = self.dataset[row["question_id"]]
         try:
-            expected = cache_key(self.upstream_prompt(fields))
+            expected = self.upstream_prompt(fields)
         except Exception as error:  # upstream rejects the row: say so, never count it identical
             return CANNOT, f"upstream cannot build the prompt ({error!r:.200})"
-        digest = _digest(row["output_list"])
-        if self.cache.by_key.get(expected) == digest:
+        label = f"{path}:{line}: {row['question_id']}"
+        return self.cached(expected, row["output_list"], label, audit)
+
+    def cached(self, expected, outputs: list, label: str, audit: Audit) -> tuple[str, str]:
+        """(outcome, why) of the prompt lcb_runner builds (``expected``, native shape) against
+        the cache: its key holds these outputs, or the key they are filed under differs."""
+        key = cache_key(expected)
+        digest = outputs_digest(outputs)
+        if self.cache.by_key.get(key) == digest:
             return IDENTICAL, ""
         sent = self.cache.by_outputs.get(digest)
         if sent is None:
-            return CANNOT, "no cache entry holds this problem's outputs"
-        words = prompt_difference(sent, expected)
-        label = f"{path}:{line}: {row['question_id']} prompt" + (f" ({words})" if words else "")
-        self._report(sent, expected, label, audit)
+            return CANNOT, "no cache entry holds these outputs"
+        words = prompt_difference(sent, key)
+        self._report(sent, key, f"{label} prompt" + (f" ({words})" if words else ""), audit)
         return DIFFERS, words
 
     def upstream_prompt(self, fields: dict):
@@ -403,12 +431,16 @@ class Auditor:
         problem = {"question_title": "", "contest_id": "", **problem, **NO_TESTS}
         return self.upstream.format(self.lmstyle, problem)
 
+    def extract(self, output: str) -> str:
+        """What lcb_runner extracts from the raw output: extract_code with the LMStyle."""
+        return self.upstream.extract_as(self.lmstyle, output)
+
     def extraction(self, output: str, scored: str, label: str, audit: Audit) -> tuple[str, str]:
         """(outcome, kind of difference) of one sample's extraction."""
-        expected = self.upstream.extract_as(self.lmstyle, output)
+        expected = self.extract(output)
         if expected == scored:
             return IDENTICAL, ""
-        kind = extraction_difference(expected, scored)
+        kind = extraction_difference(expected, scored, *self.extracted)
         self._report(scored, expected, f"{label} extraction ({kind})", audit)
         return DIFFERS, kind
 
@@ -506,12 +538,18 @@ def check_request(
     recorded: Counter,
     config: Path | None = None,
     variant: str = requested.DEFAULT_VARIANT,
+    n_why: str = "",
 ) -> None:
-    """The run's request (what its files record: request_logs; its n counted in its samples)
-    against lcb_runner's for the LMStyle, as ``audit.request``."""
+    """The run's request (what its files record: request_logs; its n counted in its samples,
+    or not recorded, ``n_why`` saying why) against lcb_runner's for the LMStyle, as
+    ``audit.request``."""
     config = config or request_logs.default_config(audit.format, path)
     run = request_logs.read(audit.format, path, config, recorded)
-    run.values[requested.N] = requested.n_of_samples(Counter(s.question_id for s in audit.samples))
+    if n_why:
+        run.values[requested.N], run.notes[requested.N] = requested.NOT_RECORDED, n_why
+    else:
+        per_problem = Counter(s.question_id for s in audit.samples)
+        run.values[requested.N] = requested.n_of_samples(per_problem)
     audit.request = requested.compare(run, requested.expected(audit.lmstyle, variant))
 
 
@@ -531,10 +569,10 @@ def audit_run(
     )
     auditor = Auditor(upstream, lmstyle, cache, dataset, show)
     seen: set[str] = set()
-    with _tokenizers_memoised(lmstyle):
+    with tokenizers_memoised(lmstyle):
         try:
             for line, element in json_stream.iter_array(path):
-                row = _check_row(path, line, element)
+                row = check_row(path, line, element)
                 if row["question_id"] in seen:
                     raise AuditInputError(
                         f"{path}:{line}: problem {row['question_id']!r} appears twice"
@@ -566,7 +604,7 @@ def audit_log(
     row there, the rows in the order the run read them."""
     audit = Audit(str(path), fmt, lmstyle, upstream.describe_source(), None)
     auditor = Auditor(upstream, lmstyle, None, dataset, show)
-    with _tokenizers_memoised(lmstyle):
+    with tokenizers_memoised(lmstyle):
         for sample in samples:
             auditor.logged(sample, audit)
     if not audit.samples:
@@ -615,7 +653,8 @@ def render(audit: Audit) -> str:
     """A table per problem and overall; the reasons parts were not checked; the reports."""
     table = per_problem(audit)
     width = max(30, *(len(qid) + 2 for qid in table))
-    lines = [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in COLUMNS)]
+    lines = [audit.lcb_runner_raises] if audit.lcb_runner_raises else []
+    lines += [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in COLUMNS)]
     for qid, counts in table.items():
         samples = sum(counts[c] for c in VERDICTS)
         lines.append(
@@ -627,6 +666,8 @@ def render(audit: Audit) -> str:
     ):
         for why, count in unchecked.items():
             lines.append(f"{part} not checked for {count} samples: {why}")
+    for why, count in audit.prompt_raised.items():
+        lines.append(f"prompt differs for {count} samples: {why}")
     if audit.request is not None:
         lines += ["", *requested.render(audit.request, audit.lmstyle)]
     if audit.reports:
@@ -671,6 +712,10 @@ def headline(audit: Audit) -> str:
     samples = f"{differing} of {sum(counts.values())} samples differ"
     parts = [samples] if audit.samples_differ() else []
     parts += [request_part] if audit.request_differs() else []
+    if audit.lcb_runner_raises:
+        parts.append(
+            f"lcb_runner 28fef95 raises for LMStyle.{audit.lmstyle} in --scenario {audit.scenario}"
+        )
     return "audit: NOT CONFORMANT: " + "; ".join(parts)
 
 
@@ -692,8 +737,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "run",
         type=Path,
-        help="the results file: lcb_runner's output JSON, evalscope's reviews, OpenCompass's "
-        "predictions, lm-eval's samples, lighteval's details",
+        help="the results file: lcb_runner's output JSON (any --scenario), evalscope's reviews, "
+        "OpenCompass's predictions, lm-eval's samples, lighteval's details",
     )
     parser.add_argument("--format", default="auto", choices=FORMATS)
     who = parser.add_mutually_exclusive_group()
@@ -703,7 +748,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--results", type=Path, help="OpenCompass's results file (details) of the predictions"
     )
-    parser.add_argument("--dataset", type=Path, help="LCB rows (JSON lines) to build prompts from")
+    parser.add_argument(
+        "--dataset",
+        type=Path,
+        help="the dataset's rows (JSON lines) to build prompts from: code_generation_lite's, "
+        "or for lcb_runner's other scenarios test_generation's or execution-v2's",
+    )
+    parser.add_argument(
+        "--codegen-eval",
+        type=Path,
+        metavar="FILE",
+        help="the code-generation _eval_all.json a self-repair run repaired (found beside it "
+        "as lcb_runner names it)",
+    )
     parser.add_argument(
         "--request-config",
         type=Path,
@@ -745,16 +802,30 @@ def _audit(args: argparse.Namespace) -> int:
         ("--cache", args.cache),
         ("--results", args.results),
         ("--request-config", args.request_config),
+        ("--codegen-eval", args.codegen_eval),
     ):
         if given is not None and not given.is_file():
             raise AuditInputError(f"{option} {given}: no such file")
     if args.request_config and request_logs.config_file_error(found):
         raise AuditInputError(f"--request-config: {request_logs.config_file_error(found)}")
+    scenario, cot = lcb_runner_files.CODE_GENERATION, False
+    if found == LCB_RUNNER:
+        from lcb_conformance.run_audit import scenario_results  # it imports this module
+
+        scenario, cot = scenario_results.scenario_of(args.run)
+        scenario_results.check_options(args, scenario)
     lmstyle = resolve_lmstyle(args.run, args.model, args.style)
-    cache_path = (args.cache or default_cache(args.run)) if found == LCB_RUNNER else None
+    cache_path = None
+    if found == LCB_RUNNER:
+        cache_path = args.cache or lcb_runner_files.default_cache(args.run)
     cache = CacheIndex.read(cache_path) if cache_path else None
     results = args.results or logs.opencompass_results(args.run)
-    dataset = read_dataset(args.dataset) if args.dataset else None
+    repaired_path = None
+    if scenario == lcb_runner_files.CODE_GENERATION:
+        dataset = read_dataset(args.dataset) if args.dataset else None
+    else:
+        dataset = scenario_results.read_dataset(args.dataset, scenario) if args.dataset else None
+        repaired_path = args.codegen_eval or scenario_results.default_repaired(args.run, scenario)
     hf_cache.activate_offline_cache()  # before upstream imports transformers
     from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
@@ -763,12 +834,29 @@ def _audit(args: argparse.Namespace) -> int:
         upstream.lmstyle(lmstyle)
     except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
         raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
-    extra = {LCB_RUNNER: cache_path, OPENCOMPASS: results}.get(found)
-    print(
-        f"audit: {args.run} ({found} format), LMStyle.{lmstyle}, against "
-        f"{upstream.describe_source()}" + (f", with {extra}" if extra else "")
-    )
+    extra = [{LCB_RUNNER: cache_path, OPENCOMPASS: results}.get(found), repaired_path]
+    kind = f"{found} format"
     if found == LCB_RUNNER:
+        kind += f", --scenario {scenario}" + (" --cot_code_execution" if cot else "")
+    print(
+        f"audit: {args.run} ({kind}), LMStyle.{lmstyle}, against "
+        f"{upstream.describe_source()}" + "".join(f", with {path}" for path in extra if path)
+    )
+    if scenario != lcb_runner_files.CODE_GENERATION:
+        repaired = scenario_results.read_repaired(repaired_path) if repaired_path else None
+        audit = scenario_results.audit_scenario_run(
+            args.run,
+            upstream,
+            lmstyle,
+            scenario,
+            cot,
+            cache,
+            dataset,
+            repaired,
+            args.show,
+            args.request_variant,
+        )
+    elif found == LCB_RUNNER:
         audit = audit_run(
             args.run, upstream, lmstyle, cache, dataset, args.show, args.request_variant
         )

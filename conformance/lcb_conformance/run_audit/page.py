@@ -1,6 +1,7 @@
 """`lcb-conformance audit --html FILE`: the audit of a finished run as one self-contained page.
 
-The page: the headline, what was audited (file, format, LMStyle, upstream), the table per
+The page: the headline, what was audited (file, format, lcb_runner's scenario, LMStyle,
+upstream), where lcb_runner 28fef95 raises for the LMStyle in the scenario, the table per
 problem (the text report's columns, a problem with a difference in red), why parts could not
 be checked, the request against lcb_runner's (a row per parameter, a failing difference in
 red), the first difference reports, and every sample that is not identical with its
@@ -65,6 +66,11 @@ def to_html(audit: run_audit.Audit) -> str:
     meta = [
         ("run", audit.run),
         ("format", audit.format),
+        *(
+            [("scenario", audit.scenario + (" --cot_code_execution" if audit.cot else ""))]
+            if audit.format == run_audit.LCB_RUNNER
+            else []
+        ),
         ("LMStyle", audit.lmstyle),
         ("upstream", audit.upstream),
         ("lcb_runner cache", audit.cache or "-"),
@@ -77,6 +83,9 @@ def to_html(audit: run_audit.Audit) -> str:
             ("extraction", audit.extraction_unchecked),
         )
         for why, count in reasons.items()
+    ] + [
+        f"<li>prompt differs for {count} samples: {_e(why)}</li>"
+        for why, count in audit.prompt_raised.items()
     ]
     others = [s for s in audit.samples if s.verdict != run_audit.IDENTICAL]
     sample_rows = "".join(
@@ -95,6 +104,7 @@ def to_html(audit: run_audit.Audit) -> str:
         '<dl class="meta">',
         *(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta),
         "</dl>",
+        f'<p class="fail">{_e(audit.lcb_runner_raises)}</p>' if audit.lcb_runner_raises else "",
         '<h2 id="problems">Per problem</h2>',
         _problem_rows(audit),
         f"<ul>{''.join(unchecked)}</ul>" if unchecked else "",

@@ -3,8 +3,10 @@
 Where each format keeps it (verified against the installed harness code; docs/audit.md):
 
 - lcb_runner: only ``--n`` and ``--temperature``, in the file name
-  ``Scenario.codegeneration_<n>_<temperature>[_cot][_eval[_all]].json`` (path_utils): its
-  command-line arguments, which its runner sends as the LMStyle's runner does.
+  ``Scenario.<scenario>_<n>_<temperature>[_cot][_eval[_all]].json`` (path_utils,
+  run_audit.lcb_runner_files): its command-line arguments, which its runner sends as the
+  LMStyle's runner does, in every scenario (its runners build the request from the command
+  line alone).
 - lm-evaluation-harness 0.4.13: ``arguments.gen_args_0.arg_1`` of every sample, the task's
   generation kwargs as its model receives them (``until``, ``do_sample``, ``temperature``,
   ``max_gen_toks``, anything else the task or ``--gen_kwargs`` set, sent as is by its API
@@ -34,10 +36,10 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from collections import Counter
 from pathlib import Path
 
+from lcb_conformance.run_audit import lcb_runner_files
 from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, LogError
 from lcb_conformance.run_audit.request import (
     MAX_TOKENS,
@@ -54,9 +56,6 @@ from lcb_conformance.run_audit.request import (
 
 LCB_RUNNER = "lcb_runner"
 SAMPLING = (TEMPERATURE, TOP_P, MAX_TOKENS, STOP, THINKING, REASONING_EFFORT)
-LCB_RUNNER_NAME = re.compile(
-    r"^Scenario\.codegeneration_(?P<n>\d+)_(?P<temperature>[0-9.]+)(_cot)?(_eval(_all)?)?\.json$"
-)
 # formats whose request is in a config file beside the samples (found, or --request-config)
 CONFIG_FILES = {
     EVALSCOPE: "evalscope's configs/task_config.yaml",
@@ -139,11 +138,11 @@ def read(fmt: str, run: Path, config: Path | None, per_sample: Counter) -> RunRe
 def lcb_runner(run: Path) -> RunRequest:
     not_named = "lcb_runner's results name only n and temperature, in the file name"
     notes = {parameter: not_named for parameter in SAMPLING if parameter != TEMPERATURE}
-    match = LCB_RUNNER_NAME.match(run.name)
-    if match is None:
-        notes[TEMPERATURE] = "the file name is not Scenario.codegeneration_<n>_<temperature>.json"
+    named = lcb_runner_files.parse(run.name)
+    if named is None:
+        notes[TEMPERATURE] = f"the file name is not lcb_runner's {lcb_runner_files.NAME_PATTERN}"
         return RunRequest("the results' file name", {}, notes, arguments=True)
-    values = {TEMPERATURE: float(match["temperature"])}
+    values = {TEMPERATURE: float(named.temperature)}
     return RunRequest(f"its file name ({run.name})", values, notes, arguments=True)
 
 

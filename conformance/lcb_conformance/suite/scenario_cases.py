@@ -42,11 +42,17 @@ EXECUTION_OUTPUTS_FILE = SCENARIOS_DIR / "execution_outputs.jsonl"
 TEST_OUTPUT_GRADES_FILE = SCENARIOS_DIR / "test_output_grades.jsonl"
 EXECUTION_GRADES_FILE = SCENARIOS_DIR / "execution_grades.jsonl"
 
-# The scenarios, by their golden folder; lcb_runner's Scenario names in the docstrings.
-SELF_REPAIR = "self-repair"  # Scenario.selfrepair
-TEST_OUTPUT = "test-output"  # Scenario.testoutputprediction
-CODE_EXECUTION = "code-execution"  # Scenario.codeexecution
+# The scenarios, by their golden folder
+SELF_REPAIR = "self-repair"
+TEST_OUTPUT = "test-output"
+CODE_EXECUTION = "code-execution"
 SCENARIOS = (SELF_REPAIR, TEST_OUTPUT, CODE_EXECUTION)
+# lcb_runner's name of each (its Scenario enum's values: --scenario, and its file names)
+LCB_RUNNER_NAMES = {
+    SELF_REPAIR: "selfrepair",
+    TEST_OUTPUT: "testoutputprediction",
+    CODE_EXECUTION: "codeexecution",
+}
 # code execution's two prompts: format_prompt_execution and format_prompt_execution_cot
 DIRECT, COT = "direct", "cot"
 EXECUTION_MODES = (DIRECT, COT)
@@ -150,12 +156,16 @@ def _id(path: Path, number: int, value: object, seen: dict) -> str:
     return value
 
 
-def _typed(path: Path, number: int, entry: dict, fields: dict) -> None:
+def check_fields(
+    path: Path, number: int, entry: dict, fields: dict, error: type[ValueError] = FixtureError
+) -> None:
+    """Each of ``fields`` (name -> type) present in the entry with that type (a bool is no
+    int); ``error`` naming file, line and field otherwise."""
     for name, kind in fields.items():
         if not isinstance(entry.get(name), kind) or isinstance(entry.get(name), bool) != (
             kind is bool
         ):
-            raise FixtureError(f"{path}:{number}: {name!r} must be {kind.__name__}")
+            raise error(f"{path}:{number}: {name!r} must be {kind.__name__}")
 
 
 @cache
@@ -163,7 +173,7 @@ def attempts() -> dict[str, Attempt]:
     found: dict[str, Attempt] = {}
     for number, entry in _entries(SELF_REPAIR_FILE):
         attempt_id = _id(SELF_REPAIR_FILE, number, entry.get("id"), found)
-        _typed(SELF_REPAIR_FILE, number, entry, {"judge_case": str, "graded": bool})
+        check_fields(SELF_REPAIR_FILE, number, entry, {"judge_case": str, "graded": bool})
         if entry["judge_case"] not in judge_cases.judge_cases():
             raise FixtureError(
                 f"{SELF_REPAIR_FILE}:{number}: judge_case {entry['judge_case']!r} is not a "
@@ -217,7 +227,7 @@ def problems(scenario: str) -> dict[str, dict]:
     files = FILES[scenario]
     rows: dict[str, dict] = {}
     for number, row in _entries(files.problems):
-        _typed(files.problems, number, row, files.fields)
+        check_fields(files.problems, number, row, files.fields)
         rows[_id(files.problems, number, row[files.id_field], rows)] = row
     return rows
 

@@ -65,10 +65,11 @@ from lcb_conformance.suite import (
     paths,
     releases,
     report_files,
+    scenario_cases,
     score_cases,
     styles,
 )
-from lcb_conformance.suite.families import request, score
+from lcb_conformance.suite.families import request, scenario_prompt, score
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 from lcb_conformance.tools import hypothesis_profiles
@@ -282,6 +283,15 @@ def _context_limits() -> str:
     return f"{limits[0] // 1024}k to {limits[-1] // 1024}k"
 
 
+def _scenario_raising_lmstyles(scenario: str) -> int:
+    mode = scenario_cases.DIRECT if scenario == scenario_cases.CODE_EXECUTION else None
+    return sum(
+        1
+        for lmstyle in scenario_cases.LMSTYLES
+        if scenario_prompt.raised_for(scenario, mode, lmstyle) is not None
+    )
+
+
 FIGURES: dict[str, Callable[..., int | str]] = {
     # blocks
     "version-example": _version_example,
@@ -352,6 +362,9 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "audit-fixture-runs": lambda harness: sum(
         1 for run in (cases.FIXTURES_DIR / "audit" / harness).iterdir() if run.is_dir()
     ),
+    # the LMStyles lcb_runner raises for in a scenario (its expected-error goldens; code
+    # execution's direct prompt)
+    "scenario-raising-lmstyles": _scenario_raising_lmstyles,
 }
 # Figures of a build, not of the suite's data: given by wheel_figures.
 BUILT = ("wheel-size-mb", "wheel-files")

@@ -107,6 +107,25 @@ def expects_error(golden: str) -> bool:
     return isinstance(recorded, dict) and RAISES in recorded
 
 
+def raised_for(scenario: str, mode: str | None, lmstyle: str) -> tuple[GoldenKey, dict] | None:
+    """Where lcb_runner raises because of the LMStyle, by its goldens: the first input whose
+    golden for this LMStyle is an error while another LMStyle's is a prompt (an error every
+    LMStyle raises is the input's, e.g. self-repair metadata without inputs), and what it
+    raises ({"type", "message"}); None where it raises for no such input."""
+    family = family_name(scenario)
+    groups = [g for g in scenarios.groups(scenario) if scenarios.parse_group(g)[0] == mode]
+    group = f"{mode}/{lmstyle}" if mode else lmstyle
+    for case in _inputs(scenario)[1]:
+        key = GoldenKey(family, group, case)
+        text = goldens.read(key)
+        if text is None or not expects_error(text):
+            continue
+        others = (goldens.read(GoldenKey(family, other, case)) for other in groups)
+        if any(other is not None and not expects_error(other) for other in others):
+            return key, json.loads(text)[RAISES]
+    return None
+
+
 def render(value: object, arguments: dict) -> str:
     """A returned prompt as canonical JSON: a string, a list of {role, content} messages, or
     Claude3's (system, messages) (which crosses JSON as the array [system, messages]: a list
