@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from false_greens import all_cases
 from golden_snapshot import extension_for
 from hypothesis import settings
 
@@ -149,6 +150,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if hasattr(session.config, "workeroutput"):
             session.config.workeroutput[UNUSABLE_UPSTREAM] = message
         pytest.exit(message, returncode=2)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many rows the false-green table holds (test_false_greens.py runs them)."""
+    rows = all_cases()
+    commands = sorted({row.command for row in rows})
+    terminalreporter.write_line(
+        f"false-green table: {len(rows)} rows over {len(commands)} commands "
+        f"({', '.join(commands)}), each held to a non-zero exit"
+    )
 
 
 @pytest.hookimpl(optionalhook=True)

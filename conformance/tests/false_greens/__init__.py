@@ -1,0 +1,39 @@
+"""The false-green table: inputs and fakes on which a command must NOT exit 0.
+
+A conformance gate is worth exactly as much as its green (docs/verdict.md, "Every path to
+exit 0"). Each module of this package holds the rows of one topic as ``CASES``, a list of
+``FalseGreen``; test_false_greens.py runs every row through the command's own ``main`` and
+fails when the exit code is not the row's (never 0). A row is data: the command, its
+arguments (``{tmp}`` is the row's scratch folder, ``{fixtures}`` the checkout's fixtures/,
+``{tests}`` conformance/tests), an optional ``prepare`` that writes its inputs there first, and
+why a 0 would be a lie.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class FalseGreen:
+    id: str
+    command: str  # the subcommand, as `lcb-conformance COMMAND` (the plugin: "pytest-plugin")
+    argv: tuple[str, ...]
+    expect: int  # the exit code this input must give (suite/exit_codes.py); never 0
+    why: str  # the false claim an exit 0 would make
+    prepare: Callable[[Path], None] | None = None
+    needs: tuple[str, ...] = field(default=())  # "upstream": runs in the upstream env
+    # substrings the command's stderr or stdout must hold (the one line naming the cause)
+    says: tuple[str, ...] = field(default=())
+
+
+def all_cases() -> list[FalseGreen]:
+    """Every row of every module of this package, in module order."""
+    found = []
+    for module in pkgutil.iter_modules(__path__):
+        found += importlib.import_module(f"{__name__}.{module.name}").CASES
+    return found

@@ -1,0 +1,59 @@
+"""The false-green hunt (issue 25): every row of the table in false_greens/ is run through its
+command's own ``main``; none may exit 0, each must exit with its row's code and say its cause.
+The table's size is a test too: at least 40 rows across at least 8 commands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from false_greens import FalseGreen, all_cases
+
+from lcb_conformance import cli
+from lcb_conformance.suite import exit_codes, paths
+
+CASES = all_cases()
+TESTS = Path(__file__).parent
+EXIT_CODES = {
+    value for name, value in vars(exit_codes).items() if name.isupper() and isinstance(value, int)
+}
+
+
+def _marks(case: FalseGreen) -> list:
+    return [pytest.mark.upstream] if "upstream" in case.needs else [pytest.mark.selftest]
+
+
+def _expand(argument: str, tmp: Path) -> str:
+    return argument.format(tmp=tmp, fixtures=paths.ROOT / "fixtures", tests=TESTS)
+
+
+@pytest.mark.selftest
+def test_the_table_is_large_and_broad():
+    assert len(CASES) >= 40, len(CASES)
+    assert len({case.command for case in CASES}) >= 8, sorted({c.command for c in CASES})
+    assert len({case.id for case in CASES}) == len(CASES), "row ids must be unique"
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(case, id=case.id, marks=_marks(case)) for case in CASES]
+)
+def test_no_false_green(case: FalseGreen, tmp_path, capsys, monkeypatch):
+    assert case.expect in EXIT_CODES - {exit_codes.OK}, f"{case.id}: expects {case.expect}"
+    monkeypatch.chdir(tmp_path)
+    if case.prepare is not None:
+        case.prepare(tmp_path)
+    argv = [_expand(argument, tmp_path) for argument in case.argv]
+    monkeypatch.setattr(sys, "argv", ["lcb-conformance", case.command, *argv])
+    if case.command == "pytest-plugin":
+        code = int(pytest.main(["-p", "lcb_conformance.plugin", "-q", *argv]))
+    else:
+        try:
+            code = cli.main([case.command, *argv])
+        except SystemExit as stopped:  # argparse's own refusals
+            code = stopped.code if isinstance(stopped.code, int) else exit_codes.UNUSABLE
+    out, err = capsys.readouterr()
+    assert code != exit_codes.OK, f"{case.id}: exit 0 — {case.why}\n{out[-2000:]}{err[-2000:]}"
+    assert code == case.expect, f"{case.id}: exit {code}, not {case.expect}\n{out[-2000:]}{err}"
+    for phrase in case.says:
+        assert phrase in out + err, f"{case.id}: does not say {phrase!r}\n{out[-2000:]}{err}"
