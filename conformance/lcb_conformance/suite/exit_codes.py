@@ -4,6 +4,9 @@
     1  DIFFERS       something differs from lcb_runner (or a check asked for failed)
     2  UNUSABLE      the adapter or an input is unusable; one line on stderr says why
     3  SUITE_BROKEN  the suite itself cannot run here (its data missing: an incomplete install)
+    4  INCOMPLETE    nothing differs in what was checked, but not everything asked for was:
+                     the run did not finish, or a family the implementation provides could
+                     not be run on its route; never a green
     6  REPORT_NOT_WRITTEN  the verdict was printed, but a report asked for was not written
 """
 
@@ -11,4 +14,5 @@ OK = 0
 DIFFERS = 1
 UNUSABLE = 2
 SUITE_BROKEN = 3
+INCOMPLETE = 4
 REPORT_NOT_WRITTEN = 6
