@@ -64,6 +64,7 @@ LABELS = {
 }
 PUBLISHED_BUILDER = "LiveCodeBench/submissions 4d04b02"  # the only builder LiveCodeBench published
 PERCENT = Decimal(100)
+COVERAGE = ("expected", "missing", "without_generations", "extra")
 
 
 class RunError(ValueError):
@@ -260,12 +261,16 @@ def scope_of(problems: dict, release: str | None, window) -> Scope:
     return Scope(tag, start, end, named=bool(release or window))
 
 
-def _coverage(scored_ids, expected_ids) -> dict:
-    scored, expected = set(scored_ids), set(expected_ids)
+def _coverage(counted, expected_ids) -> dict:
+    """What the rows a figure counts lack of the scope's problems, and hold beyond them. A
+    problem without generations is missing: compute_scores' estimator counts it as passed."""
+    scored = {r["question_id"] for r in counted if r["graded_list"]}
+    expected = set(expected_ids)
     return {
         "expected": len(expected),
         "missing": sorted(expected - scored),
-        "extra": sorted(scored - expected),
+        "without_generations": sorted(expected & {r["question_id"] for r in counted} - scored),
+        "extra": sorted({r["question_id"] for r in counted} - expected),
     }
 
 
@@ -308,7 +313,7 @@ def lcb_runner_view(rows, scope: Scope) -> dict:
         ],
         "standard_error": _percent(scoring.standard_error(by_problem)),
         "raised": scores.get("raised"),
-        **_coverage([r["question_id"] for r in kept], expected),
+        **_coverage(kept, expected),
     }
 
 
@@ -329,7 +334,7 @@ def leaderboard_view(rows, scope: Scope, start: str, end: str, zone: str) -> dic
         "mean": None if not values else round(_mean(values), 2),
         "shown": scoring.leaderboard_columns(shown),
         "standard_error": _percent(scoring.standard_error([v / 100 for v in values])),
-        **_coverage([r["question_id"] for r in shown], [r["question_id"] for r in expected]),
+        **_coverage(shown, [r["question_id"] for r in expected]),
     }
 
 
@@ -356,6 +361,7 @@ def figures(report: dict) -> list[dict]:
                 "count": view["count"],
                 "expected": view["expected"],
                 "missing": view["missing"],
+                "without_generations": view["without_generations"],
                 "extra": view["extra"],
             }
         )
@@ -590,7 +596,7 @@ def check_claim(claim: Claim, found: list[dict], allow_missing: bool) -> dict:
             f"claim {claim.text}: no figure to hold it to (no problem of the run in the window)"
         )
     matched = [f for f in valued if claim.matches(f["value"])]
-    covered = [f for f in matched if not f["extra"] and (allow_missing or not f["missing"])]
+    covered = [f for f in matched if not _lacks(f, allow_missing)]
     return {
         "claimed": claim.text,
         "claimed_percent": float(claim.percent),
@@ -606,26 +612,51 @@ def check_claim(claim: Claim, found: list[dict], allow_missing: bool) -> dict:
 
 
 def build(args: argparse.Namespace) -> dict:
+    """The report on the command line's run and options."""
     run = read_run(args.run)
-    problems = problem_set(run, args.release)
-    scope = scope_of(problems, args.release, args.window)
+    published = read_published(args.published, args.model, args.run) if args.published else None
+    return report_on(
+        run,
+        release=args.release,
+        window=args.window,
+        builder_tz=args.builder_tz,
+        claim=args.claim,
+        allow_missing=args.allow_missing,
+        published=published,
+    )
+
+
+def report_on(
+    run: Run,
+    *,
+    release: str | None = None,
+    window: tuple[str, str] | None = None,
+    builder_tz: str = "UTC",
+    claim: Claim | None = None,
+    allow_missing: bool = False,
+    published: Published | None = None,
+) -> dict:
+    """A run's report: its problem set, its figures over the scope and what they lack, the
+    published data compared, the claim held to the figures, the failures and the exit code.
+    ``run`` holds the eval_all rows (Run(path, rows), flags and inconsistent rows optional)."""
+    problems = problem_set(run, release)
+    scope = scope_of(problems, release, window)
     rows, notes = run.rows, []
-    if args.release:  # the number on that release: its problems the run has
+    if release:  # the number on that release: its problems the run has
         members = {r["question_id"] for r in scope.rows}
         rows = [r for r in run.rows if r["question_id"] in members]
         if len(rows) < len(run.rows):
             notes.append(
-                f"--release {args.release}: the figures count the run's {len(rows):,} problems "
-                f"of {args.release}; compute_scores on the whole file would count "
+                f"--release {release}: the figures count the run's {len(rows):,} problems "
+                f"of {release}; compute_scores on the whole file would count "
                 f"{len(run.rows):,} ({len(run.rows) - len(rows):,} left out)"
             )
-    published = read_published(args.published, args.model, args.run) if args.published else None
     if published and scope.start is None:
-        board_start, board_end = published_window(published, args.builder_tz)
+        board_start, board_end = published_window(published, builder_tz)
     else:
         board_start, board_end = _board_window(scope, rows)
     lcb_runner = lcb_runner_view(rows, scope)
-    leaderboard = leaderboard_view(rows, scope, board_start, board_end, args.builder_tz)
+    leaderboard = leaderboard_view(rows, scope, board_start, board_end, builder_tz)
     if scope.named and not (lcb_runner["count"] or lcb_runner["expected"]):
         raise RunError(
             f"no problem of the run or of {scope.release} is dated {scope.start}..{scope.end}: "
@@ -634,30 +665,28 @@ def build(args: argparse.Namespace) -> dict:
     notes += _wider_release_note(scope, lcb_runner)
     report = {
         "schema": SCHEMA,
-        "run": str(args.run),
-        "window": {"start": scope.start, "end": scope.end, "builder_tz": args.builder_tz},
+        "run": str(run.path),
+        "window": {"start": scope.start, "end": scope.end, "builder_tz": builder_tz},
         "problems": problems,
         "scope": {"release": scope.release, "named": scope.named, "problems": scope.describe()},
         "lcb_runner": lcb_runner,
         "leaderboard": leaderboard,
         "listed": len(run.rows) == scoring.LEADERBOARD_ROWS,  # by the published builder
         "listing": listing(len(run.rows)),
-        "narrowed_to": args.release if len(rows) < len(run.rows) else None,
+        "narrowed_to": release if len(rows) < len(run.rows) else None,
         "differences": differences(lcb_runner, leaderboard, rows),
         "notes": notes,
         "flags": run.flags,
         "inconsistent": run.inconsistent,
-        "allow_missing": args.allow_missing,
+        "allow_missing": allow_missing,
     }
     if published:
-        report[PUBLISHED] = published_view(published, rows, board_start, board_end, args.builder_tz)
-        report[PUBLISHED].update(
-            {key: leaderboard[key] for key in ("expected", "missing", "extra")}
-        )
+        report[PUBLISHED] = published_view(published, rows, board_start, board_end, builder_tz)
+        report[PUBLISHED].update({key: leaderboard[key] for key in COVERAGE})
     report["figures"] = figures(report)
-    if args.claim is not None:
-        report["claim"] = check_claim(args.claim, report["figures"], args.allow_missing)
-    report["failures"] = failures(report, args.release is not None)
+    if claim is not None:
+        report["claim"] = check_claim(claim, report["figures"], allow_missing)
+    report["failures"] = failures(report, release is not None)
     report["exit_code"] = EXIT_FAILED if report["failures"] else EXIT_OK
     return report
 
@@ -708,13 +737,29 @@ def failures(report: dict, release_named: bool) -> list[str]:
 
 
 def _lacks(figure: dict, allow_missing: bool) -> bool:
-    return bool(figure["extra"] or (figure["missing"] and not allow_missing))
+    """The figure is not over the scope's problems: some extra, some without generations (the
+    figure counts them, as passed), or some missing (unless allowed)."""
+    return bool(
+        figure["extra"]
+        or figure["without_generations"]
+        or (figure["missing"] and not allow_missing)
+    )
+
+
+def _covered(figure: dict) -> int:
+    """How many of the scope's problems the figure has generations for."""
+    return figure["expected"] - len(figure["missing"])
 
 
 def _coverage_words(figure: dict) -> str:
-    words = [f"on {figure['count']:,} of {figure['expected']:,} problems"]
+    words = [f"on {_covered(figure):,} of {figure['expected']:,} problems"]
     if figure["missing"]:
         words.append(f"the run lacks {len(figure['missing']):,} ({_listed(figure['missing'])})")
+    if figure["without_generations"]:
+        words.append(
+            f"{len(figure['without_generations']):,} of them are in the file without "
+            "generations (compute_scores counts them as passed; --allow-missing does not help)"
+        )
     if figure["extra"]:
         words.append(f"{len(figure['extra']):,} not of the scope ({_listed(figure['extra'])})")
     return "; ".join(words)
@@ -895,7 +940,7 @@ def headline(report: dict) -> str:
     counts = "; ".join(
         f"{f['name']} {_number(f['value'])} on "
         + (
-            f"{f['count']:,} of {f['expected']:,} problems"
+            f"{_covered(f):,} of {f['expected']:,} problems"
             if f["missing"]
             else f"{f['count']:,} problems"
         )

@@ -36,6 +36,16 @@ def _without_20_failing(tmp: Path) -> None:
     _write(tmp, [r for r in rows if r["question_id"] not in failing[:20]])
 
 
+def _failures_not_generated(tmp: Path) -> None:
+    """The O1-Mini run with its failing problems' generations dropped (graded_list []):
+    compute_scores' estimator counts a problem with n=0 as passed."""
+    rows = _o1_mini()
+    for row in rows:
+        if not row["pass@1"]:
+            row["graded_list"] = []
+    _write(tmp, rows)
+
+
 def _duplicated(tmp: Path) -> None:
     rows = _o1_mini()
     _write(tmp, [*rows, rows[0]])
@@ -113,6 +123,9 @@ CASES = [
     _row("incomplete-run-no-window", (RUN, "--claim=58.0"), DIFFERS,
          "a claim over the whole run, which is release_v5 without 20 problems",
          _without_20_failing, says=("the run lacks 20",)),
+    _row("failures-not-generated", _claim("100", run=RUN), DIFFERS,
+         "compute_scores gives 100 when the failing problems have no generations: they are "
+         "missing, not passed", _failures_not_generated, says=("without generations",)),
     _row("release-latest-window", _claim("53.7", "--release", "release_latest"), DIFFERS,
          "release_latest holds problems of the window that this release_v5 run does not"),
     _row("release-v4-from-880", (O1_MINI, "--release", "release_v4", "--claim=72.9"), DIFFERS,
