@@ -25,7 +25,8 @@ EXTRACT = runner.Selection(families=frozenset([goldens.EXTRACT]), contract=False
 def verdict_of(adapter, selection=None, strict_contract=False, name="peer") -> Verdict:
     impl = implementation.wrap(name, adapter)
     found = list(runner.run(impl, selection))
-    return Verdict(results.Run(results.header(impl.describe()), found), strict_contract)
+    head = results.header(impl.describe(), len(found))
+    return Verdict(results.Run(head, found), strict_contract)
 
 
 def test_lcb_runners_own_extraction_of_a_think_case_is_identical_to_lcb_runner():

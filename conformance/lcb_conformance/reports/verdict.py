@@ -40,11 +40,13 @@ from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZ
 
 # The run's exit codes (suite/exit_codes.py): comparable, a golden case differs (or, with
 # --strict-contract, a contract case failed), the adapter or an input unusable, the suite
-# broken, a report not written.
+# broken, nothing differs but the run did not finish or answered no golden case, a report
+# not written.
 COMPARABLE = exit_codes.OK
 DIFFERENT = exit_codes.DIFFERS
 UNUSABLE = exit_codes.UNUSABLE
 SUITE_BROKEN = exit_codes.SUITE_BROKEN
+INCOMPLETE = exit_codes.INCOMPLETE
 
 # Families whose differences a reader needs first: what the model is sent.
 PROMPT_FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)
@@ -234,6 +236,8 @@ class Verdict:
             return DIFFERENT
         if self.strict_contract and any(r.not_ok for r in self.contract):
             return DIFFERENT
+        if not self.run.complete or not any(r.ran for r in self.golden):
+            return INCOMPLETE  # green only on a whole run that checked something
         return COMPARABLE
 
     def failures(self) -> list[CaseResult]:
@@ -298,8 +302,11 @@ class Verdict:
         tail = (f"; {not_provided} cases not provided" if not_provided else "") + (
             f"; {skipped} skipped" if skipped else ""
         )
-        incomplete = "" if self.run.complete else "; the run did not finish"
-        return f"{name}: {first}; {second}; {third}{tail}{incomplete}"
+        if not self.run.complete:
+            return f"{name}: INCOMPLETE, {self.run.unfinished}; {first}; {second}; {third}{tail}"
+        if not any(r.ran for r in self.golden):
+            return f"{name}: NO GOLDEN CASE ANSWERED, nothing to compare{tail}"
+        return f"{name}: {first}; {second}; {third}{tail}"
 
 
 def provided(impl: dict) -> list[str]:
@@ -309,7 +316,6 @@ def provided(impl: dict) -> list[str]:
         f"{name} (rendered from messages)" if name == "format_lcb_prompt" and rendered else name
         for name in impl.get("provides", [])
     ]
-
 
 
 def mismatch_report(result: CaseResult) -> str:
