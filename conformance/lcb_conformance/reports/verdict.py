@@ -62,6 +62,9 @@ def tokenizer_columns() -> tuple[str, ...]:
     )
 
 
+NOT_PROVIDED_CELL = "not provided"  # a cell's status when none of its cases was provided
+
+
 @dataclass(frozen=True)
 class Cell:
     style: str
@@ -115,7 +118,7 @@ class CellSummary:
             return "fail"
         if self.ok:
             return "pass"
-        return "not provided" if self.counts[NOT_PROVIDED] else "skipped"
+        return NOT_PROVIDED_CELL if self.counts[NOT_PROVIDED] else "skipped"
 
 
 @dataclass
@@ -186,6 +189,20 @@ class Verdict:
 
     def contract_summaries(self) -> list[CellSummary]:
         return self.summaries(self.contract)
+
+    def not_provided_line(self, summaries: list[CellSummary]) -> str:
+        """The cells where nothing was provided, as one line: how many, and the functions
+        their cases need ("" when there are none). The views list the other cells."""
+        empty = {s.cell for s in summaries if s.status == NOT_PROVIDED_CELL}
+        if not empty:
+            return ""
+        needed = dict.fromkeys(
+            r.function for r in self.run.results if Cell(*r.cell) in empty and r.tier != CONTRACT
+        )
+        return (
+            f"{len(empty)} more cells not provided, every case of them (they need "
+            f"{', '.join(needed) or 'functions the implementation lacks'})"
+        )
 
     # --- the answers ------------------------------------------------------------------------
 
