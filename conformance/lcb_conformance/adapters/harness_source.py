@@ -53,20 +53,18 @@ def installed_file(distribution: str, relative: str) -> Path:
     return located
 
 
-def load_module_file(name: str, path: Path, *, with_package_imports: bool = True) -> ModuleType:
+def load_module_file(name: str, path: Path) -> ModuleType:
     """Execute one source file as a stand-alone module named ``name``, bypassing its
     package's __init__ (its own imports must resolve without its package: no relative ones).
 
     The module is in ``sys.modules`` under ``name``, as an import would put it: pickle finds
     its functions by name, so a judge that hands them to a ``ProcessPoolExecutor`` (every
     lcb_runner-derived ``codegen_metrics``) works, under the fork start method (Linux's
-    default through Python 3.13; a spawned child cannot import ``name``). First, unless
-    ``with_package_imports`` is false, what the file's package would have imported is
-    imported (package_imports): a sandbox that disables ``os.putenv`` (lcb_runner's
-    reliability_guard) and then imports numpy or pandas finds them loaded, as it does when
-    the harness runs as installed."""
-    if with_package_imports:
-        package_imports(path)
+    default through Python 3.13; a spawned child cannot import ``name``). First, what the
+    file's package would have imported is imported (package_imports): a sandbox that
+    disables ``os.putenv`` (lcb_runner's reliability_guard) and then imports numpy or pandas
+    finds them loaded, as it does when the harness runs as installed."""
+    package_imports(path)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
