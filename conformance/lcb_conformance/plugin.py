@@ -141,6 +141,8 @@ class ConformanceSession:
             self._writer = results.ResultsWriter(Path(self.results_path), head)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":  # the teardown's report carries the same properties again
+            return
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY:
                 found = results.CaseResult.from_json(json.loads(value))
