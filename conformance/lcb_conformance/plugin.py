@@ -106,8 +106,7 @@ class ConformanceSession:
         self._sandboxed: dict[str, results.CaseResult] | None = None
         self._writer: results.ResultsWriter | None = None
         self._counts: Counter = Counter()
-        self._golden_answered = 0  # golden cases the implementation answered (ran)
-        self._nothing_compared = False
+        self._golden = Counter()  # golden cases reported / answered (ran)
 
     def runner(self) -> runner.Runner:
         if self._runner is None:
@@ -147,17 +146,17 @@ class ConformanceSession:
             if name == RESULT_PROPERTY:
                 found = results.CaseResult.from_json(json.loads(value))
                 self._counts[found.status] += 1
-                self._golden_answered += found.ran and found.tier != results.CONTRACT
+                if found.tier != results.CONTRACT:
+                    self._golden["reported"] += 1
+                    self._golden["answered"] += found.ran
                 if self._writer is not None:
                     self._writer.write(found)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):
             return  # the controller (or a serial session) decides and writes
-        if self._counts and not self._golden_answered:
-            self._nothing_compared = True
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if self.nothing_compared and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self._writer is not None:
             if self._counts.total() == self._writer.planned:
                 self._writer.close(dict(self._counts))
@@ -168,11 +167,17 @@ class ConformanceSession:
             if self._runner.over_process and callable(close):
                 close()
 
+    @property
+    def nothing_compared(self) -> bool:
+        """Golden cases ran in this session and none was answered."""
+        return bool(self._golden["reported"]) and not self._golden["answered"]
+
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        if self._nothing_compared:
+        if self.nothing_compared:
             terminalreporter.write_line(
-                f"lcb-conformance: FAILED: no golden case was answered ({self._counts.total()} "
-                "cases not provided or skipped): nothing was compared with lcb_runner",
+                f"lcb-conformance: FAILED: no golden case was answered (all "
+                f"{self._golden['reported']} not provided or skipped): nothing was compared "
+                "with lcb_runner",
                 red=True,
             )
 
