@@ -234,7 +234,20 @@ class Verdict:
             return DIFFERENT
         if self.strict_contract and any(r.not_ok for r in self.contract):
             return DIFFERENT
+        if self.not_run_here() or not any(r.ran for r in self.golden):
+            return exit_codes.INCOMPLETE
         return COMPARABLE
+
+    def not_run_here(self) -> list[CaseResult]:
+        """Cases of functions the implementation provides that this run could not run (its
+        route, e.g. a Python object no process boundary carries, or this machine, e.g. a
+        tokenizer it lacks), among those the verdict counts: a green would cover them
+        without evidence."""
+        provides = set(self.impl.get("provides", []))
+        counted = self.golden + (self.contract if self.strict_contract else [])
+        return [
+            r for r in counted if r.status == SKIPPED and set(r.function.split(",")) <= provides
+        ]
 
     def failures(self) -> list[CaseResult]:
         """Every case not ok, what matters first (_priority), then in matrix order."""
@@ -299,6 +312,14 @@ class Verdict:
             f"; {skipped} skipped" if skipped else ""
         )
         incomplete = "" if self.run.complete else "; the run did not finish"
+        if not any(r.ran for r in self.golden):
+            incomplete += "; INCOMPLETE: no golden case ran (each one not provided or skipped)"
+        if not_run := self.not_run_here():
+            functions = ", ".join(sorted({f for r in not_run for f in r.function.split(",")}))
+            incomplete += (
+                f"; INCOMPLETE: {len(not_run)} cases of {functions}, which it provides, could "
+                f"not run here ({not_run[0].reason})"
+            )
         return f"{name}: {first}; {second}; {third}{tail}{incomplete}"
 
 
