@@ -10,10 +10,11 @@ generic server (``python jsonl_server.py miniature_judges:NAME --path conformanc
 interpreter (stdin tests: the input on stdin, the output compared line by line, stripped;
 LeetCode tests: ``Solution().<func_name>(*args)`` compared as JSON), stops at the first
 failure and reports True per passed test, then -2 (wrong), -3 (time limit) or -4 (runtime
-error, its exception's name) with the metadata it has. The program may not fork: a forked copy would race its parent
-for the input, and the verdict would depend on the machine. It agrees with lcb_runner where a
-program passes, and on the row whose private tests cannot be decoded (it raises what lcb_runner
-raises there, zlib.error); on most failing programs its metadata differs.
+error, with the exception's name: its message differs across Pythons) and the metadata it has.
+The program may not fork: a forked copy would race its parent for the input, and the verdict
+would depend on the machine. It agrees with lcb_runner where a program passes, and on the row
+whose private tests cannot be decoded (it raises what lcb_runner raises there, zlib.error); on
+most failing programs its metadata differs.
 """
 
 from __future__ import annotations
