@@ -206,7 +206,7 @@ def _judge_report(monkeypatch, path):
     from lcb_conformance.reports import judge as judge_report
     from lcb_conformance.upstream import judge
 
-    judged = {case: {"failure": "not run"} for case in judge.judge_cases()}
+    judged = {case: {"failed": "not run"} for case in judge.judge_cases()}
     monkeypatch.setattr(judge, "run_batch", lambda spec, cases: judged)
     command = "python -m lcb_conformance.reports.judge"
     return command, "JSON", judge_report.main(["--impl", "lcb_prompts", "--json", str(path)])

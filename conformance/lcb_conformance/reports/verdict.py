@@ -253,9 +253,20 @@ class Verdict:
             return DIFFERENT
         if self.strict_contract and any(r.not_ok for r in self.contract):
             return DIFFERENT
-        if not self.run.complete or not any(r.ran for r in self.golden):
-            return INCOMPLETE  # green only on a whole run that checked something
+        if not self.run.complete or not any(r.ran for r in self.golden) or self.not_run_here():
+            return INCOMPLETE  # green only on a whole run that checked all it was asked to
         return COMPARABLE
+
+    def not_run_here(self) -> list[CaseResult]:
+        """Cases of functions the implementation provides that this run could not run (its
+        route, e.g. a Python object no process boundary carries, or this machine, e.g. a
+        tokenizer it lacks), among those the verdict counts: a green would cover them
+        without evidence."""
+        provides = set(self.impl.get("provides", []))
+        counted = self.golden + (self.contract if self.strict_contract else [])
+        return [
+            r for r in counted if r.status == SKIPPED and set(r.function.split(",")) <= provides
+        ]
 
     def failures(self) -> list[CaseResult]:
         """Every case not ok, what matters first (_priority), then in matrix order."""
@@ -319,11 +330,24 @@ class Verdict:
         tail = (f"; {not_provided} cases not provided" if not_provided else "") + (
             f"; {skipped} skipped" if skipped else ""
         )
+        not_run_here = ""
+        if not_run := self.not_run_here():
+            functions = ", ".join(sorted({f for r in not_run for f in r.function.split(",")}))
+            not_run_here = (
+                f"; INCOMPLETE: {len(not_run)} cases of {functions}, which it provides, could "
+                f"not run here ({not_run[0].reason})"
+            )
         if not self.run.complete:
-            return f"{name}: INCOMPLETE, {self.run.unfinished}; {first}; {second}; {third}{tail}"
+            return (
+                f"{name}: INCOMPLETE, {self.run.unfinished}; {first}; {second}; {third}{tail}"
+                f"{not_run_here}"
+            )
         if not any(r.ran for r in self.golden):
-            return f"{name}: NO GOLDEN CASE ANSWERED, nothing to compare{tail}"
-        return f"{name}: {first}; {second}; {third}{tail}"
+            return (
+                f"{name}: INCOMPLETE: no golden case ran (each one not provided or skipped), "
+                f"nothing to compare{tail}{not_run_here}"
+            )
+        return f"{name}: {first}; {second}; {third}{tail}{not_run_here}"
 
 
 def provided(impl: dict) -> list[str]:

@@ -204,7 +204,7 @@ CASES = [
         expect=exit_codes.INCOMPLETE,
         why="a finished run in which every case was not provided compared nothing",
         prepare=_nothing_answered_run,
-        says=("NO GOLDEN CASE ANSWERED",),
+        says=("INCOMPLETE: no golden case ran",),
     ),
     FalseGreen(
         id="report-plugin-session-narrowed-by-k",
@@ -223,7 +223,7 @@ CASES = [
         expect=exit_codes.INCOMPLETE,
         why="an adapter that provides none of the selected cases is not identical: untested",
         prepare=_nothing_adapter,
-        says=("NO GOLDEN CASE ANSWERED",),
+        says=("INCOMPLETE: no golden case ran",),
     ),
     # --- the plugin -----------------------------------------------------------------------
     FalseGreen(
