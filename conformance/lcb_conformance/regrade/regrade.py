@@ -116,6 +116,17 @@ def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
     return resolution.listed.lmstyle
 
 
+_checked_judges: dict[str, list[str]] = {}
+
+
+def judge_differences(upstream: Upstream) -> list[str]:
+    """grading.check_judge, once per upstream in a process (its judge cannot change there)."""
+    key = str(upstream.checkout or upstream.source)
+    if key not in _checked_judges:
+        _checked_judges[key] = grading.check_judge(upstream)
+    return _checked_judges[key]
+
+
 def problem_id(sample, order: list[str]) -> str:
     """The sample's problem: its question_id, or the dataset's row at its position."""
     if sample.question_id is not None:
@@ -198,7 +209,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     try:
         upstream = Upstream(args.upstream)
         upstream.lmstyle(lmstyle)
-        differs = grading.check_judge(upstream)
+        differs = judge_differences(upstream)
     except (UpstreamSourceError, UpstreamMissing) as error:
         raise RegradeError(f"--upstream: {error}") from None
     if differs and not args.accept_judge_differences:

@@ -127,11 +127,10 @@ def merge(paths: list[Path], out: Path) -> int:
     (their samples interleaved back in the run's order); the number of samples. Refused
     before anything is written: a file of another run (its header differs), a slice given
     twice, or N/N not all there (ShardsIncomplete, as for a slice that did not finish)."""
-    headers = {path: header(path) for path in paths}
-    first_path = paths[0]
-    first = headers[first_path]
+    headers = [(path, header(path)) for path in paths]
+    first_path, first = headers[0]
     shards: dict[int, Path] = {}
-    for path, head in headers.items():
+    for path, head in headers:
         differs = _same_run(first, head)
         if differs:
             raise RegradeFileError(
