@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import jsonschema
 import pytest
 import regrade_inputs as inputs
 
@@ -15,7 +16,7 @@ from lcb_conformance import cli
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade, results_file
 from lcb_conformance.run_formats import registry
-from lcb_conformance.suite import exit_codes, releases
+from lcb_conformance.suite import exit_codes, paths, releases
 
 FORMATS = {
     inputs.LCB_RUNNER_RUN: ("lcb_runner", 12),
@@ -141,6 +142,12 @@ def test_lcb_runners_own_run_regrades_to_its_own_verdicts(pytestconfig, upstream
     assert [s["regrade"]["passed"] for s in regraded.samples] == expected
     assert code == exit_codes.OK
     assert regraded.header["dataset"]["not_a_release"] is True
+    schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
+    assert schema["$id"] == results_file.SCHEMA
+    raw = results.read_bytes()
+    assert raw.isascii()
+    for line in raw.decode("ascii").splitlines():
+        jsonschema.validate(json.loads(line), schema)
 
 
 @pytest.mark.upstream
@@ -158,6 +165,9 @@ def test_slices_merged_equal_the_whole_run_byte_for_byte(pytestconfig, upstream,
     codes.append(cli.main(["regrade", "merge", str(second), str(first), "--results", str(merged)]))
     assert len(set(codes)) == 1
     assert merged.read_bytes() == whole.read_bytes()
+    schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
+    for line in whole.read_text("ascii").splitlines():
+        jsonschema.validate(json.loads(line), schema)
     assert {s["question_id"] for s in results_file.read(first).samples}.isdisjoint(
         s["question_id"] for s in results_file.read(second).samples
     )
