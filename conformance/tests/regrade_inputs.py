@@ -81,3 +81,30 @@ def hub_cache(folder: Path, table: list[dict], name: str = "test.jsonl") -> Path
     (hub / "refs").mkdir()
     (hub / "refs" / "main").write_text(REVISION)
     return folder
+
+
+CORRECT_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
+WRONG_SUM = "a, b = map(int, input().split())\nprint(a + b + 1)\n"
+
+
+def judged_otherwise(folder: Path) -> tuple[Path, Path]:
+    """A dataset of the judge corpus's A-plus-B problem and an lcb_runner-format run on it
+    whose harness graded differently from lcb_runner: sample 0 a right program the harness
+    failed (its judge), sample 1 a right program whose harness scored a wrong block (its
+    extraction), sample 2 right and passed by both; (dataset folder, run)."""
+    problem = next(r for r in rows(cases.FIXTURES_DIR / "judge" / "problems.jsonl")
+                   if r["question_id"] == "j_sum")  # fmt: skip
+    dataset = folder / "dataset"
+    dataset.mkdir(parents=True)
+    (dataset / "data.jsonl").write_text(json.dumps(problem) + "\n", "utf-8")
+    fenced = f"```python\n{CORRECT_SUM}```\n"
+    row = {
+        "question_id": "j_sum", "contest_date": problem["contest_date"],
+        "difficulty": problem["difficulty"], "platform": problem["platform"],
+        "output_list": [fenced, f"```python\n{WRONG_SUM}```\n{fenced}", fenced],
+        "code_list": [CORRECT_SUM, WRONG_SUM, CORRECT_SUM],
+        "graded_list": [False, False, True],
+    }  # fmt: skip
+    run = folder / "Scenario.codegeneration_3_0.2_eval_all.json"
+    run.write_text(json.dumps([row]), "utf-8")
+    return dataset, run

@@ -151,6 +151,25 @@ def test_lcb_runners_own_run_regrades_to_its_own_verdicts(pytestconfig, upstream
 
 
 @pytest.mark.upstream
+def test_the_samples_the_harness_graded_otherwise_are_named_with_why(
+    pytestconfig, upstream, tmp_path
+):
+    dataset, run = inputs.judged_otherwise(tmp_path)
+    out = tmp_path / "report.json"
+    code = _regrade(pytestconfig, upstream, str(run), "--dataset", str(dataset),
+                    "--not-a-release", "--style", "OpenAIChat", "--json", str(out))  # fmt: skip
+    report = json.loads(out.read_text("utf-8"))
+    assert code == exit_codes.DIFFERS == report["exit_code"]
+    (problem,) = report["problems"]
+    assert problem["status"] == "differs"
+    assert [(c["sample"], c["why"]) for c in problem["changed"]] == [
+        (0, ["judge"]), (1, ["extraction"])
+    ]
+    assert report["regrade"]["lcb_runner"]["pass@1"]["all"] == 100.0
+    assert round(report["harness"]["lcb_runner"]["pass@1"]["all"], 2) == 33.33
+
+
+@pytest.mark.upstream
 def test_slices_merged_equal_the_whole_run_byte_for_byte(pytestconfig, upstream, tmp_path):
     dataset = inputs.write(tmp_path / "dataset", inputs.rows())
     common = [str(inputs.EVALSCOPE_RUN), "--dataset", str(dataset), "--not-a-release",

@@ -64,7 +64,36 @@ def _evalscope_folder(tmp: Path) -> None:
     (tmp / "dataset" / "extra.jsonl").write_text(json.dumps({"question_id": "x"}) + "\n")
 
 
+def _results_without_verdicts(tmp: Path) -> None:
+    _fixture_rows(tmp)
+    plain = inputs.LCB_RUNNER_RUN.with_name("Scenario.codegeneration_3_0.2.json")
+    (tmp / "run.json").write_bytes(plain.read_bytes())
+
+
 CASES = [
+    FalseGreen(
+        id="regrade-harness-judged-otherwise",
+        command="regrade",
+        argv=("{tmp}/Scenario.codegeneration_3_0.2_eval_all.json", "--dataset",
+              "{tmp}/dataset", "--not-a-release", "--style", "OpenAIChat",
+              "--accept-judge-differences"),  # fmt: skip
+        prepare=inputs.judged_otherwise,
+        expect=exit_codes.DIFFERS,
+        why="a harness that failed right programs (its judge, its extraction) is not lcb_runner",
+        needs=("upstream",),
+        says=("j_sum: differs", "sample 0", "judge differs", "extraction differs"),
+    ),
+    FalseGreen(
+        id="regrade-no-harness-verdicts",
+        command="regrade",
+        argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat", "--accept-judge-differences"),  # fmt: skip
+        prepare=_results_without_verdicts,
+        expect=exit_codes.INCOMPLETE,
+        why="a log without the harness's verdicts compares nothing: no agreement was shown",
+        needs=("upstream",),
+        says=("not compared",),
+    ),
     FalseGreen(
         id="regrade-dataset-missing-a-problem",
         command="regrade",
