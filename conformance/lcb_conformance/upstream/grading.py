@@ -300,13 +300,17 @@ def check_judge(upstream: Upstream, workers: int = WORKERS) -> list[str]:
     return [case.id for case in cases if case.id in differing]
 
 
-def _known_differences(upstream: Upstream) -> list[str]:
-    """The judge cases an installed stand-in is known to grade differently (judge.py's
-    STAND_IN_GAPS: the commits it lacks; test_grading checks check_judge finds exactly
-    these), so it is refused without grading the corpus first."""
+def _known_differences(upstream: Upstream) -> tuple[list[str], str]:
+    """The judge cases an installed stand-in is known to grade differently, and why (judge.py's
+    STAND_IN_GAPS: the commits it lacks; test_grading checks check_judge finds exactly these):
+    it is refused without grading the corpus first."""
     if upstream.checkout is not None:
-        return []
-    return [case_id for case_id in judge.judge_cases() if judge.known_gap(upstream, case_id)]
+        return [], ""
+    gaps = judge.STAND_IN_GAPS.get(upstream.version(), {})
+    cases = [case.id for case in judge.judge_cases().values() if set(case.needs) & set(gaps)]
+    return cases, "; ".join(
+        f"it lacks lcb_runner {commit}: it {why}" for commit, why in gaps.items()
+    )
 
 
 def require_reference_judge(upstream: Upstream, workers: int = WORKERS) -> None:
@@ -314,13 +318,15 @@ def require_reference_judge(upstream: Upstream, workers: int = WORKERS) -> None:
     A clean checkout of 28fef95 is the reference itself and is not re-checked."""
     if upstream.is_reference():
         return
-    differing = _known_differences(upstream) or check_judge(upstream, workers)
+    differing, why = _known_differences(upstream)
+    if not differing:
+        differing, why = check_judge(upstream, workers), "its judge is not 28fef95's"
     if differing:
-        gaps = "; ".join(judge.known_gap(upstream, case) or f"{case} differs" for case in differing)
         raise JudgeDiffers(
-            f"{upstream.describe_source()} grades {len(differing)} judge case(s) unlike "
-            f"lcb_runner {PINNED_COMMIT[:7]}: {', '.join(differing)} ({gaps}); pass --upstream "
-            f"PATH, a LiveCodeBench checkout at {PINNED_COMMIT[:7]}"
+            f"{upstream.describe_source()} grades {len(differing)} of the "
+            f"{len(judge.judge_cases())} judge cases unlike lcb_runner {PINNED_COMMIT[:7]}: "
+            f"{', '.join(differing)} ({why}); pass --upstream PATH, a LiveCodeBench checkout "
+            f"at {PINNED_COMMIT[:7]}"
         )
 
 
