@@ -83,6 +83,7 @@ PROBLEMS_HELD = 8
 # bound (a slow sample lets the other workers run this far ahead).
 AHEAD_PER_WORKER = 256
 READ_CHUNK = 1 << 16
+PROBLEM_MESSAGE = b'{"problem"'  # how a row's line starts (_encode)
 # What a child's pickled result may hold: numpy arrays and scalars, and builtin containers.
 UNPICKLABLE_GLOBALS = {
     ("numpy.core.multiarray", "_reconstruct"),
@@ -372,8 +373,9 @@ class _Grader:
     order."""
 
     def __init__(self, source: str, workers: int, timeout: int, incoming: int, outgoing: int):
+        # before anything is imported here: the decoder imports the heavy benchmark module
+        self.decoder = _Decoder(source, keep_open=(incoming, outgoing))
         self.upstream = Upstream(source)
-        self.benchmark = self.upstream.module("benchmarks.code_generation")
         self.metrics = self.upstream.module("evaluation.compute_code_generation_metrics")
         self.testing_util = self.upstream.module("evaluation.testing_util")
         self.pass_k = self.upstream.module("evaluation.pass_k_utils")
@@ -452,8 +454,8 @@ class _Grader:
     def _start_samples(self) -> None:
         while self._room():
             line, found, rest = self.buffer.partition(b"\n")
-            if not found:
-                return
+            if not found or (self.running and line.startswith(PROBLEM_MESSAGE)):
+                return  # a row is decoded while no child runs: no deadline waits on it
             self.buffer = rest
             message = json.loads(line)
             if "problem" in message:
@@ -475,11 +477,11 @@ class _Grader:
                 self.selector.unregister(descriptor)
 
     def _hold(self, problem_id: str, row: dict) -> None:
-        try:
-            sample = self.benchmark.CodeGenerationProblem(**row).get_evaluation_sample()
-        except Exception as error:  # upstream cannot read the row: no sample of it is graded
-            self.held.hold(problem_id, _Problem(None, 0, judge.rejected(error)["rejected"]))
+        decoded = self.decoder.decode(row)
+        if "rejected" in decoded:  # upstream cannot read the row: no sample of it is graded
+            self.held.hold(problem_id, _Problem(None, 0, decoded["rejected"]))
             return
+        sample = decoded["sample"]
         tests = len(json.loads(sample["input_output"])["inputs"])
         self.held.hold(problem_id, _Problem(sample, (self.timeout + 1) * tests + 5))
 
@@ -525,6 +527,8 @@ class _Grader:
             os._exit(0)
 
     def _on_child(self, running: _Running, descriptor: int) -> None:
+        if running.pidfd not in self.running:
+            return  # finished by an earlier event of the same select
         if descriptor == running.result:
             chunk = os.read(running.result, READ_CHUNK)
             if chunk:
@@ -569,6 +573,53 @@ class _Grader:
         while self.next_answer in self.finished:
             self.output += self.finished.pop(self.next_answer)
             self.next_answer += 1
+
+
+class _Decoder:
+    """A child forked before the grading process imports anything of lcb_runner: it imports
+    benchmarks.code_generation (which imports the datasets library: seconds, and a hundred
+    megabytes every fork would carry) and turns rows into evaluation samples with upstream's
+    own CodeGenerationProblem(**row).get_evaluation_sample(), one JSON line each way."""
+
+    def __init__(self, source: str, keep_open: tuple[int, ...]):
+        rows_read, self.rows = os.pipe()
+        self.samples, samples_written = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            for descriptor in (*keep_open, self.rows, self.samples):
+                os.close(descriptor)
+            self._serve(source, rows_read, samples_written)
+        os.close(rows_read)
+        os.close(samples_written)
+        self.answers = os.fdopen(self.samples, "rb")
+
+    @staticmethod
+    def _serve(source: str, rows_read: int, samples_written: int) -> None:
+        status = 1
+        try:
+            benchmark = Upstream(source).module("benchmarks.code_generation")
+            with os.fdopen(rows_read, "rb") as rows, os.fdopen(samples_written, "wb") as out:
+                for line in rows:
+                    try:
+                        problem = benchmark.CodeGenerationProblem(**json.loads(line))
+                        answer = {"sample": problem.get_evaluation_sample()}
+                    except Exception as error:  # upstream cannot read the row
+                        answer = {"rejected": judge.rejected(error)["rejected"]}
+                    out.write(json.dumps(answer).encode() + b"\n")
+                    out.flush()
+            status = 0
+        finally:
+            os._exit(status)
+
+    def decode(self, row: dict) -> dict:
+        """{"sample": the evaluation sample} or {"rejected": why upstream cannot read it}."""
+        data = json.dumps(row).encode() + b"\n"
+        while data:
+            data = data[os.write(self.rows, data) :]
+        line = self.answers.readline()
+        if not line:
+            raise RuntimeError("the row decoder ended (it could not import lcb_runner?)")
+        return json.loads(line)
 
 
 def _json_data(value):
