@@ -4,11 +4,11 @@
                                   [--json FILE]
 
 The samples are the judge corpus's programs (fixtures/judge/), --programs per problem (each
-problem's programs in turn, repeated), over the 26 problems whose rows lcb_runner reads. Two
+problem's programs in turn, repeated), over the problems whose rows lcb_runner reads. Two
 sets: "instant" (the programs whose golden verdict is reached at once: no -3 time limit, no
--5 runner error, not the huge-output ones) and "mix" (every program of the problem in turn: runtime errors, exit(),
-programs that loop or sleep until a time limit). Both sides get the same samples, lcb_runner's
-default timeout (6 s) and run on this machine as it is:
+-5 runner error, not the huge-output ones) and "mix" (every program of the problem in turn:
+runtime errors, exit(), programs that loop or sleep until a time limit). Both sides get the
+same samples and lcb_runner's default timeout (6 s), on this machine as it is:
 
 - lcb_runner: ``codegen_metrics(samples, generations)`` with its defaults (16 processes, a
   Manager and a process per sample), in a child under the supervisor (the programs are
