@@ -119,8 +119,19 @@ def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
 _checked_judges: dict[str, list[str]] = {}
 
 
-def judge_differences(upstream: Upstream) -> list[str]:
-    """grading.check_judge, once per upstream in a process (its judge cannot change there)."""
+def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
+    """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for the
+    reference checkout; otherwise refused (grading.require_reference_judge) unless ``accept``,
+    then the cases (grading.check_judge, once per upstream in a process)."""
+    if upstream.is_reference():
+        return []
+    if not accept:
+        try:
+            grading.require_reference_judge(upstream)
+        except grading.JudgeDiffers as error:
+            raise RegradeError(
+                f"{error}, or --accept-judge-differences to grade with it all the same"
+            ) from None
     key = str(upstream.checkout or upstream.source)
     if key not in _checked_judges:
         _checked_judges[key] = grading.check_judge(upstream)
@@ -209,16 +220,9 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     try:
         upstream = Upstream(args.upstream)
         upstream.lmstyle(lmstyle)
-        differs = judge_differences(upstream)
+        differs = judge_differences(upstream, args.accept_judge_differences)
     except (UpstreamSourceError, UpstreamMissing) as error:
         raise RegradeError(f"--upstream: {error}") from None
-    if differs and not args.accept_judge_differences:
-        raise RegradeError(
-            f"{upstream.describe_source()}'s judge differs from lcb_runner "
-            f"{grading.PINNED_COMMIT[:7]}'s on {len(differs)} judge cases ({', '.join(differs)}): "
-            "pass --upstream PATH (a LiveCodeBench checkout at 28fef95), or "
-            "--accept-judge-differences to grade with it all the same"
-        )
     chosen = set(ids if args.shard is None else ids[args.shard[0] - 1 :: args.shard[1]])
     header = {
         "run": str(args.run),

@@ -72,6 +72,16 @@ def _results_without_verdicts(tmp: Path) -> None:
 
 CASES = [
     FalseGreen(
+        id="regrade-stand-in-judge-unsaid",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release"),
+        prepare=_fixture_rows,
+        expect=exit_codes.UNUSABLE,
+        why="the stand-in's judge grades the stdin-buffer programs unlike 28fef95's",
+        needs=("upstream",),
+        says=("--accept-judge-differences",),
+    ),
+    FalseGreen(
         id="regrade-harness-judged-otherwise",
         command="regrade",
         argv=("{tmp}/Scenario.codegeneration_3_0.2_eval_all.json", "--dataset",
