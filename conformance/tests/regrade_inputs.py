@@ -102,7 +102,8 @@ def judged_otherwise(folder: Path) -> tuple[Path, Path]:
         "question_id": "j_sum", "contest_date": problem["contest_date"],
         "difficulty": problem["difficulty"], "platform": problem["platform"],
         "output_list": [fenced, f"```python\n{WRONG_SUM}```\n{fenced}", fenced],
-        "code_list": [CORRECT_SUM, WRONG_SUM, CORRECT_SUM],
+        # what lcb_runner's extract_code keeps of a block: its lines, no final newline
+        "code_list": [CORRECT_SUM.rstrip("\n"), WRONG_SUM.rstrip("\n"), CORRECT_SUM.rstrip("\n")],
         "graded_list": [False, False, True],
     }  # fmt: skip
     run = folder / "Scenario.codegeneration_3_0.2_eval_all.json"

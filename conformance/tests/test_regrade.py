@@ -155,16 +155,19 @@ def test_the_samples_the_harness_graded_otherwise_are_named_with_why(
     pytestconfig, upstream, tmp_path
 ):
     dataset, run = inputs.judged_otherwise(tmp_path)
-    out = tmp_path / "report.json"
+    out, page = tmp_path / "report.json", tmp_path / "report.html"
     code = _regrade(pytestconfig, upstream, str(run), "--dataset", str(dataset),
-                    "--not-a-release", "--style", "OpenAIChat", "--json", str(out))  # fmt: skip
+                    "--not-a-release", "--style", "OpenAIChat", "--json", str(out),
+                    "--html", str(page))  # fmt: skip
     report = json.loads(out.read_text("utf-8"))
+    assert "<td>j_sum</td><td>differs</td>" in page.read_text("utf-8")
     assert code == exit_codes.DIFFERS == report["exit_code"]
     (problem,) = report["problems"]
     assert problem["status"] == "differs"
     assert [(c["sample"], c["why"]) for c in problem["changed"]] == [
         (0, ["judge"]), (1, ["extraction"])
     ]
+    assert [p["extraction_differs"] for p in report["problems"]] == [1]
     assert report["regrade"]["lcb_runner"]["pass@1"]["all"] == 100.0
     assert round(report["harness"]["lcb_runner"]["pass@1"]["all"], 2) == 33.33
 
