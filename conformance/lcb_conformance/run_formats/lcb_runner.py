@@ -47,7 +47,12 @@ def _row(path: Path, line: int, row: object) -> dict:
     if not isinstance(row, dict):
         raise LogError(f"{path}:{line}: a row is {type(row).__name__}, not an object")
     label = f"{path}:{line}: row {row.get('question_id', '(no question_id)')!r}"
-    for name in ("question_id", "output_list", "code_list"):
+    if "original_code_list" in row or "code_list" not in row:  # self-repair's, pred_list's
+        raise LogError(
+            f"{label}: a row of lcb_runner's self-repair, test output prediction or code "
+            "execution (code generation only: its rows have code_list)"
+        )
+    for name in ("question_id", "output_list"):
         if name not in row:
             raise LogError(f"{label} lacks {name!r}")
     outputs, codes = row["output_list"], row["code_list"]

@@ -64,6 +64,13 @@ def _evalscope_folder(tmp: Path) -> None:
     (tmp / "dataset" / "extra.jsonl").write_text(json.dumps({"question_id": "x"}) + "\n")
 
 
+def _renamed_self_repair(tmp: Path) -> None:
+    _fixture_rows(tmp)
+    repaired = inputs.AUDIT / "lcb_runner" / "self-repair" / "output" / "GPT-4O-2024-08-06"
+    eval_all = repaired / "Scenario.selfrepair_1_0.2_eval_all.json"
+    (tmp / "run.json").write_bytes(eval_all.read_bytes())
+
+
 def _results_without_verdicts(tmp: Path) -> None:
     _fixture_rows(tmp)
     plain = inputs.LCB_RUNNER_RUN.with_name("Scenario.codegeneration_3_0.2.json")
@@ -92,6 +99,16 @@ CASES = [
         why="a harness that failed right programs (its judge, its extraction) is not lcb_runner",
         needs=("upstream",),
         says=("j_sum: differs", "sample 0", "judge differs", "extraction differs"),
+    ),
+    FalseGreen(
+        id="regrade-renamed-self-repair-run",
+        command="regrade",
+        argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat"),  # fmt: skip
+        prepare=_renamed_self_repair,
+        expect=exit_codes.UNUSABLE,
+        why="repaired programs graded as first attempts are another scenario's number",
+        says=("self-repair",),
     ),
     FalseGreen(
         id="regrade-no-harness-verdicts",
