@@ -153,7 +153,7 @@ def release_of(dataset: Dataset) -> str | None:
     return next((tag for tag in named if tag.startswith("release_")), named[0] if named else None)
 
 
-def _listed(ids) -> str:
+def listed(ids) -> str:
     ids = sorted(ids)
     more = f", ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
     return ", ".join(ids[:SHOWN]) + more
@@ -183,9 +183,9 @@ def check(dataset: Dataset, tag: str | None) -> list[str]:
         )
     ]
     if missing:
-        found.append(f"{len(missing)} problems of {tag} missing: {_listed(missing)}")
+        found.append(f"{len(missing)} problems of {tag} missing: {listed(missing)}")
     if extra:
-        found.append(f"{len(extra)} problems not in {tag}: {_listed(extra)}")
+        found.append(f"{len(extra)} problems not in {tag}: {listed(extra)}")
     if changed:
         found.append(f"{len(changed)} problems with other metadata than {tag}'s: "
                      + "; ".join(changed[:SHOWN]))  # fmt: skip

@@ -153,16 +153,35 @@ def problem_id(sample, order: list[str]) -> str:
     return order[position]
 
 
-def problems_of(fmt, run: Path, order: list[str], known) -> list[str]:
-    """The run's problem ids, sorted; RegradeError naming those the dataset lacks."""
-    found = {problem_id(sample, order) for sample in fmt.samples(run)}
+def _sent_text(sent) -> str:
+    return sent if isinstance(sent, str) else "\n".join(m["content"] for m in sent)
+
+
+def problems_of(fmt, run: Path, dataset: datasets.Dataset) -> list[str]:
+    """The run's problem ids, sorted; RegradeError naming those the dataset lacks, and a
+    problem named by position whose statement is not in the prompt sent (the run read
+    another subset or order: evalscope's date filter, another release)."""
+    order = list(dataset.entries)
+    found, placed = set(), set()
+    for sample in fmt.samples(run):
+        qid = problem_id(sample, order)
+        found.add(qid)
+        if sample.question_id is None and sample.sent is not None and qid not in placed:
+            placed.add(qid)
+            statement = dataset.row(qid)["question_content"].strip()
+            if statement not in _sent_text(sample.sent):
+                raise RegradeError(
+                    f"{sample.where}: {sample.position[0]} {sample.position[1]} is {qid} in the "
+                    "dataset, but the prompt sent is not its statement: the run read another "
+                    "set or order of problems (a date filter, another release)"
+                )
     if not found:
         raise RegradeError(f"{run}: no samples")
-    missing = sorted(found - known)
+    missing = sorted(found - dataset.entries.keys())
     if missing:
         raise RegradeError(
             f"{len(missing)} problems of the run are not in the dataset: "
-            f"{datasets._listed(missing)} (another release or set?)"
+            f"{datasets.listed(missing)} (another release or set?)"
         )
     return sorted(found)
 
@@ -216,7 +235,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     fmt = registry.formats()[args.format] if args.format != "auto" else registry.detect(args.run)
     lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
     order = list(dataset.entries)
-    ids = problems_of(fmt, args.run, order, dataset.entries.keys())
+    ids = problems_of(fmt, args.run, dataset)
     try:
         upstream = Upstream(args.upstream)
         upstream.lmstyle(lmstyle)

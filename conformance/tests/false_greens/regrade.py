@@ -71,6 +71,10 @@ def _renamed_self_repair(tmp: Path) -> None:
     (tmp / "run.json").write_bytes(eval_all.read_bytes())
 
 
+def _run_rows_reordered(tmp: Path) -> None:
+    inputs.write(tmp / "dataset", inputs.rows()[::-1])
+
+
 def _results_without_verdicts(tmp: Path) -> None:
     _fixture_rows(tmp)
     plain = inputs.LCB_RUNNER_RUN.with_name("Scenario.codegeneration_3_0.2.json")
@@ -99,6 +103,16 @@ CASES = [
         why="a harness that failed right programs (its judge, its extraction) is not lcb_runner",
         needs=("upstream",),
         says=("j_sum: differs", "sample 0", "judge differs", "extraction differs"),
+    ),
+    FalseGreen(
+        id="regrade-positions-of-another-order",
+        command="regrade",
+        argv=(str(inputs.EVALSCOPE_RUN), "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat"),  # fmt: skip
+        prepare=_run_rows_reordered,
+        expect=exit_codes.UNUSABLE,
+        why="evalscope names problems by position: another order grades them against others' tests",
+        says=("group_id 0 is lc_starter_null_token_bucket",),
     ),
     FalseGreen(
         id="regrade-renamed-self-repair-run",
