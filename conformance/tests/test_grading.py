@@ -14,7 +14,7 @@ import pytest
 
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
-from lcb_conformance.upstream import grading, judge
+from lcb_conformance.upstream import grading
 
 REGRADE_KEYS = families.expected_keys(regrade.FAMILY)
 
@@ -48,8 +48,9 @@ def test_grade_reproduces_codegen_metrics_on_the_fixture_runs(key, upstream):
     ]
     for sample, answer in zip(samples, graded, strict=True):
         assert answer.graded == golden["graded"][sample.problem_id][sample.sample_index]
-        assert grading.comparable_metadata(answer.metadata) == (
-            golden["metadata"][sample.problem_id][sample.sample_index]
+        assert (
+            grading.comparable_metadata(answer.metadata)
+            == (golden["metadata"][sample.problem_id][sample.sample_index])
         )
         assert answer.passed == all(result > 0 for result in answer.graded)
 
