@@ -115,3 +115,17 @@ def test_a_sample_of_an_unknown_problem_is_a_key_error():
     samples = itertools.repeat(grading.Sample("no_such_problem", 0, ""), 1)
     with pytest.raises(KeyError, match="no_such_problem"):
         list(grading.grade({}, samples, upstream=Upstream(INSTALLED)))
+
+
+@pytest.mark.upstream
+def test_the_stand_ins_codegen_metrics_gap_is_real(upstream):
+    """STAND_IN_GAPS names a real difference: the installed stand-in's codegen_metrics on a
+    fixture run is not the golden (else the entry is stale and hides drift)."""
+    if upstream.checkout is not None or upstream.version() not in grading.STAND_IN_GAPS:
+        pytest.skip(f"{upstream.describe_source()} has no codegen_metrics gap listed")
+    key = regrade.key_of("lighteval/as-shipped")
+    run = regrade.runs()[key]
+    answer = grading._codegen_metrics_by(upstream.source, json.dumps([run], sort_keys=True))
+    metrics = answer[run["run"]]["scored"][0]
+    assert metrics != json.loads(goldens.read(key))["metrics"]
+    assert "pass@1_stderr" in metrics
