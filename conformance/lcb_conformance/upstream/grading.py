@@ -497,7 +497,12 @@ class _Grader:
         unittest.mock's lazily built tables (mock_open's file spec) with one call_method of
         nothing (it patches stdin and open and restores them), and move what the process
         holds out of the collector's reach, so children do not copy its pages (gc.freeze)."""
+        recursion_limit = sys.getrecursionlimit()
         exec(self.testing_util.import_string, {})  # noqa: S102 (upstream's own constant)
+        # import_string raises it to 50000; a child starts at the interpreter's own, as
+        # check_correctness' process does (ast.unparse in make_function runs before the
+        # program's own import_string raises it)
+        sys.setrecursionlimit(recursion_limit)
         self.testing_util.call_method(lambda: None, "")
         gc.freeze()
 
