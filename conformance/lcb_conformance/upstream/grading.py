@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import gc
 import io
 import json
@@ -71,7 +72,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.upstream import judge, sandbox
-from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream
+from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
 
 # codegen_metrics' default per-test timeout (seconds): the leaderboard's.
 TIMEOUT = judge.DEFAULT_TIMEOUT
@@ -331,6 +332,99 @@ def require_reference_judge(upstream: Upstream, workers: int = WORKERS) -> None:
         )
 
 
+# ---- the regrade goldens: lcb_runner's own codegen_metrics ----------------------------------
+
+# What an installed stand-in of lcb_runner computes differently in codegen_metrics, by its
+# version: a regrade golden is reported as not reproducible by it (this reason), not as drift.
+STAND_IN_GAPS = {
+    "26.3": "its codegen_metrics adds pass@k_stderr to the metrics, and its judge lacks "
+    "16de2a1's stdin fix",
+}
+# Seconds the codegen_metrics child may take beyond upstream's own global timeouts.
+CODEGEN_CHILD_OVERHEAD_SECONDS = 120
+
+
+def codegen_metrics(upstream: Upstream, runs: list[dict]) -> dict[str, dict]:
+    """lcb_runner's own evaluation of each run (fixtures/regrade/runs.jsonl lines, with
+    ``rows``: question_id -> dataset row), in one sandboxed child: every raw output through
+    ``extract_code(output, LMStyle)``, then ``codegen_metrics(samples, code lists)`` with its
+    defaults (16 processes, timeout 6 s), as lcb_runner's runner/main does. Per run: the
+    problems in order, the extracted code, and codegen_metrics' [metrics, results, metadata]
+    as JSON data (metadata as its JSON strings). UpstreamMissing for a stand-in known to
+    compute them differently."""
+    if upstream.checkout is None and upstream.version() in STAND_IN_GAPS:
+        raise UpstreamMissing(
+            f"{upstream.describe_source()} evaluates differently: "
+            f"{STAND_IN_GAPS[upstream.version()]}"
+        )
+    return _codegen_metrics_by(_source(upstream), json.dumps(runs, sort_keys=True))
+
+
+@functools.cache
+def _codegen_metrics_by(source: str, runs_json: str) -> dict[str, dict]:
+    runs = json.loads(runs_json)
+    tests = sum(
+        judge.count_tests(run["rows"][problem]) or 1
+        for run in runs
+        for problem, outputs in run["outputs"].items()
+        for _ in outputs
+    )
+    wall_limit = (TIMEOUT + 1) * tests + 5 * len(runs) + CODEGEN_CHILD_OVERHEAD_SECONDS
+    request = {"upstream": source, "runs": runs}
+    return sandbox.run_child(__spec__.name, request, wall_limit)
+
+
+def regrade_golden(upstream: Upstream, key) -> dict:
+    """The regrade golden of a fixture run (suite/families/regrade.py): codegen_metrics of
+    every fixture run (once per source), this one's as the golden records it."""
+    from lcb_conformance.suite.families import regrade
+
+    runs = regrade.runs()
+    answer = codegen_metrics(upstream, list(runs.values()))[runs[key]["run"]]
+    metrics, results, metadata = answer["scored"]
+    problems = answer["problems"]
+    return {
+        "lmstyle": runs[key]["lmstyle"],
+        "problems": problems,
+        "code": dict(zip(problems, answer["code"], strict=True)),
+        "metrics": metrics,
+        "graded": {problem: results[str(i)] for i, problem in enumerate(problems)},
+        "metadata": {
+            problem: [comparable_metadata(text) for text in metadata[i]]
+            for i, problem in enumerate(problems)
+        },
+    }
+
+
+def comparable_metadata(text: str) -> dict:
+    """A sample's metadata string as the goldens keep it: the judge goldens' normalisation
+    ("execution time", a timing, dropped; memory addresses blanked)."""
+    return judge.normalise([], json.loads(text))["metadata"]
+
+
+def codegen_child_main(request_path: str, result_path: str) -> int:
+    """In the child: codegen_metrics on every run of the request."""
+    sandbox.block_internet()
+    request = json.loads(Path(request_path).read_text("utf-8"))
+    upstream = Upstream(request["upstream"])
+    benchmark = upstream.module("benchmarks.code_generation")
+    metrics = upstream.module("evaluation.compute_code_generation_metrics")
+    done = {}
+    for run in request["runs"]:
+        problems = sorted(run["outputs"])
+        samples = [
+            benchmark.CodeGenerationProblem(**run["rows"][p]).get_evaluation_sample()
+            for p in problems
+        ]
+        code = [
+            [upstream.extract_as(run["lmstyle"], o) for o in run["outputs"][p]] for p in problems
+        ]
+        scored = metrics.codegen_metrics(samples, code)
+        done[run["run"]] = {"problems": problems, "code": code, "scored": _json_data(scored)}
+    Path(result_path).write_text(json.dumps(done), "utf-8")
+    return 0
+
+
 # ---- inside the grading process --------------------------------------------------------------
 
 
@@ -403,7 +497,12 @@ class _Grader:
         unittest.mock's lazily built tables (mock_open's file spec) with one call_method of
         nothing (it patches stdin and open and restores them), and move what the process
         holds out of the collector's reach, so children do not copy its pages (gc.freeze)."""
+        recursion_limit = sys.getrecursionlimit()
         exec(self.testing_util.import_string, {})  # noqa: S102 (upstream's own constant)
+        # import_string raises it to 50000; a child starts at the interpreter's own, as
+        # check_correctness' process does (ast.unparse in make_function runs before the
+        # program's own import_string raises it)
+        sys.setrecursionlimit(recursion_limit)
         self.testing_util.call_method(lambda: None, "")
         gc.freeze()
 
@@ -634,4 +733,7 @@ def child_main(source: str, workers: str, timeout: str, incoming: str, outgoing:
 
 
 if __name__ == "__main__":
+    # sandbox.run_child's REQUEST RESULT: the codegen_metrics child; else the grading process
+    if len(sys.argv) == 3:
+        sys.exit(codegen_child_main(*sys.argv[1:3]))
     sys.exit(child_main(*sys.argv[1:6]))
