@@ -16,7 +16,9 @@ from lcb_conformance import cli
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade, results_file
 from lcb_conformance.run_formats import registry
-from lcb_conformance.suite import exit_codes, paths, releases
+from lcb_conformance.suite import exit_codes, goldens, paths, releases
+from lcb_conformance.suite.families import regrade as regrade_family
+from lcb_conformance.upstream import grading
 
 FORMATS = {
     inputs.LCB_RUNNER_RUN: ("lcb_runner", 12),
@@ -209,3 +211,43 @@ def test_every_format_regrades_end_to_end(pytestconfig, upstream, tmp_path, caps
         assert code in (exit_codes.OK, exit_codes.DIFFERS), capsys.readouterr()
         assert code == report["exit_code"]
     shutil.rmtree(dataset)
+
+
+# the run file of each fixture run folder (regrade goldens' keys: fixtures/regrade/runs.jsonl)
+RUN_FILES = {
+    "lcb_runner": "output/*/Scenario.codegeneration_*_eval_all.json",
+    "evalscope": "reviews/*/*.jsonl",
+    "opencompass": "predictions/*/*.json",
+    "lm_eval": "samples_*.jsonl",
+    "lighteval": "details_*.parquet",
+}
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("key", regrade_family.keys(), ids=lambda key: f"{key.group}/{key.case}")
+def test_each_fixture_run_regrades_to_lcb_runners_own_evaluation(
+    key, pytestconfig, upstream, tmp_path
+):
+    """The regrade golden (lcb_runner's extract_code and codegen_metrics on the run's raw
+    outputs, by regen): the same code, graded lists and metadata for every sample."""
+    run = regrade_family.runs()[key]
+    folder = inputs.AUDIT / run["run"]
+    (path,) = folder.glob(RUN_FILES[key.group])
+    # the order the run read its problems in (position-named formats), else the golden's rows
+    ordered = [folder / "dataset.jsonl", folder.parent / "dataset.jsonl"]
+    table = next((inputs.rows(p) for p in ordered if p.is_file()), list(run["rows"].values()))
+    dataset = inputs.write(tmp_path / "dataset", table)
+    results = tmp_path / "regrade.jsonl"
+    _regrade(pytestconfig, upstream, str(path), "--dataset", str(dataset), "--not-a-release",
+             "--style", run["lmstyle"], "--results", str(results))  # fmt: skip
+    golden = json.loads(goldens.read(key))
+    found: dict[str, list] = {}
+    for sample in results_file.read(results).samples:
+        found.setdefault(sample["question_id"], []).append(sample)
+    assert sorted(found) == sorted(golden["graded"])
+    for problem, samples in found.items():
+        samples.sort(key=lambda s: s["index"])
+        assert [s["code"] for s in samples] == golden["code"][problem]
+        assert [s["regrade"]["graded"] for s in samples] == golden["graded"][problem]
+        metadata = [grading.comparable_metadata(s["regrade"]["metadata"]) for s in samples]
+        assert metadata == golden["metadata"][problem]

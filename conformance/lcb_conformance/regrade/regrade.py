@@ -301,9 +301,10 @@ def _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer) -> None
                     "problem_score": list(logged.problem_score) if logged.problem_score else None,
                 },
                 "extraction": extraction,
+                "code": code,
             }
-            if extraction == DIFFERS:  # both codes, to show what changed
-                record |= {"code": code, "scored": logged.scored}
+            if extraction == DIFFERS:  # what the harness scored instead
+                record["scored"] = logged.scored
             pending.append(record)
             yield grading.Sample(qid, 2 * n, code)
             if extraction == DIFFERS:
