@@ -85,6 +85,16 @@ def shard_of(text: str) -> tuple[int, int]:
     return found
 
 
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of at least 1")
+    return value
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as stream:
@@ -382,8 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="lcb_runner: the installed stand-in, or a LiveCodeBench checkout")
     parser.add_argument("--accept-judge-differences", action="store_true",
                         help="grade with an upstream whose judge differs from 28fef95's")
-    parser.add_argument("--workers", type=int, default=grading.WORKERS, metavar="N")
-    parser.add_argument("--timeout", type=int, default=grading.TIMEOUT, metavar="S",
+    parser.add_argument("--workers", type=positive, default=grading.WORKERS, metavar="N")
+    parser.add_argument("--timeout", type=positive, default=grading.TIMEOUT, metavar="S",
                         help="lcb_runner's per-test timeout (its default: 6)")
     parser.add_argument("--shard", type=shard_of, metavar="I/N",
                         help="grade the I-th of N deterministic slices (merge them after)")

@@ -115,6 +115,15 @@ CASES = [
         says=("group_id 0 is lc_starter_null_token_bucket",),
     ),
     FalseGreen(
+        id="regrade-no-workers",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--workers", "0"),
+        prepare=_fixture_rows,
+        expect=exit_codes.UNUSABLE,
+        why="no worker grades nothing: a regrade of no sample has no number",
+        says=("at least 1",),
+    ),
+    FalseGreen(
         id="regrade-renamed-self-repair-run",
         command="regrade",
         argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
