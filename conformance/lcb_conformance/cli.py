@@ -96,6 +96,10 @@ SUBCOMMANDS = {
         "lcb_conformance.reports.score",
         "is my number comparable? a run's problem set, lcb_runner's and the leaderboard's score",
     ),
+    "regrade": (
+        "lcb_conformance.regrade.regrade",
+        "the comparable number from any finished run: lcb_runner's extraction and judge on it",
+    ),
     "peers": (
         "lcb_conformance.reports.peers",
         "run a peer harness's adapter through the suite, or render docs/peers.md",
