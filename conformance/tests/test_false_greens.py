@@ -11,7 +11,7 @@ import pytest
 from false_greens import FalseGreen, all_cases
 
 from lcb_conformance import cli
-from lcb_conformance.suite import exit_codes, paths
+from lcb_conformance.suite import exit_codes, hf_cache, paths
 
 CASES = all_cases()
 TESTS = Path(__file__).parent
@@ -35,6 +35,15 @@ def test_the_table_is_large_and_broad():
     assert len({case.id for case in CASES}) == len(CASES), "row ids must be unique"
 
 
+def _exit_code(case: FalseGreen, argv: list[str]) -> int:
+    if case.command == "pytest-plugin":
+        return int(pytest.main(["-p", "lcb_conformance.plugin", "-q", *argv]))
+    try:
+        return cli.main([case.command, *argv])
+    except SystemExit as stopped:  # argparse's own refusals
+        return stopped.code if isinstance(stopped.code, int) else exit_codes.UNUSABLE
+
+
 @pytest.mark.parametrize(
     "case", [pytest.param(case, id=case.id, marks=_marks(case)) for case in CASES]
 )
@@ -45,13 +54,12 @@ def test_no_false_green(case: FalseGreen, tmp_path, capsys, monkeypatch):
         case.prepare(tmp_path)
     argv = [_expand(argument, tmp_path) for argument in case.argv]
     monkeypatch.setattr(sys, "argv", ["lcb-conformance", case.command, *argv])
-    if case.command == "pytest-plugin":
-        code = int(pytest.main(["-p", "lcb_conformance.plugin", "-q", *argv]))
-    else:
-        try:
-            code = cli.main([case.command, *argv])
-        except SystemExit as stopped:  # argparse's own refusals
-            code = stopped.code if isinstance(stopped.code, int) else exit_codes.UNUSABLE
+    # a row's --tokenizers serves another folder in this process: the next test's must be ours
+    served = hf_cache.served()
+    try:
+        code = _exit_code(case, argv)
+    finally:
+        hf_cache.serve(served)
     out, err = capsys.readouterr()
     assert code != exit_codes.OK, f"{case.id}: exit 0 — {case.why}\n{out[-2000:]}{err[-2000:]}"
     assert code == case.expect, f"{case.id}: exit {code}, not {case.expect}\n{out[-2000:]}{err}"

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
 from lcb_conformance.reports.report import CSS, _e
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.suite import exit_codes, releases
 
 SCHEMA = "lcb-conformance-regrade-report/1"
 SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
@@ -72,20 +72,23 @@ def _rows(problems: dict[str, list[dict]], verdict) -> list[dict]:
     return rows
 
 
-def numbers(rows: list[dict], window) -> dict:
-    """compute_scores' and the leaderboard's numbers over ``rows`` (reports/score.py)."""
+def numbers(rows: list[dict], window, release: str | None) -> dict:
+    """compute_scores' and the leaderboard's numbers over ``rows`` (reports/score.py), held to
+    the release's problems in the window (the dataset's release; no release: the nearest)."""
     start, end = window or (None, None)
-    board_end = end or score._month_after(max(r["contest_date"] for r in rows))
+    tag = release or releases.closest([r["question_id"] for r in rows])[0].tag
+    scope = score.Scope(tag, start, end, named=bool(window))
+    board_start, board_end = score.board_window(scope, rows)
     return {
-        "lcb_runner": score.lcb_runner_view(rows, start, end),
-        "leaderboard": score.leaderboard_view(
-            rows, start or score.FIRST_MARK, board_end, "UTC", False
-        ),
+        "lcb_runner": score.lcb_runner_view(rows, scope),
+        "leaderboard": score.leaderboard_view(rows, scope, board_start, board_end, "UTC"),
     }
 
 
 def build(regraded: Regrade, window) -> dict:
     head = regraded.header
+    dataset = head["dataset"]
+    release = None if dataset["not_a_release"] else dataset["release"]
     problems = _problems(regraded.samples)
     compared = [compare(samples) for samples in problems.values()]
     report = {
@@ -93,7 +96,9 @@ def build(regraded: Regrade, window) -> dict:
         "header": head,
         "window": list(window) if window else None,
         "samples": len(regraded.samples),
-        "regrade": numbers(_rows(problems, lambda s: s["regrade"]["passed"]), window),
+        "regrade": numbers(
+            _rows(problems, lambda s: s["regrade"]["passed"]), window, release
+        ),
         "harness": None,
         "problems": compared,
         "counts": dict(Counter(p["status"] for p in compared)),
@@ -102,7 +107,9 @@ def build(regraded: Regrade, window) -> dict:
         )),
     }  # fmt: skip
     if all(s["harness"]["passed"] is not None for s in regraded.samples):
-        report["harness"] = numbers(_rows(problems, lambda s: s["harness"]["passed"]), window)
+        report["harness"] = numbers(
+            _rows(problems, lambda s: s["harness"]["passed"]), window, release
+        )
     elif all(p["harness_score"] for p in compared):
         metric = {p["harness_score"][0] for p in compared}
         report["harness"] = {

@@ -274,7 +274,7 @@ def _coverage(counted, expected_ids) -> dict:
     }
 
 
-def _board_window(scope: Scope, rows) -> tuple[str, str]:
+def board_window(scope: Scope, rows) -> tuple[str, str]:
     """The leaderboard's window: the one named, else from its first mark to a mark after every
     problem of the run and of the scope."""
     if scope.start is not None:
@@ -654,7 +654,7 @@ def report_on(
     if published and scope.start is None:
         board_start, board_end = published_window(published, builder_tz)
     else:
-        board_start, board_end = _board_window(scope, rows)
+        board_start, board_end = board_window(scope, rows)
     lcb_runner = lcb_runner_view(rows, scope)
     leaderboard = leaderboard_view(rows, scope, board_start, board_end, builder_tz)
     if scope.named and not (lcb_runner["count"] or lcb_runner["expected"]):

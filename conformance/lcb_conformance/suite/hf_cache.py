@@ -238,6 +238,11 @@ def serve(snapshots_dir: Path = SNAPSHOTS_DIR) -> None:
     _served_dir = Path(snapshots_dir).resolve()
 
 
+def served() -> Path:
+    """The folder of snapshots served now (:func:`serve`)."""
+    return _served_dir
+
+
 def served_home() -> Path:
     """An HF_HOME holding the served snapshots, built once per folder in a temporary
     directory removed at exit. Load from it with ``from_pretrained(repo_id,

@@ -70,6 +70,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcb_conformance.adapters import implementation, jsonl_server
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.upstream import judge, sandbox
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
@@ -124,8 +125,11 @@ class GradingFailed(RuntimeError):
 class ProblemRejected(ValueError):
     """lcb_runner cannot read a problem's row (CodeGenerationProblem raises): no verdict."""
 
-    def __init__(self, problem_id: str, error: str):
-        super().__init__(f"lcb_runner cannot read problem {problem_id}'s row: {error}")
+    def __init__(self, problem_id: str, error: dict):
+        super().__init__(
+            f"lcb_runner cannot read problem {problem_id}'s row: {error['type']}: "
+            f"{error['message']}"
+        )
         self.problem_id = problem_id
         self.error = error
 
@@ -447,7 +451,7 @@ def _unpickled(data: bytes) -> tuple | None:
 class _Problem:
     sample: dict | None  # get_evaluation_sample(), None when rejected
     global_timeout: float  # check_correctness' join timeout
-    rejected: str = ""
+    rejected: dict | None = None  # judge.rejected's record
 
 
 @dataclass
@@ -703,7 +707,7 @@ class _Decoder:
                         problem = benchmark.CodeGenerationProblem(**json.loads(line))
                         answer = {"sample": problem.get_evaluation_sample()}
                     except Exception as error:  # upstream cannot read the row
-                        answer = {"rejected": judge.rejected(error)["rejected"]}
+                        answer = judge.rejected(implementation.raised(error))
                     out.write(json.dumps(answer).encode() + b"\n")
                     out.flush()
             status = 0
@@ -722,7 +726,7 @@ class _Decoder:
 
 
 def _json_data(value):
-    return json.loads(json.dumps(value, default=judge._plain))
+    return json.loads(json.dumps(value, default=jsonl_server.plain))
 
 
 def child_main(source: str, workers: str, timeout: str, incoming: str, outgoing: str) -> int:
