@@ -36,6 +36,7 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.adapters.untrusted import Contained
+from lcb_conformance.suite import exit_codes
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
     CASES_FILE,
     CATEGORIES,
@@ -371,7 +372,7 @@ def child_main(request_path: str, result_path: str) -> int:
         partial = Path(result_path + ".partial")
         partial.write_text(json.dumps(done), "utf-8")
         partial.replace(result_path)
-    return 0
+    return exit_codes.OK
 
 
 if __name__ == "__main__":
