@@ -82,7 +82,12 @@ def asked_for(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not asked_for(config):
         return
-    config.pluginmanager.register(ConformanceSession(config), "lcb-conformance-session")
+    if (unknown := options.unknown_families(_get(config)("only"), _flag("only"))) is not None:
+        raise pytest.UsageError(f"lcb-conformance: {unknown}")  # else a green of no case
+    session = ConformanceSession(config)
+    if (missing := session.spec.missing_folder(_flag)) is not None:
+        raise pytest.UsageError(f"lcb-conformance: {missing}")
+    config.pluginmanager.register(session, "lcb-conformance-session")
     # The items come from the case index: collecting it is what adds them.
     config.args.append(str(index.index_file()))
 
