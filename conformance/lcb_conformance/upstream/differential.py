@@ -186,10 +186,14 @@ class Result:
         scope = "; ".join(filter(None, left_out))
         scope = f" ({scope}, not counted)" if scope else ""
         if self.ok and self.exit_code() == exit_codes.INCOMPLETE:
-            unchecked = ", ".join(self.not_in_upstream) or "every variant asked for"
+            unchecked = (
+                f"{', '.join(self.not_in_upstream)} (not in this upstream)"
+                if self.not_in_upstream
+                else "every variant asked for (none provided)"
+            )
             return (
-                f"{impl_name}: identical to lcb_runner on the {compared} prompts compared, but "
-                f"INCOMPLETE: not compared: {unchecked}{scope}"
+                f"{impl_name}: INCOMPLETE: identical to lcb_runner on the {compared} prompts "
+                f"compared; not compared: {unchecked}{left_out[0] and '; ' + left_out[0]}"
             )
         if self.ok:
             return f"{impl_name}: identical to lcb_runner: yes, all {compared} prompts{scope}"
@@ -355,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         return _refuse(f"--styles: unknown {', '.join(unknown) or '(none)'}; known: "
                        f"{', '.join(names)}")  # fmt: skip
     if not args.dataset.is_file():
-        return _refuse(f"{args.dataset}: no such file")
+        what = "is a directory, not a dataset file" if args.dataset.is_dir() else "no such file"
+        return _refuse(f"{args.dataset}: {what}")
     # Before anything imports transformers or huggingface_hub (upstream and audit do).
     hf_cache.activate_offline_cache()
     try:
