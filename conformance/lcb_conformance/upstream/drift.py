@@ -103,19 +103,21 @@ def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     produce = Producer(upstream)
     reference = upstream.is_reference()
     verdicts = []
+    not_here: Counter = Counter()  # goldens no run here can produce, by why: named, not judged
     for family in only or families.upstream_families():
         for key in families.expected_keys(family):
             if not families.in_this_environment(key):
                 continue
             try:
                 verdicts.append(judge(key, produce, reference))
-            except NotProducibleHere:
-                continue
+            except NotProducibleHere as elsewhere:
+                not_here[f"{key.family} ({elsewhere.counted_as})"] += 1
     return {
         "upstream": upstream.describe_source(),
         "reference": reference,
         "transformers_line": audit.transformers_line(),
         "counts": dict(Counter(verdict.status for verdict in verdicts)),
+        "not_judged_here": dict(not_here),
         "verdict": overall(verdicts),
         "verdicts": [asdict(verdict) for verdict in verdicts if verdict.status != IDENTICAL],
     }
@@ -162,6 +164,8 @@ def summary(result: dict) -> str:
     )
     for group, n in sorted(missing.items()):
         lines.append(f"  missing: {group} ({n} cases)")
+    for group, n in sorted(result.get("not_judged_here", {}).items()):
+        lines.append(f"  not judged here: {group}: {n} cases")
     return "\n".join(lines)
 
 
