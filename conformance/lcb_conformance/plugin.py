@@ -137,7 +137,13 @@ class ConformanceSession:
         if self.results_path and not hasattr(session.config, "workerinput"):
             describe = self.runner().impl.describe()
             head = results.header(describe, options=self.recorded)
-            self._writer = results.ResultsWriter(Path(self.results_path), head)
+            try:
+                self._writer = results.ResultsWriter(Path(self.results_path), head)
+            except OSError as error:  # a folder, no such parent: one line, not a traceback
+                raise pytest.UsageError(
+                    f"lcb-conformance: cannot write {_flag('results')} {self.results_path}: "
+                    f"{error.strerror or error}"
+                ) from None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:

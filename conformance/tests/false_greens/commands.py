@@ -277,6 +277,14 @@ CASES = [
         says=("--lcb-only prompts: no such golden family",),
     ),
     FalseGreen(
+        id="plugin-results-into-a-folder",
+        command="pytest-plugin",
+        argv=("--lcb-impl", "lcb_prompts", "--lcb-only", "extract", "--lcb-results", "{tmp}"),
+        expect=USAGE_ERROR,
+        why="the results asked for cannot be written: a session without them is not the one asked",
+        says=("cannot write --lcb-results", "Is a directory"),
+    ),
+    FalseGreen(
         id="plugin-missing-impl-path",
         command="pytest-plugin",
         argv=("--lcb-impl", "lcb_prompts", "--lcb-impl-path", "{tmp}/absent"),
