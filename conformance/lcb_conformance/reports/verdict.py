@@ -40,11 +40,13 @@ from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZ
 
 # The run's exit codes (suite/exit_codes.py): comparable, a golden case differs (or, with
 # --strict-contract, a contract case failed), the adapter or an input unusable, the suite
-# broken, a report not written.
+# broken, nothing differs but the run did not finish or answered no golden case, a report
+# not written.
 COMPARABLE = exit_codes.OK
 DIFFERENT = exit_codes.DIFFERS
 UNUSABLE = exit_codes.UNUSABLE
 SUITE_BROKEN = exit_codes.SUITE_BROKEN
+INCOMPLETE = exit_codes.INCOMPLETE
 
 # Families whose differences a reader needs first: what the model is sent.
 PROMPT_FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)
@@ -58,6 +60,9 @@ def tokenizer_columns() -> tuple[str, ...]:
         MESSAGES_COLUMN,
         *(rendering_label(r) for r in cases.CHAT_RENDERINGS),
     )
+
+
+NOT_PROVIDED_CELL = "not provided"  # a cell's status when none of its cases was provided
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ class CellSummary:
             return "fail"
         if self.ok:
             return "pass"
-        return "not provided" if self.counts[NOT_PROVIDED] else "skipped"
+        return NOT_PROVIDED_CELL if self.counts[NOT_PROVIDED] else "skipped"
 
 
 @dataclass
@@ -185,6 +190,20 @@ class Verdict:
     def contract_summaries(self) -> list[CellSummary]:
         return self.summaries(self.contract)
 
+    def not_provided_line(self, summaries: list[CellSummary]) -> str:
+        """The cells where nothing was provided, as one line: how many, and the functions
+        their cases need ("" when there are none). The views list the other cells."""
+        empty = {s.cell for s in summaries if s.status == NOT_PROVIDED_CELL}
+        if not empty:
+            return ""
+        needed = dict.fromkeys(
+            r.function for r in self.run.results if Cell(*r.cell) in empty and r.tier != CONTRACT
+        )
+        return (
+            f"{len(empty)} more cells not provided, every case of them (they need "
+            f"{', '.join(needed) or 'functions the implementation lacks'})"
+        )
+
     # --- the answers ------------------------------------------------------------------------
 
     def totals(self) -> Counter:
@@ -234,6 +253,8 @@ class Verdict:
             return DIFFERENT
         if self.strict_contract and any(r.not_ok for r in self.contract):
             return DIFFERENT
+        if not self.run.complete or not any(r.ran for r in self.golden):
+            return INCOMPLETE  # green only on a whole run that checked something
         return COMPARABLE
 
     def failures(self) -> list[CaseResult]:
@@ -298,8 +319,11 @@ class Verdict:
         tail = (f"; {not_provided} cases not provided" if not_provided else "") + (
             f"; {skipped} skipped" if skipped else ""
         )
-        incomplete = "" if self.run.complete else "; the run did not finish"
-        return f"{name}: {first}; {second}; {third}{tail}{incomplete}"
+        if not self.run.complete:
+            return f"{name}: INCOMPLETE, {self.run.unfinished}; {first}; {second}; {third}{tail}"
+        if not any(r.ran for r in self.golden):
+            return f"{name}: NO GOLDEN CASE ANSWERED, nothing to compare{tail}"
+        return f"{name}: {first}; {second}; {third}{tail}"
 
 
 def provided(impl: dict) -> list[str]:
@@ -309,7 +333,6 @@ def provided(impl: dict) -> list[str]:
         f"{name} (rendered from messages)" if name == "format_lcb_prompt" and rendered else name
         for name in impl.get("provides", [])
     ]
-
 
 
 def mismatch_report(result: CaseResult) -> str:

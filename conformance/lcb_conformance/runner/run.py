@@ -196,6 +196,7 @@ class Runner:
                 reason=str(not_text),
                 actual_repr=repr(value)[:2000],
                 golden=index.golden_held_to(case, self.impl.deviations),
+                difference=showdiff.no_text(str(not_text)),
             )
         return _result(case, **compare(case, actual, self.impl.deviations))
 
@@ -261,7 +262,13 @@ class Runner:
         try:
             actual = families.get(case["family"]).render(answer["value"], arguments)
         except families.NotText as not_text:
-            return _result(case, DIFFERS, reason=str(not_text), golden=case["golden"])
+            return _result(
+                case,
+                DIFFERS,
+                reason=str(not_text),
+                golden=case["golden"],
+                difference=showdiff.no_text(str(not_text)),
+            )
         return _result(case, **compare(case, actual, self.impl.deviations))
 
     def _judged_batch(self, cases: list[dict]) -> list[CaseResult]:
