@@ -3,7 +3,7 @@
     lcb-conformance [run] [--impl MODULE[:ATTR] [--impl-path DIR]] [--impl-cmd CMD
                     [--impl-timeout S] [--impl-memory-mb MB]] [--tokenizers DIR]
                     [--results FILE] [--json FILE] [--html FILE] [--jobs N]
-                    [--strict-contract] [--no-contract] [--only FAMILY] [--color ...]
+                    [--strict-contract] [--no-contract] [--only FAMILY]... [--color ...]
     lcb-conformance report RESULTS [--json FILE] [--html FILE] [--strict-contract]
     lcb-conformance resolve | regen | drift | diff | audit | peers | hub-check | ...
 
@@ -21,6 +21,7 @@ line says why), 3 the suite itself cannot run here, 6 a report asked for could n
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 import traceback
@@ -32,7 +33,7 @@ from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
 from lcb_conformance.runner import options, results
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.contract import contract_cases
-from lcb_conformance.suite import families, goldens, index, paths, report_files
+from lcb_conformance.suite import exit_codes, families, goldens, index, paths, report_files
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -162,10 +163,14 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["-h"], ["--help"], ["help"]):
         print(usage())
-        return 0
+        return exit_codes.OK
     if argv[:1] == ["--version"]:
         print(version_text())
-        return 0
+        return exit_codes.OK
+    if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
+        # run takes no positional argument: a word first is a command, or a mistyped one
+        print(unknown_command(argv[0]), file=sys.stderr)
+        return UNUSABLE
     name = argv[0] if argv and argv[0] in SUBCOMMANDS else "run"
     if argv[:1] == [name]:
         argv = argv[1:]
@@ -174,6 +179,16 @@ def main(argv: list[str] | None = None) -> int:
     if name == "report":
         return report_main(argv)
     return importlib.import_module(SUBCOMMANDS[name][0]).main(argv)
+
+
+def unknown_command(word: str) -> str:
+    """One line: the word is no command; the nearest, and every command."""
+    near = difflib.get_close_matches(word, SUBCOMMANDS, n=1)
+    guess = f" (did you mean {near[0]}?)" if near else ""
+    return (
+        f"lcb-conformance: no command {word!r}{guess}; the commands: {', '.join(SUBCOMMANDS)} "
+        "(lcb-conformance --help)"
+    )
 
 
 def deprecated_regen() -> int:
@@ -193,18 +208,20 @@ def _suite_missing() -> str | None:
 
 def run_main(argv: list[str]) -> int:
     """lcb-conformance run: the cases for an implementation, and its verdict."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.error(
+            f"unrecognized arguments: {' '.join(extra)}"
+            + ("; --only takes one family: repeat it (--only prompt --only messages)"
+               if set(extra) <= set(families.registry()) else "")  # fmt: skip
+        )
     get = lambda name: getattr(args, name.replace("-", "_"))  # noqa: E731
     if (missing := _suite_missing()) is not None:
         print(missing, file=sys.stderr)
         return SUITE_BROKEN
-    unknown = sorted(set(args.only) - set(families.registry()))
-    if unknown:
-        print(
-            f"lcb-conformance: --only {', '.join(unknown)}: no such golden family (known: "
-            f"{', '.join(families.registry())})",
-            file=sys.stderr,
-        )
+    if (unknown := options.unknown_families(args.only)) is not None:
+        print(f"lcb-conformance: {unknown}", file=sys.stderr)
         return UNUSABLE
     spec = options.spec(get)
     try:

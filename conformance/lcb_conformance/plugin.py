@@ -85,7 +85,12 @@ def asked_for(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not asked_for(config):
         return
-    config.pluginmanager.register(ConformanceSession(config), "lcb-conformance-session")
+    if (unknown := options.unknown_families(_get(config)("only"), _flag("only"))) is not None:
+        raise pytest.UsageError(f"lcb-conformance: {unknown}")  # else a green of no case
+    session = ConformanceSession(config)
+    if (missing := session.spec.missing_folder(_flag)) is not None:
+        raise pytest.UsageError(f"lcb-conformance: {missing}")
+    config.pluginmanager.register(session, "lcb-conformance-session")
     # The items come from the case index: collecting it is what adds them.
     config.args.append(str(index.index_file()))
 
@@ -137,7 +142,13 @@ class ConformanceSession:
             describe = self.runner().impl.describe()
             planned = len(runner.Plan.of(self.selection))
             head = results.header(describe, planned, options=self.recorded)
-            self._writer = results.ResultsWriter(Path(self.results_path), head)
+            try:
+                self._writer = results.ResultsWriter(Path(self.results_path), head)
+            except OSError as error:  # a folder, no such parent: one line, not a traceback
+                raise pytest.UsageError(
+                    f"lcb-conformance: cannot write {_flag('results')} {self.results_path}: "
+                    f"{error.strerror or error}"
+                ) from None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":  # the teardown's report carries the same properties again

@@ -209,7 +209,9 @@ def _judge_report(monkeypatch, path):
     judged = {case: {"failed": "not run"} for case in judge.judge_cases()}
     monkeypatch.setattr(judge, "run_batch", lambda spec, cases: judged)
     command = "python -m lcb_conformance.reports.judge"
-    return command, "JSON", judge_report.main(["--impl", "lcb_prompts", "--json", str(path)])
+    (path.parent / "a_judge.py").write_text("def judge_program(row, program, timeout): ...\n")
+    monkeypatch.syspath_prepend(str(path.parent))
+    return command, "JSON", judge_report.main(["--impl", "a_judge", "--json", str(path)])
 
 
 @pytest.mark.parametrize("run_command", [_drift, _peers, _judge_report], ids=lambda f: f.__name__)

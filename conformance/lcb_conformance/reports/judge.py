@@ -1,7 +1,8 @@
 """What a judge costs the score: where an implementation's judge_program disagrees with
 lcb_runner's judge goldens, and which way.
 
-    python -m lcb_conformance.reports.judge --impl MODULE[:ATTR] [--json FILE] [--markdown FILE]
+    python -m lcb_conformance.reports.judge --impl MODULE[:ATTR] [--impl-path DIR]
+        [--json FILE] [--markdown FILE]
 
 Every corpus pair is judged by the implementation (in child processes,
 lcb_conformance.upstream.judge) and compared with its golden. Each difference is one of:
@@ -14,7 +15,10 @@ lcb_conformance.upstream.judge) and compared with its golden. Each difference is
                  lcb_runner raises: the implementation raises something else)
     no verdict   the implementation raised or its child died where lcb_runner gave a verdict
 
-Exit status 1 when any pass verdict differs (false pass, false fail, graded, no verdict).
+Exit status (suite.exit_codes): 1 when any pass verdict differs (false pass, false fail,
+graded, no verdict), else 0 (every corpus pair judged, each verdict passing or failing as
+lcb_runner's); 2 an implementation that cannot be loaded or provides no judge_program; 6 a
+report not written.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ import sys
 from collections import Counter
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.suite import goldens, report_files
+from lcb_conformance.runner import options
+from lcb_conformance.suite import exit_codes, goldens, report_files
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge
 
@@ -120,20 +125,37 @@ def _brief(verdict) -> str:
     return what.replace("|", "/")[:120]
 
 
+# The run's own options (runner.options) this command takes: which adapter, from where.
+OPTIONS = ("impl", "impl-path")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m lcb_conformance.reports.judge", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--impl", required=True, metavar="MODULE[:ATTR]")
+    for name, arguments in options.OPTIONS:
+        if name in OPTIONS:
+            parser.add_argument(f"--{name}", **arguments)
     parser.add_argument("--json", metavar="FILE", help="also write the differences as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="also write them as Markdown")
     args = parser.parse_args(argv)
-    outcomes = judge.run_batch(judge.impl_spec(args.impl), list(judge.judge_cases().values()))
+    given = options.defaults() | {name: getattr(args, name.replace("-", "_")) for name in OPTIONS}
+    spec = options.spec(given.get)
+    try:
+        impl = spec.load()
+    except Exception as error:  # noqa: BLE001 - whatever the adapter raises: one line, exit 2
+        print(f"{parser.prog}: cannot load {spec.impl}: {error}", file=sys.stderr)
+        return exit_codes.UNUSABLE
+    if not impl.provides("judge_program"):
+        print(f"{parser.prog}: {impl.name} provides no judge_program (--impl MODULE[:ATTR] "
+              "names the adapter whose judge is compared)", file=sys.stderr)  # fmt: skip
+        return exit_codes.UNUSABLE
+    outcomes = judge.run_batch(judge.impl_spec(impl.name), list(judge.judge_cases().values()))
     differences = compare(outcomes)
-    text = markdown(args.impl, differences)
+    text = markdown(impl.name, differences)
     print(text, end="")
     written = report_files.write_reports(
-        "python -m lcb_conformance.reports.judge",
+        parser.prog,
         {
             "JSON": (args.json, lambda: json.dumps(differences, indent=1) + "\n"),
             "Markdown": (args.markdown, lambda: text),
@@ -141,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not written:
         return report_files.REPORT_NOT_WRITTEN
-    return 1 if any(entry["difference"] in SCORE_CHANGING for entry in differences) else 0
-
+    if any(entry["difference"] in SCORE_CHANGING for entry in differences):
+        return exit_codes.DIFFERS
+    return exit_codes.OK
 
 if __name__ == "__main__":
     sys.exit(main())

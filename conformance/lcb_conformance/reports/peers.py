@@ -28,7 +28,16 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import cases, deviations, goldens, index, paths, report_files, showdiff
+from lcb_conformance.suite import (
+    cases,
+    deviations,
+    exit_codes,
+    goldens,
+    index,
+    paths,
+    report_files,
+    showdiff,
+)
 from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.suite.families import request
 from lcb_conformance.suite.goldens import GoldenKey
@@ -78,6 +87,7 @@ def run(module_name: str, out_dir: Path) -> int:
     module never drives the command above it), stored with the peer's description."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{module_name.rsplit('.', 1)[-1]}.json"
+    path.unlink(missing_ok=True)  # an earlier run's report is never this run's
     command = [sys.executable, "-m", "lcb_conformance.cli", "run", "--impl", module_name]
     code = subprocess.run([*command, "--json", str(path), "--color", "never"]).returncode
     if path.is_file():
@@ -680,11 +690,15 @@ def _row_cases(row: str, cells: list[dict]) -> set[str]:
 
 
 def load_reports(out_dir: Path) -> list[dict]:
+    """The stored peer runs (ValueError naming a file that is not one)."""
     order = {name: index for index, name in enumerate(PEERS)}
     reports = []
     for path in sorted(out_dir.glob("*.json")):
-        report = json.loads(path.read_text("utf-8"))
-        if "peer" in report:
+        try:
+            report = json.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ValueError(f"{path}: not a stored peer run ({error})") from None
+        if isinstance(report, dict) and "peer" in report:
             reports.append(report)
     return sorted(reports, key=lambda r: order.get(r["peer"]["module"].rsplit(".", 1)[-1], 99))
 
@@ -701,18 +715,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if refusal := paths.outside_checkout("lcb-conformance peers"):
         print(refusal, file=sys.stderr)
-        return 2
+        return exit_codes.UNUSABLE
     if args.command == "run":
         return run(args.module, args.out_dir)
-    reports = load_reports(args.out_dir)
+    try:
+        reports = load_reports(args.out_dir)
+    except ValueError as error:
+        print(f"lcb-conformance peers: {error}", file=sys.stderr)
+        return exit_codes.UNUSABLE
     if not reports:
-        print(f"no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`", file=sys.stderr)
-        return 1
+        print(
+            f"lcb-conformance peers: no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`",
+            file=sys.stderr,
+        )
+        return exit_codes.UNUSABLE
     print(f"{len(reports)} peers")
     written = report_files.write_reports(
         "lcb-conformance peers", {"Markdown": (args.output, lambda: render(reports))}
     )
-    return 0 if written else report_files.REPORT_NOT_WRITTEN
+    return exit_codes.OK if written else report_files.REPORT_NOT_WRITTEN
 
 
 if __name__ == "__main__":

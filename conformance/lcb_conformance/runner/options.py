@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from lcb_conformance.adapters import implementation, process
 from lcb_conformance.runner.run import Selection, Spec
-from lcb_conformance.suite import hf_cache
+from lcb_conformance.suite import families, hf_cache
 
 PLUGIN_PREFIX = "lcb-"
 
@@ -64,8 +64,8 @@ OPTIONS = (
             action="append",
             default=[],
             metavar="FAMILY",
-            help="run the cases of this golden family only (repeatable; e.g. prompt, "
-            "messages, extract)",
+            help="run the cases of this golden family only (prompt, messages, extract, ...); "
+            "repeat the option for more families, one each",
         ),
     ),
 )
@@ -80,6 +80,11 @@ def for_plugin() -> tuple:
     return tuple((name, arguments) for name, arguments in OPTIONS if name not in COMMAND_ONLY)
 
 
+def defaults() -> dict[str, object]:
+    """Each option's default, by name (for a command taking only some of them)."""
+    return {name: arguments.get("default") for name, arguments in OPTIONS}
+
+
 def spec(get: Callable[[str], object], default_impl: str | None = None) -> Spec:
     """The Spec of the options ``get(name)`` returns (a name with "-" as in OPTIONS)."""
     return Spec(
@@ -90,6 +95,15 @@ def spec(get: Callable[[str], object], default_impl: str | None = None) -> Spec:
         impl_memory_mb=get("impl-memory-mb"),
         tokenizers=str(get("tokenizers")),
     )
+
+
+def unknown_families(only: list[str], flag: str = "--only") -> str | None:
+    """Why ``only`` (--only's values) names no golden family; None when each is one."""
+    unknown = sorted(set(only) - set(families.registry()))
+    if not unknown:
+        return None
+    known = ", ".join(families.registry())
+    return f"{flag} {', '.join(unknown)}: no such golden family (known: {known})"
 
 
 def selection(get: Callable[[str], object]) -> Selection:

@@ -62,8 +62,19 @@ class Spec:
     impl_memory_mb: int = process.DEFAULT_MEMORY_MB
     tokenizers: str = str(hf_cache.SNAPSHOTS_DIR)
 
+    def missing_folder(self, flag=lambda name: f"--{name}") -> str | None:
+        """Which folder option (spelt by ``flag``) names no folder, or None: a typo must not
+        run as a run without snapshots, or import the adapter from elsewhere."""
+        named = [("tokenizers", self.tokenizers), *(("impl-path", f) for f in self.impl_path)]
+        for option, folder in named:
+            if not Path(folder).is_dir():
+                return f"{flag(option)} {folder}: no such folder"
+        return None
+
     def load(self) -> implementation.Implementation:
         """The implementation (ImportError, one line, when it cannot be loaded)."""
+        if (missing := self.missing_folder()) is not None:
+            raise ImportError(missing)
         hf_cache.serve(Path(self.tokenizers))
         for folder in reversed(self.impl_path):
             if folder not in sys.path:

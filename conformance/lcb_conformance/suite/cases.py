@@ -166,7 +166,10 @@ def iter_jsonl(path: Path, error: type[ValueError] = FixtureError) -> Iterator[t
     split on "\n" only. A line that is not a JSON object raises ``error`` naming file and line."""
     with Path(path).open("rb") as lines:
         for number, raw in enumerate(lines, start=1):
-            line = raw.decode("utf-8")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as problem:
+                raise error(f"{path}:{number}: not UTF-8 ({problem.reason})") from None
             if not line.strip():
                 continue
             try:

@@ -5,8 +5,10 @@ their chat templates are the ones the offline snapshots (and so the goldens) car
 
 Each repo is loaded with AutoTokenizer at the snapshot's pinned revision (PROVENANCE.json
 "pinned_revision"; "main" where the facts pin none, reported as unpinned). Gated repos
-(meta-llama/*) need HF_TOKEN. Exit status: 0 all match, 1 a template differs, 2 a repo could
-not be loaded. Never part of the offline suite.
+(meta-llama/*) need HF_TOKEN. Exit status (suite.exit_codes): 0 every repo asked for was
+loaded from the Hub and its template matches; 1 a template differs; 4 none differs, but a
+repo could not be loaded (offline, gated, renamed) or the network is switched off
+(HF_HUB_OFFLINE): not checked; 2 a repo id with no snapshot. Never part of the offline suite.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from lcb_conformance.suite import cases, hf_cache
+from lcb_conformance.suite import cases, exit_codes, hf_cache
 
 
 @dataclass(frozen=True)
@@ -38,14 +40,14 @@ def verdict(facts: SnapshotFacts, hub_template: str | None) -> tuple[int, str]:
     """(exit status, line) for one repo given the template loaded from the Hub."""
     where = f"{facts.repo_id}@{facts.revision or 'main (unpinned)'}"
     if hub_template is None:
-        return 1, f"MISMATCH {where}: the Hub tokenizer has no chat template"
+        return exit_codes.DIFFERS, f"MISMATCH {where}: the Hub tokenizer has no chat template"
     digest = hashlib.sha256(hub_template.encode("utf-8")).hexdigest()
     if digest != facts.chat_template_sha256:
-        return 1, (
+        return exit_codes.DIFFERS, (
             f"MISMATCH {where}: chat template sha256 {digest}, snapshot has "
             f"{facts.chat_template_sha256}; update fixtures/tokenizers and regenerate the goldens"
         )
-    return 0, f"ok       {where}: chat template sha256 {digest}"
+    return exit_codes.OK, f"ok       {where}: chat template sha256 {digest}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,25 +61,35 @@ def main(argv: list[str] | None = None) -> int:
         help="repo ids (default: every snapshot)",
     )
     args = parser.parse_args(argv)
+    unknown = [repo_id for repo_id in args.repos if repo_id not in cases.CHAT_TOKENIZERS]
+    if unknown:
+        known = ", ".join(cases.CHAT_TOKENIZERS)
+        parser.error(f"no snapshot of {', '.join(unknown)}; the snapshots: {known}")
     if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0"):
-        print("hub_check needs the network: unset HF_HUB_OFFLINE", file=sys.stderr)
-        return 2
+        print(
+            "lcb-conformance hub-check: needs the network (HF_HUB_OFFLINE is set): nothing "
+            "checked",
+            file=sys.stderr,
+        )
+        return exit_codes.INCOMPLETE
     from transformers import AutoTokenizer
 
-    status = 0
+    codes = set()
     for repo_id in args.repos:
         facts = SnapshotFacts.read(repo_id)
         try:
             tokenizer = AutoTokenizer.from_pretrained(repo_id, revision=facts.revision or "main")
         except Exception as error:  # gated, offline, renamed: say which and go on
-            print(f"FAILED   {repo_id}: {type(error).__name__}: {error}")
-            status = max(status, 2)
+            print(f"FAILED   {repo_id}: {type(error).__name__}: {' '.join(str(error).split())}")
+            codes.add(exit_codes.INCOMPLETE)
             continue
         code, line = verdict(facts, tokenizer.chat_template)
         print(line)
-        status = max(status, code)
-    return status
-
+        codes.add(code)
+    for code in (exit_codes.DIFFERS, exit_codes.INCOMPLETE):
+        if code in codes:
+            return code
+    return exit_codes.OK
 
 if __name__ == "__main__":
     sys.exit(main())

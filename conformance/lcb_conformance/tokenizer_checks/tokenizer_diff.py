@@ -14,8 +14,9 @@ counts, the longest prompt in tokens (and any prompt whose length crosses a comm
 limit, 2k to 128k, between the two), and the first difference decoded on both sides; then
 BOS/EOS and each style marker's status (one special token, one added token, or split text).
 
-Exit status: 0 nothing the leaderboard depends on changed, 1 something did (a rendered prompt,
-a token id, BOS/EOS, a marker), 2 a tokenizer could not be loaded.
+Exit status (suite.exit_codes): 0 nothing the leaderboard depends on changed, on at least
+one problem and style; 1 something did (a rendered prompt, a token id, BOS/EOS, a marker); 2 a
+tokenizer could not be loaded, an unknown style, no style or fewer than one problem asked for.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.suite import audit, cases, goldens, showdiff
+from lcb_conformance.suite import audit, cases, exit_codes, goldens, showdiff
 from lcb_conformance.suite.token_ids import WITH_SPECIALS, first_token_difference, sequences
 
 CHAT_STYLE = "generic"
@@ -43,6 +44,8 @@ def load(spec: str):
 
     if Path(spec).is_dir():
         return AutoTokenizer.from_pretrained(spec)
+    if Path(spec).exists() or spec.startswith(("/", ".", "~")):  # a path, not a repo id
+        raise FileNotFoundError(f"{spec} is not a directory")
     repo_id, _, revision = spec.partition("@")
     return AutoTokenizer.from_pretrained(repo_id, revision=revision or None)
 
@@ -63,7 +66,7 @@ def model_input(tokenizer, style: str, question_id: str) -> dict:
 
 
 def _bos_count(tokenizer, ids: list[int]) -> int:
-    return ids.count(tokenizer.bos_token_id) if tokenizer.bos_token_id is not None else 0
+    return ids.count(tokenizer.bos_token_id)  # no BOS (None): never among the ids
 
 
 def _prompt_difference(old: dict, new: dict) -> str:
@@ -150,7 +153,7 @@ def tokenizer_facts(tokenizer) -> dict[str, str]:
 
 def report(old_tok, new_tok, styles: list[str], question_ids: list[str]) -> tuple[int, str]:
     """(exit status, text) of the comparison."""
-    lines, status = [], 0
+    lines, status = [], exit_codes.OK
     for style in styles:
         d = diff_style(old_tok, new_tok, style, question_ids)
         ids = ", ".join(f"{how}: {n}" for how, n in d.ids_changed.items())
@@ -162,17 +165,24 @@ def report(old_tok, new_tok, styles: list[str], question_ids: list[str]) -> tupl
             f"longest {d.longest[0]} -> {d.longest[1]} tokens"
         )
         lines += [f"    {line}" for line in d.first + d.crossings]
-        status = max(status, int(d.changed))
+        status = exit_codes.DIFFERS if d.changed else status
     old_facts, new_facts = tokenizer_facts(old_tok), tokenizer_facts(new_tok)
     for name in old_facts:
         if old_facts[name] != new_facts[name]:
             lines.append(f"CHANGED {name}: {old_facts[name]} -> {new_facts[name]}")
-            status = 1
+            status = exit_codes.DIFFERS
     lines.append(
         "verdict: "
         + ("changed: re-validate before comparing with the leaderboard" if status else "identical")
     )
     return status, "\n".join(lines) + "\n"
+
+
+def _at_least_one(text: str) -> int:
+    """--problems N: a verdict on no problem would be a green on nothing."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of problems (1 or more)")
+    return int(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,22 +197,32 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated styles (default: %(default)s)",
     )
     parser.add_argument(
-        "--problems", type=int, default=None, metavar="N", help="only the first N fixture problems"
+        "--problems",
+        type=_at_least_one,
+        default=None,
+        metavar="N",
+        help="only the first N fixture problems",
     )
     args = parser.parse_args(argv)
     styles = [s for s in args.styles.split(",") if s]
     unknown = sorted(set(styles) - set(cases.AUDITED_STYLES))
-    if unknown:
-        parser.error(f"unknown style(s) {unknown}; choose from {', '.join(cases.AUDITED_STYLES)}")
+    if unknown or not styles:
+        parser.error(
+            f"--styles: {'unknown ' + ', '.join(unknown) if unknown else 'none given'}; choose "
+            f"from {', '.join(cases.AUDITED_STYLES)}"
+        )
     loaded = []
     for spec in (args.old, args.new):
         try:
             loaded.append(load(spec))
         except Exception as error:  # missing files, offline, gated: say which side and why
+            why = " ".join(str(error).split())
             print(
-                f"cannot load tokenizer {spec!r}: {type(error).__name__}: {error}", file=sys.stderr
+                f"lcb-conformance tokenizer-diff: cannot load tokenizer {spec!r}: "
+                f"{type(error).__name__}: {why}",
+                file=sys.stderr,
             )
-            return 2
+            return exit_codes.UNUSABLE
     question_ids = list(cases.problems())[: args.problems]
     status, text = report(*loaded, styles, question_ids)
     sys.stdout.write(text)

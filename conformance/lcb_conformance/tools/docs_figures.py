@@ -59,6 +59,7 @@ from lcb_conformance.runner import contract, properties
 from lcb_conformance.suite import (
     cases,
     deviations,
+    exit_codes,
     families,
     goldens,
     index,
@@ -423,10 +424,11 @@ BUILT = ("wheel-size-mb", "wheel-files")
 
 def wheel_figures(wheel: Path) -> dict[str, str]:
     """The figures of a built wheel: its size in MB and its number of files."""
-    return {
-        "wheel-size-mb": f"{wheel.stat().st_size / 1e6:.1f}",
-        "wheel-files": f"{len(zipfile.ZipFile(wheel).namelist()):,}",
-    }
+    try:
+        files = len(zipfile.ZipFile(wheel).namelist())
+    except (OSError, zipfile.BadZipFile) as error:
+        raise FigureError(f"--wheel {wheel}: not a wheel ({error})") from None
+    return {"wheel-size-mb": f"{wheel.stat().st_size / 1e6:.1f}", "wheel-files": f"{files:,}"}
 
 
 def compute(spec: str, built: dict[str, str] | None = None) -> str | None:
@@ -655,20 +657,20 @@ def main(argv: list[str] | None = None) -> int:
             for page in pages():
                 for mark in marks(page):
                     print(f"{mark.where()}: {mark.spec} = {mark.value!r}")
-            return 0
+            return exit_codes.OK
         if args.write:
             for name in write(built):
                 print(f"wrote {name}")
-            return 0
+            return exit_codes.OK
         problems = [str(d) for page in pages() for d in differences(page, built)]
         unmarked = [str(u) for page in pages() for u in unmeasured(page)]
         problems += [f"{UNMEASURED_ADVICE}:", *unmarked] if unmarked else []
         problems += [f"NOT_MEASURED lists a phrase no page has: {s}" for s in stale_allowances()]
-    except (FigureError, OSError, zipfile.BadZipFile, report_files.ReportNotWritten) as error:
+    except (FigureError, OSError, report_files.ReportNotWritten) as error:
         print(f"docs_figures: {error}", file=sys.stderr)
-        return 2
+        return exit_codes.UNUSABLE
     print("\n".join(problems) or "every figure is the suite's, every measurement dated")
-    return 1 if problems else 0
+    return exit_codes.DIFFERS if problems else exit_codes.OK
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ sys.path.
 After the run it prints the score and checks the survivors against
 ``conformance/mutation-survivors.md``: every survivor must be listed there (an equivalent
 mutant, with why), and every listed mutant must still survive (else the list is stale, e.g.
-after a change to lcb_prompts renumbered the mutants). Exit 0 only when both hold.
+after a change to lcb_prompts renumbered the mutants). Exit 0 only when both hold (1 when
+not; 3 when mutmut itself fails, 4 when it reports no mutants: suite.exit_codes).
 ``--keep`` reuses ``mutants/`` from the last run (mutmut re-tests changed functions only);
 by default it starts fresh.
 """
@@ -31,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lcb_conformance.suite import paths
+from lcb_conformance.suite import exit_codes, paths
 
 REPO_ROOT = paths.ROOT  # main() refuses an installed copy
 
@@ -44,14 +45,15 @@ DETECTED = ("killed", "timeout", "caught by type check")
 MUTANT_NAME = re.compile(r"`(lcb_prompts\.[^`\s]+__mutmut_\d+)`")
 
 
-def link_source() -> None:
-    """src/lcb_prompts -> ../impl/lcb_prompts, the layout mutmut understands."""
+def link_source() -> str | None:
+    """src/lcb_prompts -> ../impl/lcb_prompts, the layout mutmut understands; or why not."""
     if SOURCE_LINK.is_symlink() and SOURCE_LINK.resolve() == SOURCE.resolve():
-        return
+        return None
     if SOURCE_LINK.exists() or SOURCE_LINK.is_symlink():
-        raise SystemExit(f"{SOURCE_LINK} exists and is not a link to {SOURCE}; remove it")
+        return f"{SOURCE_LINK} exists and is not a link to {SOURCE}; remove it"
     SOURCE_LINK.parent.mkdir(exist_ok=True)
     SOURCE_LINK.symlink_to(os.path.relpath(SOURCE, SOURCE_LINK.parent), target_is_directory=True)
+    return None
 
 
 def mutmut(*args: str, capture: bool = False) -> subprocess.CompletedProcess:
@@ -107,7 +109,7 @@ def report(found: dict[str, str]) -> int:
         failed = True
         state = found.get(name, "no such mutant")
         print(f"STALE {name}: listed in {SURVIVORS_FILE.name} but {state}; update the list")
-    return 1 if failed else 0
+    return exit_codes.DIFFERS if failed else exit_codes.OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,20 +117,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="reuse mutants/ from the last run")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)
-    if refusal := paths.outside_checkout("mutation testing"):
+    if refusal := paths.outside_checkout("mutation testing") or link_source():
         print(refusal, file=sys.stderr)
-        return 2
-    link_source()
+        return exit_codes.UNUSABLE
     if not args.keep:
         shutil.rmtree(MUTANTS_DIR, ignore_errors=True)
     run = mutmut("run", "--max-children", str(args.max_children))
-    if run.returncode != 0:
-        print(f"mutmut run exited {run.returncode}")
-        return run.returncode
+    if run.returncode != 0:  # its baseline tests failed, or it broke: nothing was measured
+        print(f"mutation testing: mutmut run exited {run.returncode}", file=sys.stderr)
+        return exit_codes.SUITE_BROKEN
     found = statuses()
     if not found:
-        print("mutmut reported no mutants")
-        return 1
+        print("mutation testing: mutmut reported no mutants", file=sys.stderr)
+        return exit_codes.INCOMPLETE
     return report(found)
 
 

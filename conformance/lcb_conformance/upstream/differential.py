@@ -11,11 +11,13 @@ cases.MESSAGE_VARIANTS: its ``format_lcb_messages``, as canonical JSON; or those
 row right now; no goldens are involved. Variants whose style the implementation's STYLES
 leaves out, or whose function it lacks, are reported as not provided; variants the upstream
 lacks (the installed stand-in has no QwQ prompt, ...) as not in this upstream. Prints a
-table per variant and the first N mismatches as showdiff reports; exit code 0 when every
-prompt is identical, 1 on a mismatch or an error, 2 when the dataset, the implementation or a
---styles name is unusable. The last line answers "identical to lcb_runner?" over the prompts
-compared (not-provided variants left out), each difference counted as content or whitespace
-only.
+table per variant and the first N mismatches as showdiff reports; exit code (suite.exit_codes)
+0 when every prompt compared is identical and every variant the implementation provides was
+compared, 1 on a mismatch or an error, 2 when the dataset, the implementation or a --styles
+name is unusable (one line on stderr), 4 when nothing differs but a variant the implementation
+provides is not in this upstream, or no prompt was compared. The last line answers "identical
+to lcb_runner?" over the prompts compared (not-provided variants left out), each difference
+counted as content or whitespace only.
 
 Speed, without changing what upstream returns (tests/test_differential.py proves each):
 
@@ -41,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.suite import cases, goldens, hf_cache, showdiff
+from lcb_conformance.suite import cases, exit_codes, goldens, hf_cache, showdiff
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
 # Counted besides DIFFER: differences in whitespace alone (showdiff.severity).
@@ -158,18 +160,41 @@ class Result:
     def ok(self) -> bool:
         return not any(c[DIFFER] or c[ERROR] for c in self.counts.values())
 
+    def compared(self) -> int:
+        return sum(sum(c[o] for o in (IDENTICAL, DIFFER, ERROR)) for c in self.counts.values())
+
+    def exit_code(self) -> int:
+        """Green only on prompts compared: a variant the implementation provides and this
+        upstream cannot build was not checked (INCOMPLETE), and neither was anything when no
+        prompt was compared."""
+        if not self.ok:
+            return exit_codes.DIFFERS
+        if self.not_in_upstream or not self.compared():
+            return exit_codes.INCOMPLETE
+        return exit_codes.OK
+
     def total(self, outcome: str) -> int:
         return sum(counts[outcome] for counts in self.counts.values())
 
     def headline(self, impl_name: str) -> str:
         """Identical to lcb_runner or not, first; counted over the prompts compared only."""
-        compared = sum(sum(c[o] for o in (IDENTICAL, DIFFER, ERROR)) for c in self.counts.values())
+        compared = self.compared()
         left_out = [
             f"{len(self.not_provided)} variants not provided" if self.not_provided else "",
             f"{len(self.not_in_upstream)} not in this upstream" if self.not_in_upstream else "",
         ]
         scope = "; ".join(filter(None, left_out))
         scope = f" ({scope}, not counted)" if scope else ""
+        if self.ok and self.exit_code() == exit_codes.INCOMPLETE:
+            unchecked = (
+                f"{', '.join(self.not_in_upstream)} (not in this upstream)"
+                if self.not_in_upstream
+                else "every variant asked for (none provided)"
+            )
+            return (
+                f"{impl_name}: INCOMPLETE: identical to lcb_runner on the {compared} prompts "
+                f"compared; not compared: {unchecked}{left_out[0] and '; ' + left_out[0]}"
+            )
         if self.ok:
             return f"{impl_name}: identical to lcb_runner: yes, all {compared} prompts{scope}"
         differ, whitespace = self.total(DIFFER), self.total(WHITESPACE_ONLY)
@@ -331,28 +356,23 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [name.strip() for name in args.styles.split(",") if name.strip()]
     unknown = [name for name in wanted if name not in VARIANTS]
     if unknown or not wanted:
-        print(f"--styles: unknown {', '.join(unknown) or '(none)'}; known: {', '.join(names)}")
-        return 2
+        return _refuse(f"--styles: unknown {', '.join(unknown) or '(none)'}; known: "
+                       f"{', '.join(names)}")  # fmt: skip
     if not args.dataset.is_file():
-        print(f"differential: {args.dataset}: no such file")
-        return 2
+        what = "is a directory, not a dataset file" if args.dataset.is_dir() else "no such file"
+        return _refuse(f"{args.dataset}: {what}")
     # Before anything imports transformers or huggingface_hub (upstream and audit do).
     hf_cache.activate_offline_cache()
     try:
         impl = implementation.load(args.impl)
     except ImportError as error:
-        print(f"differential: {error}")
-        return 2
+        return _refuse(str(error))
     if not any(impl.provides(f) for f in ("format_lcb_prompt", "format_lcb_messages")):
-        print(
-            f"differential: {impl.name} provides neither format_lcb_prompt nor format_lcb_messages"
-        )
-        return 2
+        return _refuse(f"{impl.name} provides neither format_lcb_prompt nor format_lcb_messages")
     try:
         upstream, source = _available_upstream(args.upstream)
     except LookupError as error:  # UpstreamSourceError is a RuntimeError: caught inside
-        print(f"differential: upstream lcb_runner is not available: {error}")
-        return 2
+        return _refuse(f"upstream lcb_runner is not available: {error}")
     print(f"differential: {impl.name} vs {source} (live) on {args.dataset}")
     total = count_rows(args.dataset) if sys.stdout.isatty() else None
     try:
@@ -365,12 +385,15 @@ def main(argv: list[str] | None = None) -> int:
             args.full_rows,
         )
     except DatasetError as error:
-        print(f"differential: {error}")
-        return 2
+        return _refuse(str(error))
     print(render(result, args.show))
     print(f"\n{result.headline(impl.name)}")
-    return 0 if result.ok else 1
+    return result.exit_code()
 
+
+def _refuse(why: str) -> int:
+    print(f"lcb-conformance diff: {why}", file=sys.stderr)
+    return exit_codes.UNUSABLE
 
 if __name__ == "__main__":
     sys.exit(main())

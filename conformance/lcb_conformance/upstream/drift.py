@@ -17,7 +17,13 @@ Each upstream golden gets one verdict:
 The drift run (tests/test_upstream_drift.py) fails on "differs" and skips the other two with
 their reason. ``--history`` exports each COMMIT's lcb_runner/ from a LiveCodeBench clone
 (git archive, into a temporary directory) and runs this module on it in a child process, so
-every commit is judged in a fresh interpreter; exit 1 when any commit differs.
+every commit is judged in a fresh interpreter.
+
+Exit code (suite.exit_codes): 1 a case differs (with --history: in any commit); 4 none
+differs, but a case is missing, no case was compared, or a --history commit could not be
+judged; 0 every case compared, each identical or (a non-reference upstream) a model-list
+change only; 2 an upstream or repository that cannot be used; 6 a --json or --markdown file
+not written.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lcb_conformance.suite import families, goldens, report_files
+from lcb_conformance.suite import exit_codes, families, goldens, report_files
 from lcb_conformance.suite.goldens import GoldenKey
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
@@ -97,19 +103,21 @@ def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     produce = Producer(upstream)
     reference = upstream.is_reference()
     verdicts = []
+    not_here: Counter = Counter()  # goldens no run here can produce, by why: named, not judged
     for family in only or families.upstream_families():
         for key in families.expected_keys(family):
             if not families.in_this_environment(key):
                 continue
             try:
                 verdicts.append(judge(key, produce, reference))
-            except NotProducibleHere:
-                continue
+            except NotProducibleHere as elsewhere:
+                not_here[f"{key.family} ({elsewhere.counted_as})"] += 1
     return {
         "upstream": upstream.describe_source(),
         "reference": reference,
         "transformers_line": audit.transformers_line(),
         "counts": dict(Counter(verdict.status for verdict in verdicts)),
+        "not_judged_here": dict(not_here),
         "verdict": overall(verdicts),
         "verdicts": [asdict(verdict) for verdict in verdicts if verdict.status != IDENTICAL],
     }
@@ -123,9 +131,22 @@ def overall(verdicts) -> str:
     return IDENTICAL
 
 
+ERROR = "error"  # a --history commit whose child process gave no result
+
+
+def exit_code(result: dict) -> int:
+    """A run's (or a --history commit's) code: green only when every case was compared."""
+    counts = result["counts"]
+    if result["verdict"] == DIFFERS:
+        return exit_codes.DIFFERS
+    if result["verdict"] == ERROR or counts.get(MISSING) or not sum(counts.values()):
+        return exit_codes.INCOMPLETE
+    return exit_codes.OK
+
+
 def summary(result: dict) -> str:
     counts = ", ".join(f"{n} {status}" for status, n in sorted(result["counts"].items()))
-    lines = [f"{result['upstream']}: {result['verdict'].upper()} ({counts})"]
+    lines = [f"{result['upstream']}: {result['verdict'].upper()} ({counts or 'no case compared'})"]
     differing = Counter(
         verdict["key"].rsplit("/", 1)[0]
         for verdict in result["verdicts"]
@@ -143,6 +164,8 @@ def summary(result: dict) -> str:
     )
     for group, n in sorted(missing.items()):
         lines.append(f"  missing: {group} ({n} cases)")
+    for group, n in sorted(result.get("not_judged_here", {}).items()):
+        lines.append(f"  not judged here: {group}: {n} cases")
     return "\n".join(lines)
 
 
@@ -182,7 +205,7 @@ def history(repo: Path, commits: list[str]) -> list[dict]:
                 result = json.loads(report.read_text("utf-8"))
             else:
                 error = (child.stderr.strip().splitlines() or ["no output"])[-1]
-                result = {"verdict": "error", "counts": {}, "verdicts": [], "error": error}
+                result = {"verdict": ERROR, "counts": {}, "verdicts": [], "error": error}
         results.append(result | {"commit": commit, "upstream": described})
     return results
 
@@ -255,14 +278,15 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     print(summary(result))
             payload: object = results
-            failed = any(result["verdict"] in (DIFFERS, "error") for result in results)
+            codes = [exit_code(result) for result in results]
         else:
             payload = run(args.upstream, history_families() if args.no_tokens else None)
             print(summary(payload))
-            failed = payload["verdict"] == DIFFERS
+            codes = [exit_code(payload)]
     except (UpstreamSourceError, subprocess.CalledProcessError) as error:
-        print(f"drift: {error}", file=sys.stderr)
-        return 2
+        why = getattr(error, "stderr", None) or str(error)  # git's own words, when git failed
+        print(f"lcb-conformance drift: {' '.join(str(why).split())}", file=sys.stderr)
+        return exit_codes.UNUSABLE
     written = report_files.write_reports(
         "lcb-conformance drift",
         {
@@ -272,7 +296,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not written:
         return report_files.REPORT_NOT_WRITTEN
-    return 1 if failed else 0
+    for code in (exit_codes.DIFFERS, exit_codes.INCOMPLETE):
+        if code in codes:
+            return code
+    return exit_codes.OK
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ from pathlib import Path
 from lcb_conformance.adapters import implementation, process
 from lcb_conformance.adapters.jsonl_server import JUDGE, SANDBOX_VARIABLE, plain
 from lcb_conformance.adapters.untrusted import Contained
+from lcb_conformance.suite import exit_codes
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
     CASES_FILE,
     CATEGORIES,
@@ -435,7 +436,7 @@ def child_main(request_path: str, result_path: str) -> int:
         partial = Path(result_path + ".partial")
         partial.write_text(json.dumps(done), "utf-8")
         partial.replace(result_path)
-    return 0
+    return exit_codes.OK
 
 
 if __name__ == "__main__":

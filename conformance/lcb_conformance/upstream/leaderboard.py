@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from lcb_conformance.suite import exit_codes
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing
 
 SUBMISSIONS = "https://github.com/LiveCodeBench/submissions"
@@ -256,5 +257,7 @@ def provenance() -> dict:
 
 if __name__ == "__main__":
     if sys.argv[1:2] != ["fetch"]:
-        sys.exit("usage: python -m lcb_conformance.upstream.leaderboard fetch [CACHE_DIR]")
+        usage = "usage: python -m lcb_conformance.upstream.leaderboard fetch [CACHE_DIR]"
+        print(usage, file=sys.stderr)
+        sys.exit(exit_codes.UNUSABLE)
     print(fetch(Path(sys.argv[2]) if len(sys.argv) > 2 else TYPESCRIPT_CACHE))

@@ -11,9 +11,15 @@ lcb_prompts (they have no upstream twin). Token audits, token ids and the matrix
 per transformers line; a run regenerates its own line's and leaves the other's untouched.
 Token ids need the real vocabularies (LCB_REAL_VOCAB_CACHE, real_vocab_sources); a run
 without them keeps the token-id goldens as they are and says so.
-A case whose computation fails keeps its old golden and is reported; the exit code is then
-non-zero. Goldens of cases no longer in fixtures/ are removed. --check writes nothing and
-exits non-zero if any golden would change.
+A case whose computation fails keeps its old golden and is reported. Goldens of cases no
+longer in fixtures/ are removed. --check writes nothing.
+
+Exit code (suite.exit_codes): 0 every golden this environment can produce was produced (with
+--check: and is unchanged); 1 with --check, a golden, the case index or the set of golden
+files would change; 4 a case's computation failed (its old golden kept), or with --check a
+case this upstream cannot produce was not compared; 2 a refused source or an installed copy.
+What no run here can produce (another transformers line's, the token ids without the real
+vocabularies, the leaderboard's goldens without its code) is kept and named ("KEPT").
 """
 
 from __future__ import annotations
@@ -26,7 +32,17 @@ import platform
 import sys
 import traceback
 
-from lcb_conformance.suite import audit, cases, families, goldens, hf_cache, index, paths, showdiff
+from lcb_conformance.suite import (
+    audit,
+    cases,
+    exit_codes,
+    families,
+    goldens,
+    hf_cache,
+    index,
+    paths,
+    showdiff,
+)
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
@@ -98,14 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.check and (refusal := paths.outside_checkout("lcb-conformance regen")):
         print(refusal, file=sys.stderr)
-        return 2
+        return exit_codes.UNUSABLE
 
     hf_cache.activate_offline_cache()
     try:
         upstream = Upstream(args.upstream)
     except UpstreamSourceError as error:
         print(f"lcb-conformance regen: {error}", file=sys.stderr)
-        return 2
+        return exit_codes.UNUSABLE
     if not args.check and not upstream.is_reference():
         print(
             f"lcb-conformance regen: goldens come from lcb_runner at {PINNED_COMMIT[:7]} only; "
@@ -113,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             "--check compares any upstream with the goldens without writing.",
             file=sys.stderr,
         )
-        return 2
+        return exit_codes.UNUSABLE
     generate = Producer(upstream)
     print(
         f"{'checking goldens against' if args.check else 'regenerating goldens from'} "
@@ -192,7 +208,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(", ".join(f"{count} {what}" for what, count in counts.items()))
     changed = counts["changed"] + counts["new"] + counts["removed"]
-    return 1 if counts["failed"] or (args.check and changed) else 0
+    if args.check and changed:
+        return exit_codes.DIFFERS
+    if counts["failed"] or counts["not in this upstream"]:
+        return exit_codes.INCOMPLETE
+    return exit_codes.OK
 
 
 if __name__ == "__main__":

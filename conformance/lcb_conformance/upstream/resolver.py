@@ -40,6 +40,8 @@ from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
 
 NOT_LISTED_EXIT = exit_codes.UNUSABLE  # the input names no model lcb_runner lists
+# listed, but no lcb_prompts style gives its prompt (with --scenario: lcb_runner raises)
+NO_STYLE_EXIT = exit_codes.DIFFERS
 PINNED = "pinned"
 SNAPSHOTS = "fixtures/tokenizers"
 
@@ -117,7 +119,7 @@ class Resolution:
     def exit_code(self) -> int:
         if self.listed is None:
             return NOT_LISTED_EXIT
-        return 0 if self.mapping and self.mapping.style else 1
+        return exit_codes.OK if self.mapping and self.mapping.style else NO_STYLE_EXIT
 
     def as_dict(self) -> dict:
         mapping = self.mapping
@@ -305,7 +307,7 @@ class ScenarioAnswer:
     kept: list[str]  # self-repair of a program that passed: "" (its code is kept), any LMStyle
 
     def exit_code(self) -> int:
-        return 0 if self.builds else 1
+        return exit_codes.OK if self.builds else NO_STYLE_EXIT
 
     def calls(self) -> list[str]:
         prompt, extract, score = SCENARIO_CALLS[self.scenario]
@@ -399,8 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="lcb-conformance resolve",
         description="Which lcb_prompts style and tokenizer give MODEL_ID lcb_runner's prompt "
-        "(from upstream's lm_styles). Exit 0: listed, with a style; 1: listed, no lcb_prompts "
-        f"style; {NOT_LISTED_EXIT}: not listed (a suggestion, not official).",
+        "(from upstream's lm_styles). Exit 0: listed, with a style; "
+        f"{NO_STYLE_EXIT}: listed, no lcb_prompts style; {NOT_LISTED_EXIT}: not listed (a "
+        "suggestion, not official).",
     )
     parser.add_argument("model", nargs="?", metavar="MODEL_ID")
     parser.add_argument("--all", action="store_true", help="every listed model, as a table")
@@ -431,14 +434,14 @@ def main(argv: list[str] | None = None) -> int:
         source = model_list.source
         if args.all:
             print(table(model_list), end="")
-            return 0
+            return exit_codes.OK
         resolution = resolve(list(model_list.models), args.model)
         scenario = SCENARIO_NAMES[args.scenario]
         if scenario and resolution.lmstyle:
             return _answer_scenario(args, resolution, scenario, source)
     except (UpstreamSourceError, UpstreamMissing, LookupError) as error:
         print(f"lcb-conformance resolve: {error}", file=sys.stderr)
-        return 2
+        return exit_codes.UNUSABLE
     if args.json:
         print(json.dumps(resolution.as_dict() | {"upstream": source}, indent=1))
     else:

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import types
 
-from lcb_conformance.suite import hf_cache
+from lcb_conformance.suite import exit_codes, hf_cache
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing
 
 # The client modules the runners import, faked; torch reports this many GPUs.
@@ -241,7 +241,7 @@ def child_main() -> int:
             os.environ.update(request["environment"].get(variant, {}))
             records[f"{variant}/{lmstyle}"] = record(upstream, lmstyle, argv, request["row"])
     json.dump(records, answer)
-    return 0
+    return exit_codes.OK
 
 
 # --- the parent ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters.jsonl_server import block_internet
 from lcb_conformance.adapters.untrusted import Contained
+from lcb_conformance.suite import exit_codes
 
 # The child's address-space limit: far above what any case needs.
 MEMORY_LIMIT_BYTES = 4 * 1024**3
@@ -100,7 +101,7 @@ def child_main(request_path: str, result_path: str) -> int:
         except Exception as error:  # the implementation's failure: the caller reports it
             answers.append({"raised": implementation.raised(error)})
     Path(result_path).write_text(json.dumps(answers, default=lambda item: item.item()), "utf-8")
-    return 0
+    return exit_codes.OK
 
 
 if __name__ == "__main__":

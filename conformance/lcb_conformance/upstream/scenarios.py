@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from lcb_conformance.suite import exit_codes
 from lcb_conformance.suite.scenario_cases import (
     CODE_EXECUTION,
     COT,
@@ -214,7 +215,7 @@ def child_main(request_path: str, result_path: str) -> int:
             except Exception as error:  # upstream's scorer failed on this case: report it
                 done[case["id"]] = {"failure": f"raised {type(error).__name__}: {error}"}
     Path(result_path).write_text(json.dumps(done), "utf-8")
-    return 0
+    return exit_codes.OK
 
 
 if __name__ == "__main__":
