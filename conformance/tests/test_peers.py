@@ -111,10 +111,14 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
     assert "golden: You are an expert Python programmer. You…" in page
     # the survey's predictions, checked against the run
     assert (
-        "| defines the generic system message but never sends it; one HUMAN round | yes | "
+        "| defines the generic system message but never sends it; one HUMAN round "
+        "(configs/datasets/livecodebench/livecodebench_gen_a4f90b.py:24, :35-38) | yes | "
         "1/1 failing prompt/generic/* cases have no lcb_runner system message |" in page
     )
-    assert "| default extractor v1 = FIRST block; v2 = last | **no** |" in page
+    assert (
+        "| default extractor v1 = FIRST block; v2 = last (datasets/livecodebench/evaluator.py:"
+        "267, extract_utils.py:19) | **no** |" in page
+    )
 
 
 def _judge_run(**actual_verdicts) -> dict:
