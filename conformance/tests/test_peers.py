@@ -314,3 +314,12 @@ def test_the_score_table_lists_the_functions_a_peer_provides():
     lines = peers_report.score_lines([report])
     assert "| OpenCompass | `pass_at_k` | 7 | 6 | 1 | `score-pass-k/no_tasks` |" in lines
     assert not any(line.startswith("| OpenCompass | `score_run`") for line in lines)
+
+
+def test_a_missing_interpreter_is_named_with_where_it_was_looked_for(tmp_path, capsys):
+    """peer-skythought's first step: no such Python is exit 2 and one line saying where."""
+    from lcb_conformance.adapters import interpreters
+
+    assert interpreters.main(["venv", "3.99", str(tmp_path / "harness")]) == 2
+    assert "no Python 3.99 here (python3.99 on PATH, or " in capsys.readouterr().err
+    assert not (tmp_path / "harness").exists()
