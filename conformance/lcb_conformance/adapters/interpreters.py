@@ -16,8 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lcb_conformance.suite import exit_codes
+
 PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
-EXIT_NOT_FOUND = 2
 
 
 def runs_as(candidate: str | Path, version: str) -> bool:
@@ -74,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         print(venv(args.version, args.directory, args.packages))
     except LookupError as missing:
         print(f"{parser.prog}: {missing}", file=sys.stderr)
-        return EXIT_NOT_FOUND
-    return 0
+        return exit_codes.UNUSABLE
+    return exit_codes.OK
 
 
 if __name__ == "__main__":
