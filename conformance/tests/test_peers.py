@@ -323,3 +323,22 @@ def test_a_missing_interpreter_is_named_with_where_it_was_looked_for(tmp_path, c
     assert interpreters.main(["venv", "3.99", str(tmp_path / "harness")]) == 2
     assert "no Python 3.99 here (python3.99 on PATH, or " in capsys.readouterr().err
     assert not (tmp_path / "harness").exists()
+
+
+def test_a_prompt_without_the_starter_code_is_named_and_blank_starter_code_is_not_counted():
+    problems = cases.problems()
+    starters = sorted(n for n, row in problems.items() if (row["starter_code"] or "").strip())
+    blank = next(
+        n for n, row in problems.items() if row["starter_code"] and not row["starter_code"].strip()
+    )
+    run = _run("x", "y")
+    run["failures"] = [
+        {"case": f"prompt/generic/{name}", "actual": "a prompt without it", "golden": "g"}
+        for name in (starters[0], blank)
+    ]
+    assert peers_report.no_starter_code(run) == (
+        True,
+        "1/1 failing prompt/generic/* cases of problems with starter code lack it",
+    )
+    run["failures"][0]["actual"] += problems[starters[0]]["starter_code"]
+    assert not peers_report.no_starter_code(run)[0]

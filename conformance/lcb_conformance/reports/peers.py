@@ -332,20 +332,19 @@ def test_output_scored_on_0_to_100(report):
     )
 
 
+def _starter_code(failure: dict) -> str:
+    """The starter code of a prompt case's problem, stripped ("" for none, or blank)."""
+    return (cases.problems()[failure["case"].rsplit("/", 1)[1]].get("starter_code") or "").strip()
+
+
 def no_starter_code(report):
-    """Failing generic prompts of problems with starter code: the starter code is missing."""
-
-    def lacks(failure: dict) -> bool:
-        starter = cases.problems()[failure["case"].rsplit("/", 1)[1]].get("starter_code")
-        return bool(starter) and starter.strip() not in failure["actual"]
-
+    """Failing generic prompts of problems with (non-blank) starter code: it is missing."""
     with_starter = [
         f
         for f in _failures(report, "prompt/generic/")
-        if f.get("actual") is not None
-        and cases.problems()[f["case"].rsplit("/", 1)[1]].get("starter_code")
+        if f.get("actual") is not None and _starter_code(f)
     ]
-    hits = sum(1 for f in with_starter if lacks(f))
+    hits = sum(1 for f in with_starter if _starter_code(f) not in f["actual"])
     return bool(with_starter) and hits == len(with_starter), (
         f"{hits}/{len(with_starter)} failing prompt/generic/* cases of problems with starter "
         "code lack it"
