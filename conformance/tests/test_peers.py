@@ -238,9 +238,9 @@ def test_a_judge_that_did_not_run_over_impl_cmd_is_not_called_not_provided():
     run = _run("x", "y")
     run["peer"] |= {"route": "--impl-cmd, Python 3.10.13", "has_judge": True}
     assert peers_report.judge_summary(run) == "did not run over --impl-cmd"
-    assert "| `peers.opencompass_lcb` (over --impl-cmd, Python 3.10.13) |" in peers_report.render(
-        [run]
-    )
+    page = peers_report.render([run])
+    assert "| `peers.opencompass_lcb` (over --impl-cmd, Python 3.10.13) |" in page
+    assert "Its adapter's `judge_program` did not run over --impl-cmd: no judge verdicts" in page
     assert peers_report.judge_false_fail(run, ("sum_quit",)) == (
         False,
         "the judge did not run in full (did not run over --impl-cmd)",

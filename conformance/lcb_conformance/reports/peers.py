@@ -645,6 +645,12 @@ def render_peer(report: dict) -> list[str]:
     differences = judge_differences(report)
     if differences is not None:
         lines += judge_report.table_lines(differences)
+    elif peer.get("has_judge"):
+        lines += [
+            f"Its adapter's `judge_program` {judge_not_run(report)}: no judge verdicts, and its "
+            "judge predictions below are not checked.",
+            "",
+        ]
     firsts = _first_per_cell(report)
     if firsts:
         lines += ["First case not identical of each such cell:", "", "```"]
