@@ -5,7 +5,6 @@ is gone when it is stopped."""
 
 from __future__ import annotations
 
-import json
 import shlex
 import subprocess
 import sys
@@ -316,8 +315,12 @@ def test_what_a_crashed_program_started_is_gone_when_the_crash_is_reported(
 
 def test_messages_served_over_impl_cmd_are_rendered_with_the_loaded_tokenizer(tmp_path):
     """An --impl-cmd adapter with format_lcb_messages only (SkyThought's): the suite renders
-    its messages through each family's chat template, so it loads the tokenizer itself (the
+    its messages through the family's chat template, so it loads the tokenizer itself (the
     program is sent no repo id to render with)."""
+    from lcb_conformance.runner import results
+    from lcb_conformance.runner.run import Runner
+    from lcb_conformance.suite import index
+
     (tmp_path / "messages_only.py").write_text(
         "import lcb_prompts\n"
         'STYLES = ("generic",)\n'
@@ -325,13 +328,13 @@ def test_messages_served_over_impl_cmd_are_rendered_with_the_loaded_tokenizer(tm
         "    return lcb_prompts.format_lcb_messages(row, style=style)\n",
         "utf-8",
     )
-    command = f"{SERVED_LCB_PROMPTS.rsplit(' ', 1)[0]} messages_only --path {tmp_path}"
-    report = tmp_path / "r.json"
-    finished = subprocess.run(
-        [sys.executable, "-m", "lcb_conformance.cli", "run", "--impl-cmd", command,
-         "--only", "chat-prompt", "--no-contract", "--json", str(report)],
-        capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
-    assert finished.returncode == 0, finished.stdout[-2000:] + finished.stderr[-2000:]
-    cells = json.loads(report.read_text("utf-8"))["cells"]
-    assert sum(cell["ok"] for cell in cells if cell["style"] == "generic") > 100
+    served = process.load_command(
+        f"{shlex.quote(sys.executable)} {shlex.quote(jsonl_server.PATH)} messages_only "
+        f"--path {tmp_path}"
+    )
+    try:
+        case = next(c for c in index.held_cases("chat-prompt") if c["cell"][0] == "generic")
+        found = Runner(served).golden(case)
+    finally:
+        served.module.close()
+    assert found.status == results.IDENTICAL, (case["id"], found.reason)
