@@ -5,12 +5,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from lcb_conformance.suite import audit, families, real_vocab
+from lcb_conformance.adapters import implementation
+from lcb_conformance.suite import audit, families, goldens, real_vocab
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     Upstream,
     UpstreamMissing,
+    grading,
     judge,
     leaderboard,
     matrix,
@@ -74,11 +76,17 @@ class Producer:
         outcome = judge.upstream_outcomes(str(self.upstream.checkout or self.upstream.source))[
             case_id
         ]
-        if "failure" in outcome:
+        if "verdict" not in outcome:  # the judge child failed, or lcb_runner's judge raised
+            why = outcome.get("failed") or implementation.describe_raised(outcome["raised"])
             raise judge.JudgeRunError(
-                f"{self.upstream.describe_source()} judged no verdict: {outcome['failure']}"
+                f"{self.upstream.describe_source()} judged no verdict: {why}"
             )
         return judge.canonical(outcome["verdict"])
+
+    def regrade(self, key: GoldenKey) -> str:
+        """lcb_runner's extraction and codegen_metrics on a fixture run (upstream/grading.py:
+        every run evaluated in one sandboxed child, once per source and process)."""
+        return goldens.canonical_json(grading.regrade_golden(self.upstream, key))
 
     def scenario_prompt(self, scenario: str, mode: str | None, lmstyle: str, value: dict):
         """(RETURNED, prompt) or (RAISED, {type, message}): what lcb_runner's prompt builder of

@@ -1,0 +1,65 @@
+"""regrade/<harness>/<run>: lcb_runner's own evaluation of a fixture run's raw outputs, as
+canonical JSON: each output through ``extract_code(output, LMStyle)`` for the run's LMStyle,
+then ``codegen_metrics(samples, code lists)`` with its defaults, against the tests of the rows
+the run was made from (fixtures/regrade/runs.jsonl, written from fixtures/audit/ by its
+build.py). The golden holds the problems in order, the extracted code, the metrics and, per
+problem, every sample's graded list and metadata (normalised as the judge goldens are:
+"execution time" dropped, memory addresses blanked). What a regrade of the run is held to;
+upstream/grading.py's grade reproduces the graded lists and metadata from the code.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from lcb_conformance.suite import cases, judge_cases
+from lcb_conformance.suite.families import CANONICAL_JSON, Family
+from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
+
+FAMILY = "regrade"
+RUNS_FILE = cases.FIXTURES_DIR / "regrade" / "runs.jsonl"
+# the fixture files a run's rows come from (runs.jsonl's "problems")
+ROWS = {
+    "problems.jsonl": lambda: {row["question_id"]: row for _, row in cases.iter_jsonl(
+        cases.FIXTURES_DIR / "problems.jsonl")},
+    "judge/problems.jsonl": judge_cases.problems,
+}  # fmt: skip
+
+
+def key_of(run: str) -> GoldenKey:
+    """The golden of a run folder under fixtures/audit/ ("lcb_runner/openai-chat")."""
+    harness, _, name = run.partition("/")
+    return GoldenKey(FAMILY, harness, name.replace("-", "_"))
+
+
+@cache
+def runs() -> dict[GoldenKey, dict]:
+    """Each fixture run's line of runs.jsonl, with ``rows``: question_id -> its dataset row."""
+    found = {}
+    for number, run in cases.iter_jsonl(RUNS_FILE):
+        rows = ROWS[run["problems"]]()
+        missing = sorted(set(run["outputs"]) - set(rows))
+        if missing:
+            raise cases.FixtureError(f"{RUNS_FILE}:{number}: no rows for {missing}")
+        found[key_of(run["run"])] = {**run, "rows": {p: rows[p] for p in run["outputs"]}}
+    return found
+
+
+def keys():
+    return list(runs())
+
+
+FAMILIES = (
+    Family(
+        FAMILY,
+        "regrade",
+        "upstream extract_code per the run's LMStyle, then codegen_metrics with its defaults, "
+        "on each fixture run's raw outputs, in a sandboxed child (upstream/grading.py), as "
+        "canonical JSON",
+        keys,
+        lambda source, key: source.regrade(key),
+        suffix=JSON_SUFFIX,
+        compare=CANONICAL_JSON,
+        in_history=False,
+    ),
+)

@@ -1,0 +1,131 @@
+"""upstream/grading.py: lcb_runner's judge, forked per sample from one pre-imported grading
+process, held to what lcb_runner's own code gives -- the judge goldens (99 cases, every
+verdict kind) and the regrade goldens (codegen_metrics on the fixture runs) -- and to its
+promises: samples streamed, verdicts in the samples' order, a row upstream cannot read named,
+a stand-in with another judge refused by name."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import runpy
+
+import pytest
+
+from lcb_conformance.suite import families, goldens, judge_cases
+from lcb_conformance.suite.families import regrade
+from lcb_conformance.upstream import grading
+
+REGRADE_KEYS = families.expected_keys(regrade.FAMILY)
+
+
+def test_every_fixture_run_has_a_regrade_golden():
+    """runs.jsonl is what fixtures/regrade/build.py writes from fixtures/audit/ today, and
+    each of its runs has a golden."""
+    build = runpy.run_path(str(regrade.RUNS_FILE.parent / "build.py"))
+    runs = [*build["lcb_runner_runs"](), *build["harness_runs"]()]
+    lines = [json.dumps(run, ensure_ascii=True, sort_keys=True) for run in runs]
+    assert regrade.RUNS_FILE.read_text("utf-8").splitlines() == lines
+    assert {regrade.key_of(run["run"]) for run in runs} == set(REGRADE_KEYS)
+    assert all(goldens.read(key) is not None for key in REGRADE_KEYS)
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("key", REGRADE_KEYS, ids=str)
+def test_grade_reproduces_codegen_metrics_on_the_fixture_runs(key, upstream):
+    """grade on the code lcb_runner extracted gives codegen_metrics' graded lists and
+    metadata for every sample, byte for byte once normalised as the goldens are."""
+    golden = json.loads(goldens.read(key))
+    run = regrade.runs()[key]
+    samples = [
+        grading.Sample(problem, index, code)
+        for problem in golden["problems"]
+        for index, code in enumerate(golden["code"][problem])
+    ]
+    graded = list(grading.grade(run["rows"], samples, upstream=upstream, workers=2))
+    assert [(g.problem_id, g.sample_index) for g in graded] == [
+        (s.problem_id, s.sample_index) for s in samples
+    ]
+    for sample, answer in zip(samples, graded, strict=True):
+        assert answer.graded == golden["graded"][sample.problem_id][sample.sample_index]
+        assert (
+            grading.comparable_metadata(answer.metadata)
+            == (golden["metadata"][sample.problem_id][sample.sample_index])
+        )
+        assert answer.passed == all(result > 0 for result in answer.graded)
+
+
+@pytest.mark.upstream
+def test_check_judge_finds_exactly_the_known_differences(upstream):
+    """On the 99 judge cases (in parallel children, verdicts in order), a checkout of the
+    reference differs nowhere; the installed stand-in exactly where STAND_IN_GAPS says (the
+    stdin-buffer cases), which is what require_reference_judge refuses it for without
+    grading."""
+    differing = grading.check_judge(upstream)
+    known, why = grading._known_differences(upstream)
+    assert differing == known
+    if upstream.is_reference():
+        assert differing == []
+        grading.require_reference_judge(upstream)
+    elif known:
+        with pytest.raises(grading.JudgeDiffers) as refused:
+            grading.require_reference_judge(upstream)
+        assert all(case in str(refused.value) for case in known)
+        assert "16de2a1" in why and "--upstream PATH" in str(refused.value)
+
+
+@pytest.mark.upstream
+def test_samples_are_streamed_and_answered_in_order(upstream):
+    """The samples are pulled as the grading process has room, not all at once, and the
+    verdicts come back in the samples' order."""
+    row = judge_cases.problems()["j_sum"]
+    programs = ["a, b = map(int, input().split())\nprint(a + b)\n", "print(0)\n"]
+    padding = "#" + "x" * 4000 + "\n"  # big samples: the pipes hold few of them
+    pulled = 0
+
+    def samples():
+        nonlocal pulled
+        for index in range(300):
+            pulled += 1
+            yield grading.Sample("j_sum", index, padding + programs[index % 2])
+
+    ahead = []
+    for number, answer in enumerate(
+        grading.grade({"j_sum": row}, samples(), upstream=upstream, workers=2)
+    ):
+        ahead.append(pulled - number)
+        assert answer.sample_index == number
+        assert answer.passed == (number % 2 == 0)
+    assert max(ahead) < 100
+
+
+@pytest.mark.upstream
+def test_a_row_lcb_runner_cannot_read_is_named(upstream):
+    rows = judge_cases.problems()
+    samples = [grading.Sample("j_sum", 0, "print(3)"), grading.Sample("j_malformed_private", 0, "")]
+    answers = grading.grade(rows, samples, upstream=upstream)
+    assert next(answers).problem_id == "j_sum"
+    with pytest.raises(grading.ProblemRejected, match="j_malformed_private"):
+        next(answers)
+
+
+def test_a_sample_of_an_unknown_problem_is_a_key_error():
+    from lcb_conformance.upstream import INSTALLED, Upstream
+
+    samples = itertools.repeat(grading.Sample("no_such_problem", 0, ""), 1)
+    with pytest.raises(KeyError, match="no_such_problem"):
+        list(grading.grade({}, samples, upstream=Upstream(INSTALLED)))
+
+
+@pytest.mark.upstream
+def test_the_stand_ins_codegen_metrics_gap_is_real(upstream):
+    """STAND_IN_GAPS names a real difference: the installed stand-in's codegen_metrics on a
+    fixture run is not the golden (else the entry is stale and hides drift)."""
+    if upstream.checkout is not None or upstream.version() not in grading.STAND_IN_GAPS:
+        pytest.skip(f"{upstream.describe_source()} has no codegen_metrics gap listed")
+    key = regrade.key_of("lighteval/as-shipped")
+    run = regrade.runs()[key]
+    answer = grading._codegen_metrics_by(upstream.source, json.dumps([run], sort_keys=True))
+    metrics = answer[run["run"]]["scored"][0]
+    assert metrics != json.loads(goldens.read(key))["metrics"]
+    assert "pass@1_stderr" in metrics
