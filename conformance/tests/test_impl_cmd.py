@@ -338,3 +338,20 @@ def test_messages_served_over_impl_cmd_are_rendered_with_the_loaded_tokenizer(tm
     finally:
         served.module.close()
     assert found.status == results.IDENTICAL, (case["id"], found.reason)
+
+
+def test_a_served_judge_may_give_its_own_pass_verdict(tmp_path):
+    """Over --impl-cmd too, judge_program's (results, metadata, passed) keeps the harness's
+    verdict (SkyThought fails the empty result list lcb_runner's rule would pass)."""
+    from lcb_conformance.upstream import judge
+
+    (tmp_path / "own_verdict.py").write_text(
+        "def judge_program(row, program, timeout):\n    return [], {}, False\n", "utf-8"
+    )
+    command = (
+        f"{shlex.quote(sys.executable)} {shlex.quote(jsonl_server.PATH)} own_verdict "
+        f"--path {tmp_path}"
+    )
+    case = judge.judge_cases()["empty_tests_stdin"]
+    outcomes = judge.run_served(command, [case])
+    assert outcomes == {case.id: {"verdict": {"metadata": {}, "passed": False, "results": []}}}
