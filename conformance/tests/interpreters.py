@@ -5,42 +5,25 @@ lcb-conformance not installed)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import lcb_prompts
-
-PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
-
-
-def _runs_as(candidate: str | Path, version: str) -> bool:
-    try:
-        shown = subprocess.run(
-            [str(candidate), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return shown.returncode == 0 and shown.stdout.strip() == version
+from lcb_conformance.adapters import interpreters
 
 
 def python(version: str) -> Path:
-    """An interpreter of ``version`` ("3.10"): python3.10 on PATH, or pyenv's; a skip saying
-    where it was looked for when there is none."""
-    candidates = [shutil.which(f"python{version}")]
-    candidates += sorted(PYENV_ROOT.glob(f"versions/{version}.*/bin/python{version}"))[::-1]
-    for candidate in candidates:
-        if candidate and _runs_as(candidate, version):
-            return Path(candidate)
-    pytest.skip(
-        f"no Python {version} here (python{version} on PATH, or {PYENV_ROOT}/versions/"
-        f"{version}.*): install one, e.g. `pyenv install {version}`, to run this test"
-    )
+    """An interpreter of ``version`` ("3.10") (adapters.interpreters: python3.10 on PATH, or
+    pyenv's); a skip saying where it was looked for when there is none."""
+    found = interpreters.python(version)
+    if found is None:
+        pytest.skip(
+            f"no Python {version} here ({interpreters.where_looked(version)}): install one, "
+            f"e.g. `pyenv install {version}`, to run this test"
+        )
+    return found
 
 
 def venv_with_lcb_prompts(interpreter: Path, directory: Path) -> Path:

@@ -311,3 +311,47 @@ def test_what_a_crashed_program_started_is_gone_when_the_crash_is_reported(
         escaping.extract_code(program, "crash")
     assert (tmp_path / "a").exists()
     assert escapes.survivors(marker) == []
+
+
+def test_messages_served_over_impl_cmd_are_rendered_with_the_loaded_tokenizer(tmp_path):
+    """An --impl-cmd adapter with format_lcb_messages only (SkyThought's): the suite renders
+    its messages through the family's chat template, so it loads the tokenizer itself (the
+    program is sent no repo id to render with)."""
+    from lcb_conformance.runner import results
+    from lcb_conformance.runner.run import Runner
+    from lcb_conformance.suite import index
+
+    (tmp_path / "messages_only.py").write_text(
+        "import lcb_prompts\n"
+        'STYLES = ("generic",)\n'
+        'def format_lcb_messages(row, style="generic"):\n'
+        "    return lcb_prompts.format_lcb_messages(row, style=style)\n",
+        "utf-8",
+    )
+    served = process.load_command(
+        f"{shlex.quote(sys.executable)} {shlex.quote(jsonl_server.PATH)} messages_only "
+        f"--path {tmp_path}"
+    )
+    try:
+        case = next(c for c in index.held_cases("chat-prompt") if c["cell"][0] == "generic")
+        found = Runner(served).golden(case)
+    finally:
+        served.module.close()
+    assert found.status == results.IDENTICAL, (case["id"], found.reason)
+
+
+def test_a_served_judge_may_give_its_own_pass_verdict(tmp_path):
+    """Over --impl-cmd too, judge_program's (results, metadata, passed) keeps the harness's
+    verdict (SkyThought fails the empty result list lcb_runner's rule would pass)."""
+    from lcb_conformance.upstream import judge
+
+    (tmp_path / "own_verdict.py").write_text(
+        "def judge_program(row, program, timeout):\n    return [], {}, False\n", "utf-8"
+    )
+    command = (
+        f"{shlex.quote(sys.executable)} {shlex.quote(jsonl_server.PATH)} own_verdict "
+        f"--path {tmp_path}"
+    )
+    case = judge.judge_cases()["empty_tests_stdin"]
+    outcomes = judge.run_served(command, [case])
+    assert outcomes == {case.id: {"verdict": {"metadata": {}, "passed": False, "results": []}}}

@@ -175,6 +175,27 @@ def test_normalise_names_a_malformed_answer(results, metadata, message):
         judge.normalise(results, metadata)
 
 
+def test_a_judge_with_its_own_pass_rule_gives_its_verdict():
+    """(results, metadata, passed): the harness's verdict is kept where its rule is not
+    lcb_runner's (SkyThought fails a program it got no result for; lcb_runner passes [])."""
+    answer = judge.judge_answer(([], {}, False))
+    assert judge.normalise(*answer) == {"results": [], "passed": False, "metadata": {}}
+    assert judge.normalise(*judge.judge_answer(([], {})))["passed"] is True
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (([True],), "must return \\(results, metadata\\) or \\(results, metadata, passed\\)"),
+        ({"results": []}, "must return"),
+        (([True], {}, 1), "passed must be a bool, got 1"),
+    ],
+)
+def test_a_malformed_judge_answer_is_named(answer, message):
+    with pytest.raises(TypeError, match=message):
+        judge.judge_answer(answer)
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

@@ -6,6 +6,8 @@ report rendered from a run (the source loader they rely on: test_harness_source.
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pytest
 
 from lcb_conformance.adapters import implementation
@@ -97,10 +99,8 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
         "| OpenCompass | 0.5.4 | `peers.opencompass_lcb` | 1 | 0 | 1 | 3 | NOT identical | - | "
         "not provided |" in page
     )
-    assert (
-        "No run stored for: nvidia_generic_oai, evalscope_lcb, lighteval_lcb, "
-        "opencompass_scenarios." in page
-    )
+    missing = [name for name in peers_report.PEERS if name != "opencompass_lcb"]
+    assert f"No run stored for: {', '.join(missing)}." in page
     assert "| generic | no template | prompt | 1 | 0 | 1 |" in page
     assert "the styles codeqwen and the functions decode_context" in page
     assert "1 passed, 1 failed in bad-input (1)" in page
@@ -111,10 +111,14 @@ def test_peers_report_shows_cells_first_failure_and_predictions():
     assert "golden: You are an expert Python programmer. You…" in page
     # the survey's predictions, checked against the run
     assert (
-        "| defines the generic system message but never sends it; one HUMAN round | yes | "
+        "| defines the generic system message but never sends it; one HUMAN round "
+        "(configs/datasets/livecodebench/livecodebench_gen_a4f90b.py:24, :35-38) | yes | "
         "1/1 failing prompt/generic/* cases have no lcb_runner system message |" in page
     )
-    assert "| default extractor v1 = FIRST block; v2 = last | **no** |" in page
+    assert (
+        "| default extractor v1 = FIRST block; v2 = last (datasets/livecodebench/evaluator.py:"
+        "267, extract_utils.py:19) | **no** |" in page
+    )
 
 
 def _judge_run(**actual_verdicts) -> dict:
@@ -183,7 +187,8 @@ def test_every_prediction_names_a_known_check():
     assert set(predictions) == set(peers_report.PEERS)
     for peer_predictions in predictions.values():
         for prediction in peer_predictions:
-            assert prediction.claim and prediction.check in peers_report.CHECKS.values()
+            check = getattr(prediction.check, "func", prediction.check)  # a partial: its cases
+            assert prediction.claim and check in peers_report.CHECKS.values()
 
 
 def test_a_prediction_with_an_unknown_check_is_named(tmp_path, monkeypatch):
@@ -196,6 +201,74 @@ def test_a_prediction_with_an_unknown_check_is_named(tmp_path, monkeypatch):
             peers_report.predictions()
     finally:
         peers_report.predictions.cache_clear()
+
+
+def test_cases_go_only_with_the_checks_that_take_them(tmp_path, monkeypatch):
+    bad = tmp_path / "predictions.toml"
+    monkeypatch.setattr(peers_report, "PREDICTIONS_FILE", bad)
+    entries = {
+        "a check that takes cases, without them": 'check = "judge_false_fail"\n',
+        "cases for a check that takes none": 'check = "first_block"\ncases = ["x"]\n',
+    }
+    for entry in entries.values():
+        bad.write_text(f'[[verl_prime_code]]\nclaim = "x"\n{entry}', "utf-8")
+        peers_report.predictions.cache_clear()
+        try:
+            with pytest.raises(peers_report.PredictionsError, match="`cases` goes with"):
+                peers_report.predictions()
+        finally:
+            peers_report.predictions.cache_clear()
+
+
+def test_a_judge_prediction_names_its_cases_and_their_direction():
+    """judge_false_fail and its kin read the run's own judge verdicts, case by case."""
+    wrong = {"metadata": {}, "passed": False, "results": [-2]}
+    run = _judge_run(sum_input_correct=wrong, sum_quit=None)
+    observed, evidence = peers_report.judge_false_fail(run, ("sum_input_correct",))
+    assert observed and evidence == "false fail on 1/1 of sum_input_correct (1 false fail in all)"
+    observed, _ = peers_report.judge_false_fail(run, ("sum_input_correct", "sum_quit"))
+    assert not observed
+    assert peers_report.judge_no_verdict(run, ("sum_quit",))[0]
+    assert not peers_report.judge_false_pass(run, ("sum_input_correct",))[0]
+
+
+def test_a_judge_that_did_not_run_over_impl_cmd_is_not_called_not_provided():
+    """A peer served over --impl-cmd whose adapter has a judge_program that the route did not
+    run says so; an adapter without one is "not provided"."""
+    run = _run("x", "y")
+    run["peer"] |= {"route": "--impl-cmd, Python 3.10.13", "has_judge": True}
+    assert peers_report.judge_summary(run) == "did not run over --impl-cmd"
+    page = peers_report.render([run])
+    assert "| `peers.opencompass_lcb` (over --impl-cmd, Python 3.10.13) |" in page
+    assert "Its adapter's `judge_program` did not run over --impl-cmd: no judge verdicts" in page
+    assert peers_report.judge_false_fail(run, ("sum_quit",)) == (
+        False,
+        "the judge did not run in full (did not run over --impl-cmd)",
+    )
+    run["peer"]["has_judge"] = False
+    assert peers_report.judge_summary(run) == "not provided"
+
+
+def test_a_peer_served_from_another_python_is_described_by_that_python(tmp_path, monkeypatch):
+    """--python: the version is asked of the interpreter that has the peer installed, and the
+    adapter is served from it by the generic server, this checkout on its path."""
+    import sys
+
+    from lcb_conformance.adapters import jsonl_server
+
+    (tmp_path / "served_peer.py").write_text(
+        'PEER = "pytest as a peer"\nDISTRIBUTION = "pytest"\n', "utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    described = peers_report.describe("served_peer", sys.executable)
+    assert described["route"].startswith("--impl-cmd, Python 3.")
+    assert described["version"] == importlib.metadata.version("pytest")
+    assert not described["has_judge"]
+    command = peers_report.impl_cmd("peers.skythought_lcb", "/envs/h310/bin/python")
+    assert command == (
+        f"/envs/h310/bin/python {jsonl_server.PATH} peers.skythought_lcb "
+        f"--path {paths.ROOT} --path {paths.ROOT / 'conformance'}"
+    )
 
 
 def test_peers_report_names_the_closest_official_style():
@@ -241,3 +314,31 @@ def test_the_score_table_lists_the_functions_a_peer_provides():
     lines = peers_report.score_lines([report])
     assert "| OpenCompass | `pass_at_k` | 7 | 6 | 1 | `score-pass-k/no_tasks` |" in lines
     assert not any(line.startswith("| OpenCompass | `score_run`") for line in lines)
+
+
+def test_a_missing_interpreter_is_named_with_where_it_was_looked_for(tmp_path, capsys):
+    """peer-skythought's first step: no such Python is exit 2 and one line saying where."""
+    from lcb_conformance.adapters import interpreters
+
+    assert interpreters.main(["venv", "3.99", str(tmp_path / "harness")]) == 2
+    assert "no Python 3.99 here (python3.99 on PATH, or " in capsys.readouterr().err
+    assert not (tmp_path / "harness").exists()
+
+
+def test_a_prompt_without_the_starter_code_is_named_and_blank_starter_code_is_not_counted():
+    problems = cases.problems()
+    starters = sorted(n for n, row in problems.items() if (row["starter_code"] or "").strip())
+    blank = next(
+        n for n, row in problems.items() if row["starter_code"] and not row["starter_code"].strip()
+    )
+    run = _run("x", "y")
+    run["failures"] = [
+        {"case": f"prompt/generic/{name}", "actual": "a prompt without it", "golden": "g"}
+        for name in (starters[0], blank)
+    ]
+    assert peers_report.no_starter_code(run) == (
+        True,
+        "1/1 failing prompt/generic/* cases of problems with starter code lack it",
+    )
+    run["failures"][0]["actual"] += problems[starters[0]]["starter_code"]
+    assert not peers_report.no_starter_code(run)[0]

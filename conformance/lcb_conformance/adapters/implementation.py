@@ -11,7 +11,7 @@ itself is that object. The object provides any of:
     extract_code(model_output, style="generic") -> str
     extract_code_prefix(model_output, style="generic") -> str
     decode_context(context) -> str
-    judge_program(row, program, timeout) -> (results, metadata)
+    judge_program(row, program, timeout) -> (results, metadata[, passed])
     pass_at_k(results, k_list) -> dict
     score_run(rows, start_date=None, end_date=None, platform=None) -> dict
     leaderboard_score(rows, start, end, builder_tz="UTC") -> dict
@@ -36,8 +36,10 @@ still see the implementation's own error.
 private, in the dataset's encoding) with a per-test ``timeout`` in seconds, and returns what
 lcb_runner's judge returns for one program: the per-test results (True/False, or -1/-2/-3/-4
 for global timeout, wrong answer, time limit, runtime error) and the metadata dict
-(error_code, error_message, ...). It raises when the row's tests cannot be decoded. The suite
-calls it only in a child process (lcb_conformance.upstream.judge), never in its own.
+(error_code, error_message, ...). A harness whose own pass rule is not lcb_runner's (every
+result > 0, an empty list passing) adds its verdict as a third element. It raises when the
+row's tests cannot be decoded. The suite calls it only in a child process
+(lcb_conformance.upstream.judge), never in its own.
 
 What an implementation raises crosses every process boundary as data (:func:`raised`): its
 type's name and module, and its message. Not provided is a type, ``NotProvided`` (this

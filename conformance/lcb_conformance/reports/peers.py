@@ -1,11 +1,14 @@
 """The peers report: every peer adapter (peers/) run through the conformance suite, on one page.
 
-    lcb-conformance peers run peers.MODULE [--out-dir build/peers]
+    lcb-conformance peers run peers.MODULE [--python PYTHON] [--out-dir build/peers]
     lcb-conformance peers render [--out-dir build/peers] [--output docs/peers.md]
 
 ``run`` (in the peer's own tox env, where the peer is installed) runs the suite through the
 lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
-the installed peer's version. ``render`` reads every stored run and writes the page: per peer
+the installed peer's version. With ``--python``, the peer is installed for that interpreter
+(another Python, or clashing dependencies) and the adapter is served from it by the generic
+server over ``--impl-cmd`` (adapters/jsonl_server.py, this checkout and its ``conformance/``
+on the server's path). ``render`` reads every stored run and writes the page: per peer
 and cell of the verdict matrix (style x tokenizer family) the cases, passed, failed and the
 first failing case with its showdiff report, each prediction of the peers survey checked
 against what the run found, and which way each judge verdict differs from lcb_runner's (from
@@ -18,13 +21,14 @@ import argparse
 import importlib
 import importlib.metadata
 import json
+import shlex
 import subprocess
 import sys
 import tomllib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from lcb_conformance.reports import judge as judge_report
@@ -54,24 +58,46 @@ PEERS = (
     "lighteval_lcb",
     "opencompass_lcb",
     "opencompass_scenarios",
+    "skythought_lcb",
+    "verl_prime_code",
+    "skyrl_gym_lcb",
 )
 SHOWN_LINES = 5  # of a showdiff report: label, offsets, golden, actual, caret
 
 OLD_SYSTEM_SENTENCE = " You will NOT return anything except for the program."
 ENSURE_SENTENCE = "Ensure that when the python program runs"
 LAST_BLOCK_CASE = "extract/generic/two_blocks_last_wins"
+NO_FENCE_CASE = "extract/generic/no_fence_bare_code"
 
 
 # --- run (inside a peer's env) -----------------------------------------------------------------
 
 
-def describe(module_name: str) -> dict:
+# Asked of a peer's own interpreter (--python): its Python version and the distribution's.
+VERSIONS_SCRIPT = (
+    "import importlib.metadata, platform, sys; "
+    "print(platform.python_version(), importlib.metadata.version(sys.argv[1]))"
+)
+
+
+def describe(module_name: str, python: str | None = None) -> dict:
+    """The adapter's description (its module imported here, where the peer itself may be
+    missing) and the installed peer's version, asked of ``python`` when it serves the peer."""
     module = importlib.import_module(module_name)
     distribution = getattr(module, "DISTRIBUTION", None)
-    try:
-        version = importlib.metadata.version(distribution) if distribution else None
-    except importlib.metadata.PackageNotFoundError:
-        version = None
+    route = "in process"
+    if python is None:
+        try:
+            version = importlib.metadata.version(distribution) if distribution else None
+        except importlib.metadata.PackageNotFoundError:
+            version = None
+    else:
+        answer = subprocess.run(
+            [python, "-c", VERSIONS_SCRIPT, distribution or ""], capture_output=True, text=True
+        )
+        python_version, _, version = answer.stdout.strip().partition(" ")
+        version = version if answer.returncode == 0 else None
+        route = f"--impl-cmd, Python {python_version}" if python_version else "--impl-cmd"
     return {
         "module": module_name,
         "peer": getattr(module, "PEER", module_name),
@@ -79,20 +105,38 @@ def describe(module_name: str) -> dict:
         "version": version,
         "styles": list(getattr(module, "STYLES", ()) or ()),
         "follows": getattr(module, "FOLLOWS", ""),
+        "route": route,
+        "has_judge": callable(getattr(module, "judge_program", None)),
     }
 
 
-def run(module_name: str, out_dir: Path) -> int:
+def impl_cmd(module_name: str, python: str) -> str:
+    """The --impl-cmd that serves the adapter from ``python`` through the generic server."""
+    from lcb_conformance.adapters import jsonl_server
+
+    folders = (paths.ROOT, paths.ROOT / "conformance")
+    return shlex.join(
+        [python, jsonl_server.PATH, module_name]
+        + [part for folder in folders for part in ("--path", str(folder))]
+    )
+
+
+def run(module_name: str, out_dir: Path, python: str | None = None) -> int:
     """The suite for one peer adapter (`lcb-conformance run` in a child process, so a report
-    module never drives the command above it), stored with the peer's description."""
+    module never drives the command above it), stored with the peer's description; served
+    from ``python`` over --impl-cmd when given."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{module_name.rsplit('.', 1)[-1]}.json"
     path.unlink(missing_ok=True)  # an earlier run's report is never this run's
-    command = [sys.executable, "-m", "lcb_conformance.cli", "run", "--impl", module_name]
+    command = [sys.executable, "-m", "lcb_conformance.cli", "run"]
+    if python is None:
+        command += ["--impl", module_name]
+    else:
+        command += ["--impl-cmd", impl_cmd(module_name, python)]
     code = subprocess.run([*command, "--json", str(path), "--color", "never"]).returncode
     if path.is_file():
         report = json.loads(path.read_text("utf-8"))
-        report["peer"] = describe(module_name)
+        report["peer"] = describe(module_name, python)
         stored = report_files.write_reports(
             "lcb-conformance peers",
             {"JSON": (path, lambda: json.dumps(report, ensure_ascii=False) + "\n")},
@@ -298,9 +342,94 @@ def test_output_scored_on_0_to_100(report):
     )
 
 
-CHECKS: dict[str, Callable[[dict], tuple[bool, str]]] = {
+def _starter_code(failure: dict) -> str:
+    """The starter code of a prompt case's problem, stripped ("" for none, or blank)."""
+    return (cases.problems()[failure["case"].rsplit("/", 1)[1]].get("starter_code") or "").strip()
+
+
+def no_starter_code(report):
+    """Failing generic prompts of problems with (non-blank) starter code: it is missing."""
+    with_starter = [
+        f
+        for f in _failures(report, "prompt/generic/")
+        if f.get("actual") is not None and _starter_code(f)
+    ]
+    hits = sum(1 for f in with_starter if _starter_code(f) not in f["actual"])
+    return bool(with_starter) and hits == len(with_starter), (
+        f"{hits}/{len(with_starter)} failing prompt/generic/* cases of problems with starter "
+        "code lack it"
+    )
+
+
+def unstripped_extraction(report):
+    """Failing generic extractions that are lcb_runner's once the whitespace around is
+    stripped (an extractor that keeps the newline before or after the code)."""
+    found = [f for f in _failures(report, "extract/generic/") if f.get("actual") is not None]
+    kept = [
+        f["case"].rsplit("/", 1)[1]
+        for f in found
+        if f["actual"] != f["golden"] and f["actual"].strip() == (f["golden"] or "").strip()
+    ]
+    return bool(kept), (
+        f"{len(kept)}/{len(found)} failing extract/generic/* cases are lcb_runner's extraction "
+        f"with the whitespace around it kept (first: {', '.join(kept[:3]) or 'none'})"
+    )
+
+
+def extracts_without_fence(report):
+    failure = _failed(report, NO_FENCE_CASE)
+    if failure is None or not failure.get("actual"):
+        return False, f"{NO_FENCE_CASE} gives lcb_runner's empty extraction"
+    return True, f"{NO_FENCE_CASE} fails: returns {failure['actual']!r:.60}"
+
+
+def extracts_nothing(report, named: tuple[str, ...]):
+    """The named generic extraction cases fail with an empty extraction."""
+    empty = [
+        case
+        for case in named
+        if (failure := _failed(report, f"extract/generic/{case}")) is not None
+        and failure.get("actual") == ""
+    ]
+    return len(empty) == len(named), (
+        f"{len(empty)}/{len(named)} of {', '.join(named)} fail with an empty extraction"
+    )
+
+
+def _judge_cases_differing(report, named: tuple[str, ...], kind: str):
+    differences = judge_differences(report)
+    if differences is None:
+        return False, f"the judge did not run in full ({judge_not_run(report)})"
+    found = {entry["case"]: entry["difference"] for entry in differences}
+    hits = [case for case in named if found.get(case) == kind]
+    total = sum(1 for difference in found.values() if difference == kind)
+    return len(hits) == len(named), (
+        f"{kind} on {len(hits)}/{len(named)} of {', '.join(named)} ({total} {kind} in all)"
+    )
+
+
+def judge_false_fail(report, named: tuple[str, ...]):
+    return _judge_cases_differing(report, named, judge_report.FALSE_FAIL)
+
+
+def judge_false_pass(report, named: tuple[str, ...]):
+    return _judge_cases_differing(report, named, judge_report.FALSE_PASS)
+
+
+def judge_no_verdict(report, named: tuple[str, ...]):
+    return _judge_cases_differing(report, named, judge_report.NO_VERDICT)
+
+
+# Checks that take the cases an entry names (its `cases` list).
+CASE_CHECKS = (extracts_nothing, judge_false_fail, judge_false_pass, judge_no_verdict)
+
+CHECKS: dict[str, Callable[..., tuple[bool, str]]] = {
     check.__name__: check
     for check in (
+        *CASE_CHECKS,
+        no_starter_code,
+        unstripped_extraction,
+        extracts_without_fence,
         no_system_message,
         rstripped_user_message,
         old_system_sentence,
@@ -330,13 +459,21 @@ def predictions() -> dict[str, list[Prediction]]:
     found: dict[str, list[Prediction]] = {}
     for peer, entries in data.items():
         for number, entry in enumerate(entries, start=1):
-            if not entry.get("claim") or entry.get("check") not in CHECKS:
+            check = CHECKS.get(entry.get("check"))
+            if not entry.get("claim") or check is None:
                 raise PredictionsError(
                     f"{PREDICTIONS_FILE}: [[{peer}]] #{number}: needs a claim and a check, one "
                     f"of {', '.join(CHECKS)}; got {entry!r}"
                 )
+            if (check in CASE_CHECKS) != ("cases" in entry):
+                raise PredictionsError(
+                    f"{PREDICTIONS_FILE}: [[{peer}]] #{number}: `cases` goes with, and only "
+                    f"with, the checks {', '.join(c.__name__ for c in CASE_CHECKS)}"
+                )
+            if "cases" in entry:
+                check = partial(check, named=tuple(entry["cases"]))
             found.setdefault(peer, []).append(
-                Prediction(entry.get("short", ""), entry["claim"], CHECKS[entry["check"]])
+                Prediction(entry.get("short", ""), entry["claim"], check)
             )
     return found
 
@@ -354,13 +491,25 @@ def judge_summary(report: dict) -> str:
     differently from lcb_runner's, and which way."""
     differences = judge_differences(report)
     if differences is None:
-        return "not provided"
+        return judge_not_run(report)
     counts = Counter(entry["difference"] for entry in differences)
     changing = [f"{counts[kind]} {kind}" for kind in judge_report.SCORE_CHANGING if counts[kind]]
     total = len(judge.judge_cases())
     if not changing:
         return f"same pass verdict on all {total} pairs"
     return f"{', '.join(changing)} (of {total} pairs)"
+
+
+def judge_not_run(report: dict) -> str:
+    """Why a run has no judge verdicts: the adapter has no judge_program, or it has one that
+    did not run in full (over --impl-cmd, the route may not carry the judge)."""
+    peer = report["peer"]
+    if not peer.get("has_judge"):
+        return "not provided"
+    route = peer.get("route", "")
+    return "did not run" + (
+        f" over {route.split(',')[0]}" if route.startswith("--impl-cmd") else ""
+    )
 
 
 def _short(failure: dict) -> str:
@@ -457,6 +606,8 @@ def render_peer(report: dict) -> list[str]:
         "",
         f"Adapter: {peer['follows']}.",
         "",
+        f"Run: {_route(peer)}.",
+        "",
         f"**{_headline(report)}**",
         "",
         *_tier_lines(report),
@@ -504,6 +655,12 @@ def render_peer(report: dict) -> list[str]:
     differences = judge_differences(report)
     if differences is not None:
         lines += judge_report.table_lines(differences)
+    elif peer.get("has_judge"):
+        lines += [
+            f"Its adapter's `judge_program` {judge_not_run(report)}: no judge verdicts, and its "
+            "judge predictions below are not checked.",
+            "",
+        ]
     firsts = _first_per_cell(report)
     if firsts:
         lines += ["First case not identical of each such cell:", "", "```"]
@@ -529,6 +686,22 @@ def render_peer(report: dict) -> list[str]:
     return lines
 
 
+def _over(peer: dict) -> str:
+    """The summary's note on a peer served over --impl-cmd."""
+    route = peer.get("route", "")
+    return f" (over {route})" if route.startswith("--impl-cmd") else ""
+
+
+def _route(peer: dict) -> str:
+    route = peer.get("route", "in process")
+    if route.startswith("--impl-cmd"):
+        return (
+            f"over {route} (the peer installed for another interpreter, the adapter served by "
+            "the generic server)"
+        )
+    return "in process (the peer installed in the suite's environment)"
+
+
 def _cell(text: str) -> str:
     """Text for a markdown table cell: no column breaks, backticks shown as such."""
     return text.replace("|", "&#124;").replace("`", "\\`")
@@ -550,14 +723,18 @@ def render(reports: list[dict]) -> str:
         "",
         f"Generated by `{REGEN_COMMAND}` (each peer installed from PyPI in its own tox env, its "
         "adapter in `peers/` calling the peer's own code, the suite run by `lcb-conformance "
-        "--impl peers.<module> --json`, then `lcb-conformance peers render`). "
+        "--impl peers.<module> --json`, or over `--impl-cmd` with the adapter served by the "
+        "generic server from the peer's own Python where it needs another, then "
+        "`lcb-conformance peers render`). "
         "Do not edit by hand.",
         "",
         'A cell is a style x tokenizer family of the verdict matrix; "cases run" excludes '
         "cases the adapter does not provide. Every peer is held to lcb_runner's **generic** "
-        "style (the one each claims to follow); its other styles are not provided. The "
-        "predictions are copied from the project's peers survey (facts gathered from the peers' "
-        "public code and trackers) and checked against each run. The judge column counts the "
+        "style (the one each claims to follow, or compares with where it has no LMStyle of "
+        "its own); its other styles are not provided, nor are the prompts of a peer that "
+        "formats none. The predictions are copied from the project's peers survey (facts "
+        "gathered from the peers' public code and trackers, each with its file and line) and "
+        "checked against each run. The judge column counts the "
         "pairs of the judge corpus (docs/judge.md) where the peer's own judge gives another pass "
         "verdict than lcb_runner's: a false pass scores a program lcb_runner fails, a false "
         "fail fails one it passes; each peer's section lists those cases.",
@@ -572,7 +749,8 @@ def render(reports: list[dict]) -> str:
         golden = report["cells"]
         run_cases = sum(c["run"] for c in golden)
         lines.append(
-            f"| {peer['peer']} | {peer['version']} | `{peer['module']}` | {run_cases} | "
+            f"| {peer['peer']} | {peer['version']} | `{peer['module']}`{_over(peer)} | "
+            f"{run_cases} | "
             f"{sum(c['ok'] for c in golden)} | {sum(c['not_ok'] for c in golden)} | "
             f"{totals['not-provided']} | "
             f"{'identical' if not sum(c['not_ok'] for c in golden) else 'NOT identical'} | "
@@ -708,6 +886,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the suite for one peer adapter")
     run_parser.add_argument("module", help="e.g. peers.evalscope_lcb")
+    run_parser.add_argument(
+        "--python",
+        help="the interpreter the peer is installed for: serve the adapter from it over "
+        "--impl-cmd (the generic server)",
+    )
     run_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
     render_parser = commands.add_parser("render", help="write the page from the stored runs")
     render_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
@@ -717,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
         print(refusal, file=sys.stderr)
         return exit_codes.UNUSABLE
     if args.command == "run":
-        return run(args.module, args.out_dir)
+        return run(args.module, args.out_dir, args.python)
     try:
         reports = load_reports(args.out_dir)
     except ValueError as error:

@@ -166,9 +166,16 @@ class Runner:
 
     def arguments(self, call: dict) -> dict:
         arguments = index.arguments(call)
-        if arguments.get("tokenizer") is not None and not self.over_process:
+        if arguments.get("tokenizer") is not None and self._loads_tokenizer(call["function"]):
             arguments["tokenizer"] = audit.load_tokenizer(arguments["tokenizer"])
         return arguments
+
+    def _loads_tokenizer(self, function: str) -> bool:
+        """Whether a call's tokenizer is loaded here: in process always; over --impl-cmd the
+        program loads it from its repo id, except where the suite renders the program's
+        messages itself (it provides format_lcb_messages, no format_lcb_prompt)."""
+        rendered_here = function == "format_lcb_prompt" and self.impl.renders_messages()
+        return not self.over_process or rendered_here
 
     def golden(self, case: dict) -> CaseResult:
         started = time.perf_counter()

@@ -166,8 +166,9 @@ def passed(results: list) -> bool:
     return all(result > 0 for result in results)
 
 
-def normalise(results, metadata, passed_by_upstream: bool | None = None) -> dict:
-    """The golden form of a judge's answer (see the module docstring)."""
+def normalise(results, metadata, judge_passed: bool | None = None) -> dict:
+    """The golden form of a judge's answer (see the module docstring); ``judge_passed`` is the
+    judge's own pass verdict, when it gives one (else lcb_runner's rule on ``results``)."""
     if not isinstance(results, list):
         raise TypeError(f"judge results must be a list, got {type(results).__name__}")
     if not isinstance(metadata, dict):
@@ -175,7 +176,7 @@ def normalise(results, metadata, passed_by_upstream: bool | None = None) -> dict
     kept = {key: value for key, value in metadata.items() if key != "execution time"}
     return {
         "results": _scrub(results),
-        "passed": passed(results) if passed_by_upstream is None else passed_by_upstream,
+        "passed": passed(results) if judge_passed is None else judge_passed,
         "metadata": _scrub(kept),
     }
 
@@ -369,8 +370,7 @@ def _served_outcome(served: process.ProcessAdapter, case: JudgeCase) -> dict:
     except Exception as error:  # what its judge_program raised, as it sent it
         return {"raised": implementation.raised(error)}
     try:  # as the judge child takes an adapter's answer apart
-        results, metadata = answer
-        return {"verdict": normalise(results, metadata)}
+        return {"verdict": normalise(*judge_answer(answer))}
     except (TypeError, ValueError) as error:
         return {"raised": implementation.raised(error)}
 
@@ -411,10 +411,23 @@ def _judge_function(spec: dict):
     judge_program = implementation.load(spec["impl"]).judge_program
 
     def adapter_judge(row: dict, program: str, timeout: int) -> dict:
-        results, metadata = judge_program(row, program, timeout)
-        return normalise(results, metadata)
+        return normalise(*judge_answer(judge_program(row, program, timeout)))
 
     return adapter_judge
+
+
+def judge_answer(answer) -> tuple:
+    """An adapter's judge_program answer as normalise's arguments: (results, metadata), or
+    (results, metadata, passed) from a harness whose own pass rule is not lcb_runner's (SkyThought
+    fails a program it got no result for)."""
+    if not isinstance(answer, list | tuple) or len(answer) not in (2, 3):
+        raise TypeError(
+            f"judge_program must return (results, metadata) or (results, metadata, passed), "
+            f"got {answer!r:.200}"
+        )
+    if len(answer) == 3 and not isinstance(answer[2], bool):
+        raise TypeError(f"judge_program's passed must be a bool, got {answer[2]!r:.100}")
+    return tuple(answer)
 
 
 def _json_safe(value):
