@@ -202,20 +202,19 @@ def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[S
             )  # fmt: skip
         os.close(child_reads)
         os.close(child_writes)
+        still_open = {to_child, from_child}
         try:
-            yield from _converse(problems, iter(samples), to_child, from_child)
-            process.wait()
+            yield from _converse(problems, iter(samples), to_child, from_child, still_open)
         except _Ended:
-            process.wait()
+            process.stop()
             stderr = stderr_path.read_text("utf-8", errors="replace").strip().splitlines()
             raise GradingFailed(
                 f"the grading process ({upstream.describe_source()}) exited with "
                 f"{process.returncode}" + (f": {stderr[-1]}" if stderr else "")
             ) from None
         finally:
-            for descriptor in (to_child, from_child):
-                with contextlib.suppress(OSError):
-                    os.close(descriptor)
+            for descriptor in still_open:  # once only: a closed number may be reused by now
+                os.close(descriptor)
             process.stop()
 
 
@@ -223,7 +222,7 @@ class _Ended(Exception):
     """The grading process's answers ended before every sample sent had one."""
 
 
-def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: int):
+def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: int, still_open):
     """Send samples (and rows the grading process lacks) as JSON lines while reading its
     answers, never blocking on one pipe while the other waits."""
     os.set_blocking(to_child, False)
@@ -241,7 +240,8 @@ def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: in
                 if sample is None:
                     exhausted = True
                     selector.unregister(to_child)
-                    os.close(to_child)
+                    os.close(to_child)  # the grading process reads the end of the samples
+                    still_open.discard(to_child)
                     continue
                 pending = _encode(problems, held, sample)
                 sent.append(sample)
