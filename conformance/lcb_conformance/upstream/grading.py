@@ -7,7 +7,8 @@ Interface (agreed with ``regrade``)::
 
 - ``problems``: problem id -> the dataset row (code_generation_lite schema, as
   ``CodeGenerationProblem(**row)`` takes it). Only the rows of problems samples name are read,
-  each once, when its first sample arrives.
+  when a sample of a problem the grading process does not hold arrives (it holds the
+  PROBLEMS_HELD last used: group a run's samples by problem).
 - ``samples``: ``Sample(problem_id, sample_index, code)``, already extracted code (regrade runs
   lcb_runner's extraction before). Consumed lazily: memory stays flat in their number.
 - yields one ``Graded(problem_id, sample_index, graded, metadata, passed)`` per sample, in the
@@ -33,9 +34,11 @@ under the supervisor every untrusted run uses (adapters/untrusted.py's Contained
 address-space limit, nothing it starts outlives it, internet sockets refused, a fresh temporary
 working directory) and streams samples to it and verdicts back over two pipes. That process
 imports lcb_runner's judge once (compute_code_generation_metrics, which imports testing_util
-and numpy) and the modules every graded program imports (testing_util's import_string), then
-forks one child per sample, up to ``workers`` at a time, stdin /dev/null. The child calls
-upstream's ``run_test(sample, test=code, debug=False, timeout=timeout)`` exactly as
+and numpy) and does once what every child would do first (:meth:`_Grader._warm_up`), then
+forks one child per sample, up to ``workers`` at a time, stdin /dev/null. Rows become
+evaluation samples by upstream's CodeGenerationProblem in a decoder child forked before any
+lcb_runner import, so the forking parent stays lean (no ``datasets``), while no sample runs.
+The child calls upstream's ``run_test(sample, test=code, debug=False, timeout=timeout)`` exactly as
 check_correctness' ``multiprocessing.Process`` does and hands (results, metadata) back through
 a pipe, pickled as the Manager's lists would carry them; the parent kills it at
 check_correctness' global timeout ((timeout + 1) x tests + 5 s) and kills its process group
@@ -44,8 +47,8 @@ the sample's graded list and metadata (its numpy clean-up, and its -5 "TestRunne
 the ``IndexError`` check_correctness raises when the child gave nothing: a crash, SystemExit,
 the global timeout, an unpicklable result): the grading process gives it a check_correctness
 that returns the child's outcome instead of starting a ``Manager`` and a process. What differs
-from upstream is only the plumbing: no Manager process and no fresh ProcessPoolExecutor worker
-per problem, the rows decoded once per problem, the child's result unpickled by an unpickler
+from upstream is only the plumbing: no pool task, Manager process and Process per sample but a
+fork, the rows decoded once per problem held, the child's result unpickled by an unpickler
 that admits only numpy's and plain builtin types (anything else counts as a child that gave
 nothing, as an unpicklable one does upstream).
 """
