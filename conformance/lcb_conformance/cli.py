@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.metadata
 import sys
 import traceback
 from collections import Counter
@@ -34,8 +33,6 @@ from lcb_conformance.runner import options, results
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.contract import contract_cases
 from lcb_conformance.suite import families, goldens, index, paths, report_files
-
-DISTRIBUTION = "lcb-conformance"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,6 +96,10 @@ SUBCOMMANDS = {
         "lcb_conformance.reports.score",
         "is my number comparable? a run's problem set, lcb_runner's and the leaderboard's score",
     ),
+    "regrade": (
+        "lcb_conformance.regrade.regrade",
+        "the comparable number from any finished run: lcb_runner's extraction and judge on it",
+    ),
     "peers": (
         "lcb_conformance.reports.peers",
         "run a peer harness's adapter through the suite, or render docs/peers.md",
@@ -134,10 +135,7 @@ def usage() -> str:
 
 def version_text() -> str:
     """--version: this suite's version, where its goldens come from, and what it checks."""
-    try:
-        version = importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown (not installed)"
+    version = results.suite_version()
     upstream = goldens.provenance().get("upstream") or {}
     origin = (
         f"lcb_runner {upstream['commit']} ({upstream['source']}"
@@ -222,14 +220,14 @@ def run_main(argv: list[str]) -> int:
             f"lcb-conformance: warning: STYLES names {', '.join(impl.unknown_declared_styles())}, "
             "which the suite has no cases for"
         )
-    header = results.header(described, options=options.recorded(get))
+    plan = runner.Plan.of(options.selection(get))
+    header = results.header(described, len(plan), options=options.recorded(get))
     try:
         writer = results.ResultsWriter(args.results, header) if args.results else None
     except OSError as error:
         print(f"lcb-conformance: cannot write --results {args.results}: {error}", file=sys.stderr)
         return report_files.REPORT_NOT_WRITTEN
     found = results.Run(header)
-    plan = runner.Plan.of(options.selection(get))
     progress = _Progress(len(plan))
     try:
         for result in runner.run(impl, plan=plan, spec=spec, jobs=args.jobs):

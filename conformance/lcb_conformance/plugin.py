@@ -15,8 +15,11 @@ golden case of the installed case index, run by the case runner: it passes when 
 identical to its golden, fails with the readable difference when not, and skips saying why
 when the implementation does not provide it. The API contract's cases join only with
 ``--lcb-contract`` (they are not a comparability verdict). ``--lcb-results FILE`` streams the
-typed results, as ``lcb-conformance run --results`` does, also under pytest-xdist. The suite's
-own self-tests never run here.
+typed results, as ``lcb-conformance run --results`` does, also under pytest-xdist; its footer
+is written only when every planned case reported, so a session interrupted, stopped by
+``-x`` or narrowed by ``-k`` leaves a file that reads as a run that did not finish. A session
+in which no golden case was answered (every one not provided or skipped) fails: nothing was
+compared. The suite's own self-tests never run here.
 """
 
 from __future__ import annotations
@@ -103,6 +106,7 @@ class ConformanceSession:
         self._sandboxed: dict[str, results.CaseResult] | None = None
         self._writer: results.ResultsWriter | None = None
         self._counts: Counter = Counter()
+        self._golden = Counter()  # golden cases reported / answered (ran)
 
     def runner(self) -> runner.Runner:
         if self._runner is None:
@@ -131,23 +135,51 @@ class ConformanceSession:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.results_path and not hasattr(session.config, "workerinput"):
             describe = self.runner().impl.describe()
-            head = results.header(describe, options=self.recorded)
+            planned = len(runner.Plan.of(self.selection))
+            head = results.header(describe, planned, options=self.recorded)
             self._writer = results.ResultsWriter(Path(self.results_path), head)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":  # the teardown's report carries the same properties again
+            return
         for name, value in report.user_properties:
-            if name == RESULT_PROPERTY and self._writer is not None:
+            if name == RESULT_PROPERTY:
                 found = results.CaseResult.from_json(json.loads(value))
-                self._writer.write(found)
                 self._counts[found.status] += 1
+                if found.tier != results.CONTRACT:
+                    self._golden["reported"] += 1
+                    self._golden["answered"] += found.ran
+                if self._writer is not None:
+                    self._writer.write(found)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(session.config, "workerinput"):
+            return  # the controller (or a serial session) decides and writes
+        if self.nothing_compared and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self._writer is not None:
-            self._writer.close(dict(self._counts))
+            if self._counts.total() == self._writer.planned:
+                self._writer.close(dict(self._counts))
+            else:  # interrupted, stopped early or narrowed: not the whole run
+                self._writer.abandon()
         if self._runner is not None:
             close = getattr(self._runner.impl.module, "close", None)
             if self._runner.over_process and callable(close):
                 close()
+
+    @property
+    def nothing_compared(self) -> bool:
+        """Golden cases ran in this session and none was answered."""
+        return bool(self._golden["reported"]) and not self._golden["answered"]
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.nothing_compared:
+            terminalreporter.write_line(
+                f"lcb-conformance: FAILED: no golden case was answered (all "
+                f"{self._golden['reported']} not provided or skipped): nothing was compared "
+                "with lcb_runner",
+                red=True,
+            )
 
 
 class CaseFile(pytest.File):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import types
 
 import lcb_prompts
+from lcb_conformance.adapters.implementation import NotProvided
 
 # What an implementation can return: lone surrogates, NUL, C0/C1 controls, an ANSI escape.
 HOSTILE = "lone \ud800 and \udfff, NUL \x00, bell \x07, esc \x1b[31m, del \x7f, c1 \x85, end"
@@ -85,3 +86,19 @@ def _extract_stripped(model_output, style="generic"):
 
 # identical on the fixtures' outputs that have no edge whitespace, wrong on others
 strips_code = _adapter(extract_code=_extract_stripped)
+
+
+def _score_not_provided(row, generations):
+    raise NotProvided("this harness does not score test output prediction")
+
+
+# a scorer raising the suite's NotProvided from inside the sandboxed child: not provided
+scorer_not_provided = _adapter(score_test_output=_score_not_provided)
+
+
+def _score_saying_does_not_provide(row, generations):
+    raise ValueError("the harness does not provide a grader for this row")
+
+
+# a scorer's ValueError whose message holds "does not provide": an error, never not provided
+scorer_says_does_not_provide = _adapter(score_test_output=_score_saying_does_not_provide)

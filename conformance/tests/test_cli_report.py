@@ -470,7 +470,7 @@ def test_a_results_file_that_is_not_one_is_unusable_input(tmp_path):
     (tmp_path / "x.jsonl").write_text('{"header": {"schema": "something else"}}\n', "ascii")
     result = run_cli("report", "x.jsonl", cwd=tmp_path)
     assert result.returncode == 2
-    assert "x.jsonl:1: not a results file of schema lcb-conformance-results/1" in result.stderr
+    assert f"x.jsonl:1: not a results file of schema {results.SCHEMA}" in result.stderr
 
 
 # --- the HTML page in a real browser ---------------------------------------------------------

@@ -4,7 +4,9 @@ without importing its package (peers/ and docs/implementations.md use it)."""
 from __future__ import annotations
 
 import importlib
+import json
 import re
+import subprocess
 import sys
 import textwrap
 
@@ -99,3 +101,98 @@ def test_a_real_harness_function_runs_as_installed_without_its_package():
             assert extract(output.output, lm_styles.LMStyle[style]) == extract_code(
                 output.output, LMStyle[style]
             )
+
+
+def _fake_harness(tmp_path, monkeypatch) -> object:
+    """A harness package whose __init__ imports a sibling that imports an outside module
+    (and one not installed), and a judge module handing its own function to a process pool."""
+    package = tmp_path / "lcb_fake_judge_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .sibling import VALUE\n", "utf-8")
+    (package / "sibling.py").write_text(
+        "import lcb_fake_outside_lib\ntry:\n    import torch_is_not_installed\n"
+        "except ImportError:\n    pass\nVALUE = 1\n",
+        "utf-8",
+    )
+    (package / "metrics.py").write_text(
+        "from concurrent.futures import ProcessPoolExecutor\n\n"
+        "def by_problem(program):\n    return len(program)\n\n"
+        "def judge(programs):\n"
+        "    with ProcessPoolExecutor(max_workers=1) as pool:\n"
+        "        return list(pool.map(by_problem, programs))\n",
+        "utf-8",
+    )
+    (tmp_path / "lcb_fake_outside_lib.py").write_text("LOADED = True\n", "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return package
+
+
+def test_a_loaded_file_is_importable_by_name_so_a_process_pool_can_pickle_it(
+    tmp_path, monkeypatch
+):
+    """lcb_runner's codegen_metrics hands evaluate_generations_by_problem to a
+    ProcessPoolExecutor, which pickles it by module name: the module must be in sys.modules."""
+    package = _fake_harness(tmp_path, monkeypatch)
+    try:
+        metrics = harness_source.load_module_file("lcb_fake_metrics", package / "metrics.py")
+        assert sys.modules["lcb_fake_metrics"] is metrics
+        assert metrics.judge(["ab", "abc"]) == [2, 3]
+    finally:
+        for name in ("lcb_fake_metrics", "lcb_fake_outside_lib"):
+            sys.modules.pop(name, None)
+
+
+def test_what_the_bypassed_package_imports_is_imported_first(tmp_path, monkeypatch):
+    """Its __init__ is skipped, but the outside modules it would have imported (through its
+    own sibling module) are imported, as they are when the harness runs as installed, so a
+    sandbox that nulls os.putenv before importing them lazily finds them loaded; one not
+    installed here is left out. The package itself is never imported."""
+    package = _fake_harness(tmp_path, monkeypatch)
+    try:
+        imported = harness_source.package_imports(package / "metrics.py")
+        assert "lcb_fake_outside_lib" in imported and "torch_is_not_installed" not in imported
+        assert "lcb_fake_outside_lib" in sys.modules
+        assert package.name not in sys.modules
+    finally:
+        sys.modules.pop("lcb_fake_outside_lib", None)
+
+
+NVIDIA_METRICS_JUDGE = """
+from livecodebench.benchmarks.code_generation import CodeGenerationProblem
+
+from lcb_conformance.adapters import harness_source
+
+metrics = harness_source.load_module_file(
+    "nvidia_codegen_metrics",
+    harness_source.installed_file(
+        "nvidia-livecodebench", "livecodebench/evaluation/compute_code_generation_metrics.py"
+    ),
+)
+
+
+def judge_program(row, program, timeout):
+    sample = CodeGenerationProblem(**row).get_evaluation_sample()
+    # codegen_metrics' own path to the judge: its ProcessPoolExecutor
+    results, metadata = metrics.evaluate_generations(
+        [sample], [[program]], num_process_evaluate=1, timeout=timeout
+    )
+    return results[0][0], metadata[0][0]
+"""
+
+
+@pytest.mark.upstream
+def test_a_real_lcb_runner_derived_judge_loaded_through_the_toolkit_judges_the_corpus(tmp_path):
+    """nvidia-livecodebench's compute_code_generation_metrics.py, loaded with
+    load_module_file, judges every case of the judge corpus through its own
+    ProcessPoolExecutor: no case is an error (before, all but one were PicklingError)."""
+    (tmp_path / "nvidia_metrics_judge.py").write_text(NVIDIA_METRICS_JUDGE, "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.cli", "--impl", "nvidia_metrics_judge",
+         "--impl-path", str(tmp_path), "--only", "judge", "--no-contract",
+         "--json", str(tmp_path / "r.json")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["totals"]["error"] == 0, [f["reason"] for f in report["failures"]][:3]
+    assert report["totals"]["identical"] + report["totals"]["differs"] == report["totals"]["cases"]
+    assert "Pickling" not in done.stdout + done.stderr

@@ -83,7 +83,7 @@ def test_it_runs_in_a_temporary_directory(tmp_path):
         assert adapter.request("describe", {})["cwd"] == str(adapter.workdir)
         assert adapter.workdir != Path.cwd() and adapter.workdir.name.startswith("lcb-impl-cmd-")
     finally:
-        adapter._remove()  # what exit does
+        adapter.remove()  # what exit does
     assert not adapter.workdir.exists()
 
 

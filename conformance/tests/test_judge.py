@@ -239,7 +239,7 @@ def test_a_program_that_sleeps_forever_is_killed_at_the_wall_limit(installed_sou
         parallel=1,
     )
     assert time.monotonic() - started < 30
-    assert outcome["sleeper"]["failure"].startswith("no verdict: killed at its wall-time limit")
+    assert outcome["sleeper"]["failed"].startswith("no verdict: killed at its wall-time limit")
 
 
 marker, containment = escapes.marker, escapes.containment  # its fixtures, here too
@@ -268,7 +268,7 @@ def test_a_session_spawned_under_lcb_runners_judge_dies_with_it(
         wall_limit=15,
         parallel=1,
     )
-    assert "killed at its wall-time limit" in outcome["spawner"]["failure"]
+    assert "killed at its wall-time limit" in outcome["spawner"]["failed"]
     assert (tmp_path / "a").exists()  # the spawned process was up
     assert escapes.survivors(marker) == []
 
@@ -455,12 +455,13 @@ def test_the_judge_before_16de2a1_fails_exactly_the_cases_that_need_it(upstream,
 
 def _as_outcomes(**changed) -> dict[str, dict]:
     """Every case's golden as a judged outcome, with ``changed`` ones replaced."""
-    outcomes = {}
-    for case_id in judge.judge_cases():
-        verdict = golden_verdict(case_id)
-        rejected = "rejected" in verdict
-        outcomes[case_id] = {"failure": "ValueError: bad row"} if rejected else {"verdict": verdict}
-    return outcomes | changed
+    return {case_id: {"verdict": golden_verdict(case_id)} for case_id in judge.judge_cases()} | (
+        changed
+    )
+
+
+def _raised(kind: str, module: str, message: str) -> dict:
+    return {"raised": {"type": kind, "module": module, "message": message}}
 
 
 def test_the_goldens_themselves_have_no_judge_difference():
@@ -474,7 +475,8 @@ def test_judge_differences_are_named_by_direction():
         sum_off_by_one={"verdict": {**failing, "passed": True, "results": [True]}},
         sum_zero_division={"verdict": {**golden_verdict("sum_zero_division"), "results": [-3]}},
         malformed_private_payload={"verdict": passing},
-        two_sum_correct={"failure": "RuntimeError: adapter broke"},
+        two_sum_correct=_raised("RuntimeError", "builtins", "adapter broke"),
+        sorted_correct=_raised("KeyError", "builtins", "'input'"),
     )
     found = {entry["case"]: entry["difference"] for entry in judge_report.compare(changed)}
     assert found == {
@@ -483,4 +485,16 @@ def test_judge_differences_are_named_by_direction():
         "sum_zero_division": judge_report.DETAIL,
         "malformed_private_payload": judge_report.GRADED,
         "two_sum_correct": judge_report.NO_VERDICT,
+        "sorted_correct": judge_report.NO_VERDICT,
     }
+
+
+def test_a_raise_where_lcb_runner_raises_is_held_to_what_it_raises():
+    """On the row lcb_runner cannot decode, raising what it raises is no difference; raising
+    anything else is one (a judge raising KeyError everywhere is not lcb_runner's)."""
+    rejected = golden_verdict("malformed_private_payload")["rejected"]
+    kind, _, module = rejected["type"].rpartition(".")[::-1]
+    same = _as_outcomes(malformed_private_payload=_raised(kind, module, rejected["message"]))
+    assert judge_report.compare(same) == []
+    other = _as_outcomes(malformed_private_payload=_raised("KeyError", "builtins", "'x'"))
+    assert [entry["difference"] for entry in judge_report.compare(other)] == [judge_report.DETAIL]

@@ -26,8 +26,10 @@ RANKS = {
     "upstream": 2,
     "tokenizer_checks": 2,
     "runner": 3,
+    "run_formats": 3,
     "reports": 4,
     "run_audit": 5,
+    "regrade": 5,
     "cli": 6,
     "tools": 7,
 }

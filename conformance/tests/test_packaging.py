@@ -25,6 +25,7 @@ SUITE_FILES = (
     paths.ADAPTER_PROTOCOL_SCHEMA,
     paths.REPORT_SCHEMA,
     paths.RESULTS_SCHEMA,
+    paths.REGRADE_SCHEMA,
 )
 
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from lcb_conformance.reports.verdict import Verdict
 from lcb_conformance.runner import results
-from lcb_conformance.suite import paths
+from lcb_conformance.suite import exit_codes, paths
 
 pytestmark = pytest.mark.selftest
 
@@ -84,10 +85,12 @@ def test_under_xdist_the_results_file_is_the_serial_runs(eval_package):
     pytest.importorskip("xdist")
     found = {}
     for name, args in {"serial": (), "workers": ("-n", "2")}.items():
-        run = pytest_in(eval_package, *args, "--lcb-results", f"{name}.jsonl", "-k", "extract/")
+        # --lcb-only, not -k: a file narrowed by -k lacks planned cases and reads as unfinished
+        only = ("--lcb-only", "extract")
+        run = pytest_in(eval_package, *args, "--lcb-results", f"{name}.jsonl", *only)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-        written = results.read(eval_package / f"{name}.jsonl")
-        assert written.complete
+        written = results.read(eval_package / f"{name}.jsonl")  # one result per case, all
+        assert written.complete and len(written.results) == written.planned
         found[name] = sorted((r.id, r.status, r.reason) for r in written.results)
     assert found["workers"] == found["serial"] and len(found["serial"]) > 900
 
@@ -129,3 +132,20 @@ def test_without_the_plugin_nothing_of_ours_is_in_the_session(eval_package):
     )
     enabled = pytest_in(eval_package, "-p", "lcb_conformance.plugin", "--help").stdout
     assert "--lcb-impl" in enabled and "--impl " not in enabled
+
+
+def test_a_results_file_narrowed_by_k_is_a_run_that_did_not_finish(eval_package):
+    """-k leaves planned cases out: the file has no footer, and report says so (exit 4)."""
+    selected = ("--lcb-only", "extract", "-k", "generic/")
+    run = pytest_in(eval_package, "--lcb-results", "k.jsonl", *selected)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    written = results.read(eval_package / "k.jsonl")
+    assert not written.complete and 0 < len(written.results) < written.planned
+    assert Verdict(written).exit_code() == exit_codes.INCOMPLETE
+
+
+def test_a_session_that_answered_no_golden_case_fails(eval_package):
+    """Every selected case not provided: pytest would report all skipped, exit 0."""
+    run = pytest_in(eval_package, "--lcb-only", "reference-impl/decode_context")
+    assert run.returncode == pytest.ExitCode.TESTS_FAILED, run.stdout[-3000:]
+    assert "lcb-conformance: FAILED: no golden case was answered" in run.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 
 import jsonschema
 import miniatures
@@ -19,7 +20,7 @@ from lcb_conformance.reports import report
 from lcb_conformance.reports.verdict import Verdict
 from lcb_conformance.runner import results
 from lcb_conformance.runner import run as runner
-from lcb_conformance.suite import goldens, index, paths, report_files
+from lcb_conformance.suite import exit_codes, goldens, index, paths, report_files
 
 HOSTILE = miniatures.HOSTILE
 # Past the side-by-side limit (the 10 MB case runs end to end in test_cli_report.py).
@@ -34,11 +35,11 @@ def hostile_run(adapter=miniatures.hostile) -> Verdict:
     found = [runner.Runner(impl).golden(case) for case in cases]
     found.append(
         results.CaseResult(
-            "contract/utf-8/x", results.CONTRACT, "utf-8", "extract_code",
+            "contract/utf-8/decode-context[byte-ids]", results.CONTRACT, "utf-8", "extract_code",
             (runner.CONTRACT_ROW, "utf-8"), results.FAILED, reason=f"UnicodeError: {HOSTILE}",
         )
     )  # fmt: skip
-    return Verdict(results.Run(results.header(impl.describe()), found))
+    return Verdict(results.Run(results.header(impl.describe(), len(found)), found))
 
 
 def test_hostile_strings_give_valid_json_that_loses_nothing(tmp_path):
@@ -117,7 +118,7 @@ def test_a_results_file_is_what_its_published_schema_describes(tmp_path):
     writer = results.ResultsWriter(tmp_path / "results.jsonl", run.header)
     for result in run.results:
         writer.write(result)
-    writer.close({})
+    writer.close(dict(Counter(result.status for result in run.results)))
     raw = (tmp_path / "results.jsonl").read_bytes()
     assert raw.isascii()
     for line in raw.decode("ascii").splitlines():
@@ -133,7 +134,11 @@ def test_a_results_file_without_its_footer_is_an_unfinished_run(tmp_path):
     writer.abandon()
     again = results.read(tmp_path / "results.jsonl")
     assert not again.complete and again.results == run.results[:1]
-    assert Verdict(again).headline().endswith("; the run did not finish")
+    verdict = Verdict(again)
+    assert "INCOMPLETE, the run did not finish: it holds 1 of the 3 cases it planned" in (
+        verdict.headline()
+    )
+    assert verdict.exit_code() == exit_codes.DIFFERS  # what it holds differs: 1 before 4
 
 
 # ---- every command alike ---------------------------------------------------------------------
@@ -201,7 +206,7 @@ def _judge_report(monkeypatch, path):
     from lcb_conformance.reports import judge as judge_report
     from lcb_conformance.upstream import judge
 
-    judged = {case: {"failure": "not run"} for case in judge.judge_cases()}
+    judged = {case: {"failed": "not run"} for case in judge.judge_cases()}
     monkeypatch.setattr(judge, "run_batch", lambda spec, cases: judged)
     command = "python -m lcb_conformance.reports.judge"
     return command, "JSON", judge_report.main(["--impl", "lcb_prompts", "--json", str(path)])

@@ -16,6 +16,7 @@ import lcb_prompts
 from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_audit import lcb_runner_files
 from lcb_conformance.run_audit import logs as run_logs
+from lcb_conformance.runner import results as results_file
 from lcb_conformance.suite import cases
 
 RUNS = cases.FIXTURES_DIR / "audit" / "lcb_runner"
@@ -342,7 +343,9 @@ def test_a_run_whose_model_cannot_be_told_asks_for_model_or_style(tmp_path, caps
     path.parent.mkdir()
     shutil.copy(results("openai-chat"), path)
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
-    assert "pass --model MODEL_ID or --style LMSTYLE" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "lcb_runner names its results folder by the model" in printed
+    assert "'somewhere' is no model lcb_runner lists: pass --style LMSTYLE" in printed
     assert run_audit.main([str(path), "--model", "no-such-model-7b"]) == run_audit.EXIT_INPUT
     assert "not in lcb_runner's model list" in capsys.readouterr().out
 
@@ -429,3 +432,47 @@ def test_only_the_llama3_style_memoises_tokenizer_loading():
         assert cache == {} and AutoTokenizer.from_pretrained != original
     with run_audit.tokenizers_memoised("OpenAIChat") as nothing:
         assert nothing is None and AutoTokenizer.from_pretrained == original
+
+
+@pytest.mark.upstream
+def test_an_unknown_style_is_named_with_the_valid_ones(pytestconfig, capsys):
+    """The problem is the style, not upstream: say so and list upstream's LMStyles."""
+    code = audit_cli(pytestconfig, str(results("openai-chat")), "--style", "NotAStyle")
+    assert code == run_audit.EXIT_INPUT
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("audit: --style NotAStyle: ") and "has no such LMStyle" in line
+    assert "OpenAIChat, " in line and "not available" not in line
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("", None, "a folder; pass the results file in it"),
+        ("e.json", "", "an empty file"),
+        ("x_eval.json", "{}", "_eval.json holds only the metrics"),
+        (
+            "r.jsonl",
+            json.dumps({"header": {"schema": results_file.SCHEMA}}) + "\n",
+            "an lcb-conformance results file, not an evaluation's: lcb-conformance report",
+        ),
+    ],
+    ids=["folder", "empty", "metrics-only", "our-results-file"],
+)
+def test_each_unusable_run_is_one_line_naming_it(tmp_path, capsys, name, content, message):
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content, "utf-8")
+    assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
+    (line,) = capsys.readouterr().out.splitlines()
+    assert message in line
+
+
+@pytest.mark.upstream
+def test_the_audit_leads_with_its_summary_and_show_caps_the_problems(pytestconfig, capsys):
+    """--show 1: the summary row, one problem that differs, and how many were left out."""
+    path = str(results("first-block"))
+    assert audit_cli(pytestconfig, path, "--show", "1") == run_audit.EXIT_DIFFERS
+    table = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert table[1].startswith("problem ") and table[2].startswith("all ")
+    assert len(table) == 5, table  # the intro, the header, all, one problem, the left-out line
+    assert table[4].startswith("… 3 more problems not shown (3 of them with a sample that")

@@ -25,7 +25,8 @@ EXTRACT = runner.Selection(families=frozenset([goldens.EXTRACT]), contract=False
 def verdict_of(adapter, selection=None, strict_contract=False, name="peer") -> Verdict:
     impl = implementation.wrap(name, adapter)
     found = list(runner.run(impl, selection))
-    return Verdict(results.Run(results.header(impl.describe()), found), strict_contract)
+    head = results.header(impl.describe(), len(found))
+    return Verdict(results.Run(head, found), strict_contract)
 
 
 def test_lcb_runners_own_extraction_of_a_think_case_is_identical_to_lcb_runner():
@@ -159,6 +160,19 @@ def test_what_is_not_an_answer_is_said(adapter, status, reason):
     assert {r.status for r in found.golden} == {status}
     assert reason in found.golden[0].reason
     assert found.exit_code() == DIFFERENT
+
+
+def test_an_answer_that_is_no_text_is_a_difference_of_kind_no_text():
+    """None (or a list) where a string is due: a typed difference a report groups by, as
+    docs/implementations.md says ("When the harness finds no code")."""
+    none = implementation.wrap("none", types.SimpleNamespace(extract_code=lambda *a, **k: None))
+    found = list(runner.run(none, EXTRACT))
+    assert {r.status for r in found} == {results.DIFFERS}
+    first = found[0]
+    assert first.difference == showdiff.no_text("returned NoneType None, not a str")
+    assert first.difference["kind"] == showdiff.NO_TEXT == "no text"
+    (group,) = Verdict(results.Run(results.header(none.describe(), len(found)), found)).groups()
+    assert group.title() == f"extract: differs (no text), {len(found)} case(s)"
 
 
 def test_severity_names_where_whitespace_differs():

@@ -15,7 +15,8 @@
 Each reproduces upstream's quirks, pinned by the score goldens: a problem without generations
 makes compute_metrics_from_results report no pass@k at all; a generation with an empty
 verdict list passes; the estimator gives 1.0 when n - c < k (so pass@k is 1.0 for n < k); the
-builder lists only runs of exactly 880 problems. Standard library only.
+published builder (LiveCodeBench/submissions 4d04b02) lists only runs of exactly 880 problems.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ DIFFICULTIES = ("easy", "medium", "hard")
 # compute_scores' k values, and compute_metrics_from_results' default k_list.
 COMPUTE_SCORES_K = (1, 5, 10, 25, 50, 100, 150, 200)
 DEFAULT_K_LIST = (1, 5)
-# build_leaderboard_json.py skips every eval_all file without exactly this many rows.
+# build_leaderboard_json.py (submissions 4d04b02, the only one published) skips every eval_all
+# file without exactly this many rows.
 LEADERBOARD_ROWS = 880
 LEADERBOARD_COLUMNS = ("Pass@1", "Easy-Pass@1", "Medium-Pass@1", "Hard-Pass@1")
 NOT_SHOWN = -1  # the site's value for a column without problems (its mean is NaN)
@@ -134,16 +136,20 @@ def leaderboard_rows(rows, start: str, end: str, builder_tz: str = "UTC") -> lis
     """The rows the site averages for the window [start, end] (date marks, "YYYY-MM-DD"): the
     builder's date (contest_date read as UTC, in ms, plus one day) between the marks (midnights
     of the builder's time zone, in ms)."""
-    local = _zone(builder_tz)
-    low = _epoch_ms(datetime.strptime(start, DATE_FORMAT), local)
-    high = _epoch_ms(datetime.strptime(end, DATE_FORMAT), local)
+    low, high = date_mark(start, builder_tz), date_mark(end, builder_tz)
+    return [row for row in rows if low <= builder_date(row["contest_date"]) <= high]
+
+
+def date_mark(day: str, builder_tz: str = "UTC") -> int:
+    """The builder's date mark of a day ("YYYY-MM-DD"): its local midnight, in epoch ms."""
+    return _epoch_ms(datetime.strptime(day, DATE_FORMAT), _zone(builder_tz))
+
+
+def builder_date(contest_date: str) -> int:
+    """The date the builder gives a problem: its contest_date read as UTC, in epoch ms, plus
+    one day."""
     day = int(timedelta(days=1).total_seconds() * 1000)
-    utc = _zone("UTC")
-    return [
-        row
-        for row in rows
-        if low <= _epoch_ms(datetime.fromisoformat(row["contest_date"]), utc) + day <= high
-    ]
+    return _epoch_ms(datetime.fromisoformat(contest_date), _zone("UTC")) + day
 
 
 def row_pass_at_1(row: Mapping) -> float:
@@ -159,9 +165,17 @@ def to_fixed_1(value: float) -> float:
 def leaderboard_columns(shown) -> dict:
     """The site's columns over the rows it averages: the mean of per-problem pass@1 x100 with
     toFixed(1), overall and per difficulty (NOT_SHOWN for a column without problems)."""
+    return site_columns(
+        [{"difficulty": r["difficulty"], "pass@1": row_pass_at_1(r)} for r in shown]
+    )
+
+
+def site_columns(records) -> dict:
+    """The site's columns over the builder's records it averages (each a difficulty and a
+    pass@1 already x100, as the published performances_generation.json holds them)."""
     columns = {}
     for column, difficulty in zip(LEADERBOARD_COLUMNS, (None, *DIFFICULTIES), strict=True):
-        members = [row_pass_at_1(r) for r in shown if difficulty in (None, r["difficulty"])]
+        members = [r["pass@1"] for r in records if difficulty in (None, r["difficulty"])]
         columns[column] = to_fixed_1(sum(members) / len(members)) if members else NOT_SHOWN
     return columns
 

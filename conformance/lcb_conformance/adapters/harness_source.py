@@ -14,7 +14,9 @@ lighteval and OpenCompass; peers/ uses it.
     load_function(path, qualname, namespace)    one function (dotted through classes/functions)
     constant_value(path, qualname)              a literal assignment: a template, a default
     argument_default(path, qualname, argument)  a parameter's literal default
-    load_module_file(name, path)                a whole file whose imports are standard library
+    load_module_file(name, path)                a whole file, importable by ``name`` (pickle),
+                                                after what its package would have imported
+    package_imports(path)                       import what the file's package __init__s import
     package_without_init(distribution, package) submodules importable, __init__ never run
     relative_import(path)                       the sibling a ``from .name import`` reads
 """
@@ -52,12 +54,107 @@ def installed_file(distribution: str, relative: str) -> Path:
 
 
 def load_module_file(name: str, path: Path) -> ModuleType:
-    """Execute one source file as a stand-alone module (for files that import only the
-    standard library), bypassing its package's __init__."""
+    """Execute one source file as a stand-alone module named ``name``, bypassing its
+    package's __init__ (its own imports must resolve without its package: no relative ones).
+
+    The module is in ``sys.modules`` under ``name``, as an import would put it: pickle finds
+    its functions by name, so a judge that hands them to a ``ProcessPoolExecutor`` (every
+    lcb_runner-derived ``codegen_metrics``) works, under the fork start method (Linux's
+    default through Python 3.13; a spawned child cannot import ``name``). First, what the
+    file's package would have imported is imported (package_imports): a sandbox that
+    disables ``os.putenv`` (lcb_runner's reliability_guard) and then imports numpy or pandas
+    finds them loaded, as it does when the harness runs as installed."""
+    package_imports(path)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
     return module
+
+
+def _package_root(path: Path) -> Path | None:
+    """The outermost folder holding ``path`` through a chain of __init__.py files."""
+    root = None
+    folder = Path(path).parent
+    while (folder / "__init__.py").is_file():
+        root, folder = folder, folder.parent
+    return root
+
+
+def _module_level_imports(tree: ast.Module):
+    """The import statements a module runs when imported (not those inside functions or
+    classes, which run later or never)."""
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def package_imports(path: Path) -> list[str]:
+    """Import what the package of ``path`` would have imported had it been imported as
+    installed: the outside modules its __init__ files import, and those of the package's
+    own modules they import, followed through the package (read, never executed). A module
+    that cannot be imported here (torch in an environment without it: why the package is
+    bypassed) is left out. Returns the modules imported."""
+    root = _package_root(path)
+    if root is None:
+        return []
+    outside: dict[str, None] = {}  # top-level names, in the order met
+    chain = [folder for folder in reversed(Path(path).parents) if root in (folder, *folder.parents)]
+    pending = [folder / "__init__.py" for folder in chain]
+    seen: set[Path] = set()
+    while pending:
+        file = pending.pop(0)
+        if file in seen:
+            continue
+        seen.add(file)
+        for node in _module_level_imports(_tree(file)):
+            for target in _import_targets(node, file.parent, root):
+                if isinstance(target, Path):
+                    pending.append(target)
+                else:
+                    outside.setdefault(target)
+    imported = []
+    for name in outside:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001, S112 - what is not importable here is what the bypass skips
+            continue
+        imported.append(name)
+    return imported
+
+
+def _import_targets(node: ast.Import | ast.ImportFrom, package: Path, root: Path):
+    """Files of the harness's own package an import reads (followed), or the top-level name
+    of an outside module."""
+    if isinstance(node, ast.Import):
+        dotted = [alias.name for alias in node.names]
+    elif node.level:
+        base = package
+        for _ in range(node.level - 1):
+            base = base.parent
+        prefix = ".".join(base.relative_to(root.parent).parts)
+        module = f"{prefix}.{node.module}" if node.module else prefix
+        dotted = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+    else:
+        module = node.module or ""
+        dotted = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+    for name in dotted:
+        parts = name.split(".")
+        if parts[0] != root.name:
+            yield parts[0]
+            continue
+        candidate = root.parent.joinpath(*parts)
+        for file in (candidate / "__init__.py", candidate.with_suffix(".py")):
+            if file.is_file():
+                yield file
 
 
 def package_without_init(distribution: str, package: str) -> ModuleType:

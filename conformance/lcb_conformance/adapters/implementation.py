@@ -38,6 +38,10 @@ lcb_runner's judge returns for one program: the per-test results (True/False, or
 for global timeout, wrong answer, time limit, runtime error) and the metadata dict
 (error_code, error_message, ...). It raises when the row's tests cannot be decoded. The suite
 calls it only in a child process (lcb_conformance.upstream.judge), never in its own.
+
+What an implementation raises crosses every process boundary as data (:func:`raised`): its
+type's name and module, and its message. Not provided is a type, ``NotProvided`` (this
+module's, or any exception of that name over --impl-cmd), never a phrase in a message.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lcb_conformance.adapters.jsonl_server import NOT_PROVIDED as NOT_PROVIDED_TYPE
+from lcb_conformance.adapters.jsonl_server import error_record
 from lcb_conformance.adapters.rendering import RENDERED_STYLE, render_messages
 from lcb_conformance.suite import deviations
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
@@ -85,6 +91,36 @@ NOT_PROVIDED = "does not provide"  # the phrase of every not-provided message
 
 class NotProvided(LookupError):
     pass
+
+
+def raised(error: BaseException) -> dict:
+    """What an implementation raised, as data: {"type", "module", "message"}. An --impl-cmd
+    program's error is what it sent (process.py keeps it on the exception); a NotProvided of
+    any subclass has the type NotProvided."""
+    record = getattr(error, "record", None)
+    if isinstance(record, dict):
+        return record
+    found = error_record(error)
+    if isinstance(error, NotProvided):
+        found["type"] = NOT_PROVIDED_TYPE
+    return found
+
+
+def raised_type(record: dict) -> str:
+    """A raised record's type, qualified by its module (``zlib.error``,
+    ``builtins.KeyError``) when the record names one."""
+    module = record.get("module")
+    return f"{module}.{record['type']}" if module else str(record["type"])
+
+
+def not_provided(record: dict) -> bool:
+    """Whether a raised record says the function or case is not provided: by its type."""
+    return record.get("type") == NOT_PROVIDED_TYPE
+
+
+def describe_raised(record: dict) -> str:
+    """A raised record for a person: ``Type: message``."""
+    return f"{record['type']}: {record['message']}"
 
 
 @dataclass(frozen=True)

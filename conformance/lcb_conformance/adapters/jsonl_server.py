@@ -17,10 +17,17 @@ names (its ``functions`` argument; the protocol's five when absent) the adapter 
 STYLES and DEVIATIONS; every other request calls one of those with the arguments by name:
 ``{"$bytes": hex}`` becomes bytes, ``{"$object": repr}`` an object whose repr that is, and a
 tokenizer (its repo id) is loaded with transformers' AutoTokenizer where the harness's
-environment has transformers. Its exceptions are answered by type, a function it lacks as
-NotProvided, a result JSON cannot carry as ResultNotJSON. The adapter's own output to stdout
-(or reads from stdin) cannot break the protocol: fd 1 and fd 0 are the protocol's alone, what
-the harness prints goes to stderr.
+environment has transformers. Its exceptions are answered as data, their type's name and
+module and their message (:func:`error_record`), a function it lacks as NotProvided, a result
+JSON cannot carry as ResultNotJSON. The adapter's own output to stdout (or reads from stdin)
+cannot break the protocol: fd 1 and fd 0 are the protocol's alone, what the harness prints goes
+to stderr, and what it reads (a judged program's ``open(0)``) is /dev/null.
+
+Started as a sandbox (``LCB_CONFORMANCE_SANDBOX`` set: the suite's judge process, under the
+same supervisor and limits as its own judge children), it refuses internet sockets
+(:func:`block_internet`) before loading the adapter. A ``judge_program`` answer is made JSON as
+the suite's judge child makes it (numpy scalars as their value, anything else as its repr:
+:func:`plain`).
 """
 
 from __future__ import annotations
@@ -43,6 +50,9 @@ PARAMETERS = {
     "decode_context": ("context",),
 }
 EXIT_CANNOT_LOAD = 2
+NOT_PROVIDED = "NotProvided"  # the error type of a function or case the adapter does not provide
+SANDBOX_VARIABLE = "LCB_CONFORMANCE_SANDBOX"  # set: serve as a sandboxed judge process
+JUDGE = "judge_program"
 
 
 class Opaque:
@@ -101,6 +111,35 @@ def describe(adapter, functions=None) -> dict:
     }
 
 
+def error_record(error: BaseException) -> dict:
+    """An exception as data, the same from every boundary (the suite's sandboxed children use
+    it too): its type's name and module, and its message."""
+    kind = type(error)
+    return {"type": kind.__qualname__, "module": kind.__module__, "message": str(error)}
+
+
+def plain(value):
+    """A value json cannot encode, as the judge's answer carries it: a numpy scalar (lcb_runner's
+    results hold np.bool_) as its value, anything else as its repr."""
+    if hasattr(value, "item"):
+        return value.item()
+    return repr(value)
+
+
+def block_internet() -> None:
+    """Refuse internet sockets in this process and its children (unix sockets, which
+    multiprocessing's Manager uses, stay allowed). No case needs the network."""
+    import socket
+
+    class NoInternetSocket(socket.socket):
+        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+            if fileno is None and family in (-1, socket.AF_INET, socket.AF_INET6):
+                raise PermissionError("the judge child has no network")
+            super().__init__(family, type, proto, fileno)
+
+    socket.socket = NoInternetSocket
+
+
 def _error(kind: str, message: str) -> dict:
     return {"error": {"type": kind, "message": message}}
 
@@ -113,16 +152,19 @@ def answer(adapter, request: dict) -> dict:
     public = isinstance(function, str) and not function.startswith("_")
     found = getattr(adapter, function, None) if public else None
     if not callable(found):
-        return _error("NotProvided", f"the adapter has no {function}")
+        return _error(NOT_PROVIDED, f"the adapter has no {function}")
     args = decode(request.get("args") or {})
     try:
         if isinstance(args.get("tokenizer"), str):
             args["tokenizer"] = tokenizer(args["tokenizer"])
         result = found(**args)
     except Exception as error:  # the adapter's own error (or no transformers), by its type
-        return _error(type(error).__name__, str(error))
+        return {"error": error_record(error)}
     try:
-        json.dumps(result)
+        if function == JUDGE:
+            result = json.loads(json.dumps(result, default=plain))
+        else:
+            json.dumps(result)
     except (TypeError, ValueError) as error:
         return _error("ResultNotJSON", f"{function} returned {result!r:.200}: {error}")
     return {"result": result}
@@ -172,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.adapter:
         parser.error("name the adapter: MODULE[:ATTR]")
     requests, responses = _protocol_streams()
+    if os.environ.get(SANDBOX_VARIABLE):
+        block_internet()
     sys.path[:0] = [os.path.abspath(folder) for folder in args.path]
     try:
         adapter = load(args.adapter)

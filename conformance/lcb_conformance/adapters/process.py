@@ -10,13 +10,15 @@ suite writes one request a line and reads one response a line:
     -> {"id": 1, "result": {"provides": ["extract_code"], "styles": null, "deviations": []}}
     {"id": 2, "function": "extract_code", "args": {"model_output": "...", "style": "generic"}}
     -> {"id": 2, "result": "print(1)"}      or      {"id": 2, "error": {"type": "ValueError",
-                                                      "message": "unknown style"}}
+                                      "module": "builtins", "message": "unknown style"}}
 
 Arguments are JSON values with the fixture values inlined; bytes are {"$bytes": "<hex>"}, a
 value JSON cannot carry (an object a bad-input test passes) is {"$object": "<repr>"}, and a
 tokenizer is its repo id (the program loads it itself; HF_HOME points at the suite's offline
 cache). An error's type is raised here as the built-in exception of that name (so bad-input
-tests see TypeError, ValueError, ...), "NotProvided" as not provided.
+tests see TypeError, ValueError, ...), "NotProvided" as not provided; the error object itself
+(type, module, message) stays on the exception as its ``record``, the data the suite decides
+from (implementation.raised).
 
 The program is untrusted: it runs in a temporary directory, under an address-space limit,
 contained by :class:`lcb_conformance.adapters.untrusted.Contained` (when it is stopped, every
@@ -41,7 +43,7 @@ import time
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
+from lcb_conformance.adapters.implementation import NOT_PROVIDED, NOT_PROVIDED_TYPE, NotProvided
 from lcb_conformance.adapters.jsonl_server import PARAMETERS, PROTOCOL
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.suite import hf_cache
@@ -124,8 +126,9 @@ class ProcessAdapter:
     """The adapter object of an --impl-cmd program: an attribute per function it provides."""
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT,
-                 memory_mb: int = DEFAULT_MEMORY_MB):  # fmt: skip
+                 memory_mb: int = DEFAULT_MEMORY_MB, environment: dict | None = None):  # fmt: skip
         self.command = command
+        self.environment = environment or {}  # for the program, beyond the suite's own
         # it runs in a temporary directory: a path given relative to here is made absolute
         # (not resolved: a virtual environment's python is a symlink that must stay one)
         self.argv = [
@@ -140,7 +143,7 @@ class ProcessAdapter:
         self._process: Contained | None = None
         self._buffer = b""
         self._next_id = 0
-        atexit.register(self._remove)
+        atexit.register(self.remove)
         # the functions the suite may call: the server answers which of them it has
         described = self.request("describe", {"functions": list(implementation.functions())})
         if not isinstance(described, dict) or not isinstance(described.get("provides"), list):
@@ -185,7 +188,9 @@ class ProcessAdapter:
                     stdout=subprocess.PIPE,
                     stderr=stderr,
                     cwd=self.workdir,
-                    env=hf_cache.child_environment() | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)},
+                    env=hf_cache.child_environment()
+                    | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)}
+                    | self.environment,
                 )
         return self._process
 
@@ -198,13 +203,14 @@ class ProcessAdapter:
         self.close()
         return AdapterProcessError(f"--impl-cmd {self.command}: {what}{self._stderr_tail()}")
 
-    def _read_line(self, process: Contained, deadline: float) -> bytes:
+    def _read_line(self, process: Contained, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
-                    raise self._fail(f"no answer within {self.timeout:g} s (killed)")
+                    raise self._fail(f"no answer within {timeout:g} s (killed)")
                 chunk = os.read(process.stdout.fileno(), 1 << 16)
                 if not chunk:
                     code = process.wait(timeout=5)
@@ -213,8 +219,9 @@ class ProcessAdapter:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
 
-    def request(self, function: str, args: dict):
-        """Send one request and return its result, raising its error."""
+    def request(self, function: str, args: dict, timeout: float | None = None):
+        """Send one request and return its result, raising its error; ``timeout``: this
+        request's time limit instead of the program's."""
         process = self._start()
         self._next_id += 1
         message = {"id": self._next_id, "function": function, "args": args}
@@ -224,7 +231,7 @@ class ProcessAdapter:
         except OSError:  # it died before reading (a broken pipe)
             code = process.wait(timeout=5)
             raise self._fail(f"exited with code {code} before reading the request") from None
-        line = self._read_line(process, time.monotonic() + self.timeout)
+        line = self._read_line(process, timeout or self.timeout)
         try:
             response = json.loads(line)
         except ValueError:
@@ -232,8 +239,7 @@ class ProcessAdapter:
         if not isinstance(response, dict) or response.get("id") != self._next_id:
             raise self._fail(f"answered {line[:200]!r}, not a response to request {message['id']}")
         if "error" in response:
-            error = response["error"] if isinstance(response["error"], dict) else {}
-            raise _exception(error.get("type"), str(error.get("message", "")))
+            raise _exception(response["error"] if isinstance(response["error"], dict) else {})
         if "result" not in response:
             raise self._fail(f"answered {line[:200]!r}: neither result nor error")
         return response["result"]
@@ -248,19 +254,29 @@ class ProcessAdapter:
                 with contextlib.suppress(OSError):  # a write the program never read
                     stream.close()
 
-    def _remove(self) -> None:
-        """At exit: stop the program and remove its directory."""
+    def remove(self) -> None:
+        """Stop the program and remove its directory (at exit, or when done with it)."""
         self.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def _exception(name: object, message: str) -> Exception:
-    if name == "NotProvided":
-        return NotProvided(message or f"the program {NOT_PROVIDED} it")
-    found = getattr(builtins, str(name), None)
-    if isinstance(found, type) and issubclass(found, Exception):
-        return found(message)
-    return RemoteError(f"{name}: {message}")
+def _exception(error: dict) -> Exception:
+    """The exception an error object stands for, the object kept on it as its ``record``."""
+    name, module = str(error.get("type")), error.get("module")
+    record = {
+        "type": name,
+        "module": module if isinstance(module, str) else None,
+        "message": str(error.get("message", "")),
+    }
+    found = getattr(builtins, name, None) if record["module"] in (None, "builtins") else None
+    if name == NOT_PROVIDED_TYPE:
+        exception = NotProvided(record["message"] or f"the program {NOT_PROVIDED} it")
+    elif isinstance(found, type) and issubclass(found, Exception):
+        exception = found(record["message"])
+    else:
+        exception = RemoteError(f"{name}: {record['message']}")
+    exception.record = record
+    return exception
 
 
 def load_command(

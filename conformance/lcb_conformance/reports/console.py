@@ -12,7 +12,13 @@ import os
 import sys
 
 from lcb_conformance.reports import closest
-from lcb_conformance.reports.verdict import CellSummary, Verdict, mismatch_report, provided
+from lcb_conformance.reports.verdict import (
+    NOT_PROVIDED_CELL,
+    CellSummary,
+    Verdict,
+    mismatch_report,
+    provided,
+)
 from lcb_conformance.runner.results import NOT_PROVIDED, SKIPPED
 
 SHOWN_GROUPS = 3  # failure groups shown with an example
@@ -75,7 +81,11 @@ def describe_impl(impl: dict) -> str:
 
 def print_verdict(verdict: Verdict, color: bool = False, stream=None) -> None:
     say = lambda text="": write(text, stream)  # noqa: E731
-    say(table(verdict.summaries(), color))
+    summaries = verdict.summaries()
+    # an adapter of two functions has a hundred cells of nothing: one line says so
+    say(table([s for s in summaries if s.status != NOT_PROVIDED_CELL], color))
+    if collapsed := verdict.not_provided_line(summaries):
+        say(collapsed)
     contract = verdict.contract_summaries()
     if contract:
         say()

@@ -10,7 +10,8 @@ lcb_conformance.upstream.judge) and compared with its golden. Each difference is
     false fail   it fails a program lcb_runner passes (scores too low)
     graded       lcb_runner rejects the row's tests (undecodable) and the implementation
                  grades it anyway
-    detail       same pass verdict; per-test results, error code or message differ
+    detail       same pass verdict; per-test results, error code or message differ (where
+                 lcb_runner raises: the implementation raises something else)
     no verdict   the implementation raised or its child died where lcb_runner gave a verdict
 
 Exit status 1 when any pass verdict differs (false pass, false fail, graded, no verdict).
@@ -23,6 +24,7 @@ import json
 import sys
 from collections import Counter
 
+from lcb_conformance.adapters import implementation
 from lcb_conformance.suite import goldens, report_files
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge
@@ -52,18 +54,26 @@ def compare(outcomes: dict[str, dict]) -> list[dict]:
                     "covers": case.covers,
                     "difference": kind,
                     "lcb_runner": recorded,
-                    "implementation": outcome.get("verdict") or outcome.get("failure"),
+                    "implementation": outcome.get("verdict") or _no_verdict(outcome),
                 }
             )
     return differences
 
 
+def _no_verdict(outcome: dict) -> str:
+    if "raised" in outcome:
+        return f"raised {implementation.describe_raised(outcome['raised'])}"
+    return outcome.get("failed") or outcome.get("failure") or "no verdict"
+
+
 def _difference(recorded: dict, outcome: dict) -> str | None:
-    if "rejected" in recorded:
-        return None if "failure" in outcome else GRADED
-    if "failure" in outcome:
+    verdict = outcome.get("verdict")
+    if "raised" in outcome and "rejected" in recorded:  # as the golden records a raise
+        verdict = judge.rejected(outcome["raised"])
+    if verdict is None:
         return NO_VERDICT
-    verdict = outcome["verdict"]
+    if "rejected" in recorded:  # lcb_runner raises there: the same raise, another, or a grade
+        return None if verdict == recorded else DETAIL if "rejected" in verdict else GRADED
     if verdict == recorded:
         return None
     if verdict["passed"] != recorded["passed"]:
@@ -100,7 +110,8 @@ def _brief(verdict) -> str:
     if not isinstance(verdict, dict):
         return str(verdict).replace("|", "/")[:120]
     if "rejected" in verdict:
-        return f"rejected ({verdict['rejected']})".replace("|", "/")[:120]
+        raised = implementation.describe_raised(verdict["rejected"])
+        return f"rejected ({raised})".replace("|", "/")[:120]
     metadata = verdict["metadata"]
     code = metadata.get("error_code")
     what = f"{'pass' if verdict['passed'] else 'fail'} {verdict['results']}"

@@ -116,8 +116,8 @@ def judge_outcomes(report: dict) -> dict[str, dict] | None:
         recorded = json.loads(goldens.read(key))
         failure = failures.get(str(key))
         if failure is None:
-            outcome = {"failure": "rejected"} if "rejected" in recorded else {"verdict": recorded}
-        elif failure["actual"] is not None:  # its verdict (on a rejected row: it graded it)
+            outcome = {"verdict": recorded}  # a rejected row's: the raise lcb_runner makes
+        elif failure["actual"] is not None:  # its verdict (on a rejected row: a grade, or a raise)
             outcome = {"verdict": json.loads(failure["actual"])}
         else:  # no verdict: the implementation raised or its child died
             outcome = {"failure": failure["reason"] or "no verdict"}

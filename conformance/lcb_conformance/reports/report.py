@@ -30,6 +30,7 @@ from pathlib import Path
 
 from lcb_conformance.reports import closest
 from lcb_conformance.reports.verdict import (
+    NOT_PROVIDED_CELL,
     Verdict,
     answer,
     golden_text,
@@ -467,7 +468,12 @@ def to_html(verdict: Verdict) -> str:
         )
         + "</ul>",
         '<h2 id="cells">Per cell</h2>',
-        cells_table(verdict.summaries(), anchors, "verdict-cells"),
+        cells_table(
+            [s for s in verdict.summaries() if s.status != NOT_PROVIDED_CELL],
+            anchors,
+            "verdict-cells",
+        ),
+        f"<p>{_e(verdict.not_provided_line(verdict.summaries()))}</p>",
         '<h2 id="contract">API contract (apart from comparability)</h2>',
         cells_table(verdict.contract_summaries(), anchors, "contract-cells"),
         f'<h2 id="failures">Cases not identical ({len(failures)})</h2>',

@@ -1,35 +1,47 @@
 """`lcb-conformance score RUN`: is this number comparable? A finished run's problem set against
 the release manifests, and its score both as lcb_runner computes it and as the leaderboard
-shows it, with what makes them differ.
+computes it, with what makes them differ; a claimed number held to them.
 
     lcb-conformance score RUN [--release TAG] [--window START:END] [--builder-tz ZONE]
-                              [--claim X] [--json FILE] [--html FILE]
+                              [--claim X] [--allow-missing] [--published FILE [--model NAME]]
+                              [--json FILE] [--html FILE]
 
 RUN is lcb_runner's eval_all file (``Scenario.codegeneration_<n>_<t>_eval_all.json``: a JSON
 array of rows with question_id, contest_date, difficulty, platform, graded_list, pass@1, and,
 unless trimmed, output_list and code_list), streamed one row at a time. The command says which
 release tags its problems are (conformance/releases/), or the nearest and what is missing and
-extra; computes pass@1 (and pass@k) as lcb_runner's compute_scores does and as the leaderboard
-shows it (lcb_prompts.score, held to the score goldens), overall and per difficulty, with the
-standard error over problems; says which problems only one of them counts and why; and flags
-mixed n, problems without generations, outputs with no code and outputs that look cut off
-(an unclosed code fence). ``--claim X`` (percent, or a fraction when at most 1): consistent
-when within one standard error of either number.
+extra; computes the figures (``figures``): pass@1 (and pass@k) as lcb_runner's compute_scores
+does, and the leaderboard's computation on this file (lcb_prompts.score, held to the score
+goldens), each over the problems of the scope (the window of the release named, or of the
+run's own release) with what it lacks; with ``--published``, the leaderboard site's own
+per-problem data for the model (its performances_generation.json) and the problems where it
+differs from the file. It flags mixed n, problems without generations, outputs with no code,
+outputs that look cut off, and rows whose pass@1 is not their graded_list's.
 
-Exit codes: 0 nothing failed; 1 the run is not the --release asked for, or the claim is
-inconsistent; 2 unusable input (the message names file, line and row); 6 a report asked for
-could not be written.
+``--claim X`` (percent, ``X%``, or a fraction when at most 1): a finished run's figures are
+deterministic, so a claim holds when it IS one of them at the claim's own precision (53.7 is
+53.74; 53.5 is not), and that figure covers every problem of the scope (``--allow-missing``:
+the problems the run has).
+
+Exit codes: 0 nothing failed; 1 the run is not the --release asked for, lacks problems of the
+window or release named (unless --allow-missing), holds problems the scope does not, disagrees
+with itself (a pass@1 not its graded_list's), differs from the --published data in the window,
+or the claim is no figure (or only one the run does not cover); 2 unusable input (the message
+names file, line and row), an impossible claim, a window with nothing in it; 6 a report asked
+for could not be written.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import zoneinfo
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from lcb_conformance.reports.report import CSS, _e
@@ -37,16 +49,27 @@ from lcb_conformance.suite import exit_codes, json_stream, releases, report_file
 from lcb_prompts import score as scoring
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
-SCHEMA = "lcb-conformance-score/1"
+SCHEMA = "lcb-conformance-score/2"
 REQUIRED = ("question_id", "contest_date", "difficulty", "graded_list")
 SHOWN = 12  # problems listed by id before "... and N more"
 # The leaderboard's widest window: its first date mark, and a mark after any problem.
 FIRST_MARK = "2023-05-01"
 FENCE = "```"
+# The figures, by name; what each is, as the output names it.
+COMPUTE_SCORES, LEADERBOARD, PUBLISHED = "compute_scores", "leaderboard", "published"
+LABELS = {
+    COMPUTE_SCORES: "lcb_runner's compute_scores on this file",
+    LEADERBOARD: "the leaderboard's computation on this file",
+    PUBLISHED: "the leaderboard site's published data",
+}
+PUBLISHED_BUILDER = "LiveCodeBench/submissions 4d04b02"  # the only builder LiveCodeBench published
+PERCENT = Decimal(100)
+COVERAGE = ("expected", "missing", "without_generations", "extra")
 
 
 class RunError(ValueError):
-    """A run file the command cannot score; the message names file, line and row."""
+    """A run file (or a published data file) the command cannot score; the message names the
+    file, line and row."""
 
 
 @dataclass
@@ -54,6 +77,8 @@ class Run:
     path: Path
     rows: list[dict] = field(default_factory=list)  # the fields scoring reads, nothing more
     flags: list[str] = field(default_factory=list)
+    # rows whose written pass@1 (or pass1) is not graded_list.count(True) / len
+    inconsistent: list[str] = field(default_factory=list)
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -65,13 +90,33 @@ def _check(path: Path, line: int, index: int, row: object) -> dict:
         raise RunError(f"{where} ({row.get('question_id', '?')}) lacks {', '.join(missing)}")
     if row["difficulty"] not in scoring.DIFFICULTIES:
         raise RunError(f"{where}: difficulty {row['difficulty']!r} is not easy/medium/hard")
-    if not isinstance(row["graded_list"], list):
-        raise RunError(f"{where}: graded_list is {type(row['graded_list']).__name__}, not a list")
+    graded = row["graded_list"]
+    if not isinstance(graded, list) or not all(isinstance(g, bool) for g in graded):
+        raise RunError(
+            f"{where}: graded_list is {json.dumps(graded)[:60]}, not a list of true/false "
+            "(lcb_runner's per-generation verdicts)"
+        )
+    for name in ("pass@1", "pass1"):
+        value = row.get(name, 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise RunError(f"{where}: {name} {value!r} is not a fraction in [0, 1]")
     try:
         datetime.fromisoformat(row["contest_date"])
     except (TypeError, ValueError):
         raise RunError(f"{where}: contest_date {row['contest_date']!r} is not ISO") from None
     return row
+
+
+def _disagrees(row: dict) -> bool:
+    """The row's written pass@1 (and pass1, which the leaderboard's builder prefers) is not
+    graded_list.count(True) / len, what lcb_runner writes."""
+    graded = row["graded_list"]
+    if not graded:
+        return False
+    written = [row[name] for name in ("pass@1", "pass1") if name in row]
+    return any(
+        not math.isclose(v, graded.count(True) / len(graded), abs_tol=1e-12) for v in written
+    )
 
 
 def read_run(path: Path) -> Run:
@@ -95,6 +140,8 @@ def read_run(path: Path) -> Run:
             kept = {name: row[name] for name in REQUIRED}
             kept["question_id"] = qid
             kept["platform"] = row.get("platform")
+            if "pass1" in row:
+                kept["pass1"] = row["pass1"]
             if "pass@1" in row:
                 kept["pass@1"] = row["pass@1"]
             elif kept["graded_list"]:
@@ -103,6 +150,8 @@ def read_run(path: Path) -> Run:
             else:
                 kept["pass@1"] = 0.0
                 derived_pass_1 += 1
+            if _disagrees(row):
+                run.inconsistent.append(qid)
             run.rows.append(kept)
     except json_stream.JsonStreamError as error:
         raise RunError(str(error)) from None
@@ -152,6 +201,13 @@ def _percent(value) -> float | None:
     return None if value is None or value != value else round(value * 100, 2)
 
 
+def _mean(values) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+# --- the problem set and the scope ----------------------------------------------------------
+
+
 def problem_set(run: Run, release: str | None) -> dict:
     """The run's problems against the release tags (or the one asked for); its sha256 over the
     run's own question ids, dates, difficulties and platforms, and the tags whose manifest has
@@ -179,16 +235,72 @@ def problem_set(run: Run, release: str | None) -> dict:
     }
 
 
-def lcb_runner_view(rows, start, end) -> dict:
-    """compute_scores' numbers (percent) over the run, and the problems it counts."""
+@dataclass(frozen=True)
+class Scope:
+    """The problems the figures are held to: a release's, within the window (if any).
+    ``named``: the user named the window or the release (else it is the run's nearest)."""
+
+    release: str
+    start: str | None
+    end: str | None
+    named: bool
+
+    @property
+    def rows(self) -> list[dict]:
+        return releases.members(self.release)
+
+    def describe(self) -> str:
+        dates = f" dated {self.start}..{self.end}" if self.start else ""
+        return f"{self.release}'s problems{dates}"
+
+
+def scope_of(problems: dict, release: str | None, window) -> Scope:
+    """--release's problems, or (unnamed) the release nearest the run's problem set."""
+    start, end = window or (None, None)
+    tag = release or problems["matches"][0]["tag"]
+    return Scope(tag, start, end, named=bool(release or window))
+
+
+def _coverage(counted, expected_ids) -> dict:
+    """What the rows a figure counts lack of the scope's problems, and hold beyond them. A
+    problem without generations is missing: compute_scores' estimator counts it as passed."""
+    scored = {r["question_id"] for r in counted if r["graded_list"]}
+    expected = set(expected_ids)
+    return {
+        "expected": len(expected),
+        "missing": sorted(expected - scored),
+        "without_generations": sorted(expected & {r["question_id"] for r in counted} - scored),
+        "extra": sorted({r["question_id"] for r in counted} - expected),
+    }
+
+
+def _board_window(scope: Scope, rows) -> tuple[str, str]:
+    """The leaderboard's window: the one named, else from its first mark to a mark after every
+    problem of the run and of the scope."""
+    if scope.start is not None:
+        return scope.start, scope.end
+    last = max(r["contest_date"] for r in [*rows, *scope.rows])
+    return FIRST_MARK, _month_after(last)
+
+
+# --- the figures ------------------------------------------------------------------------------
+
+
+def lcb_runner_view(rows, scope: Scope) -> dict:
+    """compute_scores' numbers (percent) over the run's rows in the scope's window, the
+    problems it counts, and what it lacks of the scope's."""
+    start, end = scope.start, scope.end
     scores = scoring.score_run(rows, start, end)
     kept = scoring.lcb_runner_rows(rows, start, end)
     sizes = [len(r["graded_list"]) for r in kept]
     by_problem = [r["graded_list"].count(True) / n for r, n in zip(kept, sizes, strict=True) if n]
+    value = scores["pass@k"]["1"]["all"]
+    expected = [r["question_id"] for r in scoring.lcb_runner_rows(scope.rows, start, end)]
     return {
         "rule": "compute_scores: start <= contest_date <= end, the dates at midnight",
         "count": scores["count"],
         "question_ids": sorted(r["question_id"] for r in kept),
+        "value": None if value != value else value * 100,
         "pass@1": {group: _percent(v) for group, v in scores["pass@k"]["1"].items()},
         # k above the smallest n: the estimator counts those problems as passed (1.0)
         "pass@k": {
@@ -201,25 +313,59 @@ def lcb_runner_view(rows, start, end) -> dict:
         ],
         "standard_error": _percent(scoring.standard_error(by_problem)),
         "raised": scores.get("raised"),
+        **_coverage(kept, expected),
     }
 
 
-def leaderboard_view(rows, start: str, end: str, zone: str, listed: bool) -> dict:
-    """What the leaderboard shows for the run over [start, end] (its builder in ``zone``);
-    ``listed``: whether its builder lists the run at all (exactly 880 rows)."""
+def leaderboard_view(rows, scope: Scope, start: str, end: str, zone: str) -> dict:
+    """The leaderboard's computation on the run over [start, end] (its builder in ``zone``):
+    what its site would show for this file, and what the run lacks of the scope's problems;
+    """
     shown = scoring.leaderboard_rows(rows, start, end, zone)
     values = [scoring.row_pass_at_1(r) for r in shown]
+    expected = scoring.leaderboard_rows(scope.rows, start, end, zone)
     return {
         "rule": "build_leaderboard_json.py + leaderboardLib.tsx: contest_date (as UTC) + 1 day "
         f"between the date marks (midnights in {zone})",
         "window": [start, end],
-        "listed": listed,
         "count": len(shown),
         "question_ids": sorted(r["question_id"] for r in shown),
-        "mean": round(sum(values) / len(values), 2) if values else None,
+        "value": _mean(values),
+        "mean": None if not values else round(_mean(values), 2),
         "shown": scoring.leaderboard_columns(shown),
         "standard_error": _percent(scoring.standard_error([v / 100 for v in values])),
+        **_coverage(shown, [r["question_id"] for r in expected]),
     }
+
+
+def label(name: str, narrowed_to: str | None) -> str:
+    """What a figure is; on a run narrowed to --release's problems, said."""
+    if narrowed_to is None or name == PUBLISHED:
+        return LABELS[name]
+    return LABELS[name].replace("this file", f"{narrowed_to}'s problems of this file")
+
+
+def figures(report: dict) -> list[dict]:
+    """The report's figures, each named, with its value (percent, full precision), the problems
+    it counts and what it lacks of the scope's: what a claim is held to."""
+    found = []
+    for name in (COMPUTE_SCORES, LEADERBOARD, PUBLISHED):
+        view = report.get({COMPUTE_SCORES: "lcb_runner"}.get(name, name))
+        if view is None:
+            continue
+        found.append(
+            {
+                "name": name,
+                "label": label(name, report["narrowed_to"]),
+                "value": view["value"],
+                "count": view["count"],
+                "expected": view["expected"],
+                "missing": view["missing"],
+                "without_generations": view["without_generations"],
+                "extra": view["extra"],
+            }
+        )
+    return found
 
 
 def differences(lcb_runner: dict, leaderboard: dict, rows) -> list[str]:
@@ -247,53 +393,376 @@ def differences(lcb_runner: dict, leaderboard: dict, rows) -> list[str]:
     return lines
 
 
-def check_claim(claim: float, lcb_runner: dict, leaderboard: dict) -> dict:
-    claimed = claim * 100 if claim <= 1 else claim
-    found = {"claimed_percent": claimed, "consistent_with": []}
-    for name, value, error in (
-        ("lcb_runner", lcb_runner["pass@1"]["all"], lcb_runner["standard_error"]),
-        ("leaderboard", leaderboard["mean"], leaderboard["standard_error"]),
-    ):
-        if value is None:
-            continue
-        distance = abs(claimed - value)
-        found[name] = {"value": value, "standard_error": error, "distance": round(distance, 2)}
-        if distance <= (error or 0):
-            found["consistent_with"].append(name)
-    found["consistent"] = bool(found["consistent_with"])
-    return found
+def listing(count: int) -> str | None:
+    """Whether a leaderboard edition lists a run of ``count`` problems, by the published
+    builder's rule and the sizes the site's editions list (conformance/releases)."""
+    if count == scoring.LEADERBOARD_ROWS:
+        return None
+    manifest = releases.manifest()
+    editions = {
+        manifest["tags"][edition["release"]]["count"]: (name, edition["release"])
+        for name, edition in manifest["leaderboards"].items()
+    }
+    builder = (
+        f"the published builder ({PUBLISHED_BUILDER}) keeps only files of exactly "
+        f"{scoring.LEADERBOARD_ROWS} rows"
+    )
+    if count in editions:
+        name, release = editions[count]
+        return (
+            f"{builder}; the site's {name} leaderboard lists runs of {count:,} problems "
+            f"({release}), built by a builder not published: the leaderboard's computation here "
+            "applies 4d04b02's rules"
+        )
+    sizes = ", ".join(f"{name}: {size:,}" for size, (name, _) in sorted(editions.items()))
+    return (
+        f"no leaderboard edition lists a run of {count:,} problems: {builder}, and the site's "
+        f"editions list runs of one release each ({sizes})"
+    )
+
+
+# --- the site's published data ------------------------------------------------------------------
+
+
+@dataclass
+class Published:
+    """A model's records in the leaderboard site's performances_generation.json."""
+
+    path: Path
+    model: str
+    records: dict[str, dict]  # question_id -> the site's record (date in ms, pass@1 x100)
+    marks: list[int]  # the builder's date marks, epoch ms
+
+
+def read_published(path: Path, model: str | None, run: Path) -> Published:
+    """The site's data for ``model``; unnamed, the model the run's folder is named after (as
+    lcb_runner and the submissions name it), else the file's only model."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise RunError(f"{path}: {error}") from None
+    shape = "the leaderboard site's performances_generation.json"
+    if not isinstance(data, dict) or not isinstance(data.get("performances"), list):
+        raise RunError(f"{path}: no 'performances' list: not {shape}")
+    marks = data.get("date_marks")
+    if not isinstance(marks, list) or not marks or not all(isinstance(m, int) for m in marks):
+        raise RunError(f"{path}: no 'date_marks' (epoch ms): not {shape}")
+    fields = ("question_id", "model", "date", "difficulty", "pass@1")
+    for index, record in enumerate(data["performances"]):
+        if not isinstance(record, dict) or any(f not in record for f in fields):
+            raise RunError(f"{path}: performances[{index}] lacks one of {', '.join(fields)}")
+    models = sorted({record["model"] for record in data["performances"]})
+    if model is None:
+        folder = run.resolve().parent.name
+        if folder in models or len(models) == 1:
+            model = folder if folder in models else models[0]
+        else:
+            raise RunError(
+                f"{path} holds {len(models)} models and none is the run's folder {folder!r}: "
+                f"name one with --model ({_listed(models)})"
+            )
+    if model not in models:
+        raise RunError(f"{path} has no records of model {model!r} (it has: {_listed(models)})")
+    records: dict[str, dict] = {}
+    for record in data["performances"]:
+        if record["model"] == model:
+            qid = str(record["question_id"])
+            if qid in records:
+                raise RunError(f"{path}: {model!r} has problem {qid} twice")
+            records[qid] = record
+    return Published(path, model, records, sorted(marks))
+
+
+def _mark_dates(published: Published, zone: str) -> dict[str, int]:
+    local = zoneinfo.ZoneInfo(zone)
+    return {datetime.fromtimestamp(m / 1000, local).date().isoformat(): m for m in published.marks}
+
+
+def published_window(published: Published, zone: str) -> tuple[str, str]:
+    dates = list(_mark_dates(published, zone))
+    return dates[0], dates[-1]
+
+
+def published_view(published: Published, rows, start: str, end: str, zone: str) -> dict:
+    """The site's figure for the model over [start, end] from its own records, and every
+    problem where its data and the run's file differ (in the window or not)."""
+    marks = _mark_dates(published, zone)
+    unknown = [day for day in (start, end) if day not in marks]
+    if unknown:
+        first, last = next(iter(marks)), list(marks)[-1]
+        raise RunError(
+            f"{published.path}: {', '.join(unknown)} is no date mark of its builder (its marks: "
+            f"{first}..{last}, month starts in {zone}): give --window between marks"
+        )
+    low, high = marks[start], marks[end]
+    shown = [r for r in published.records.values() if low <= r["date"] <= high]
+    by_id = {r["question_id"]: r for r in rows}
+    found = []
+    for qid in sorted(set(by_id) | set(published.records)):
+        record, row = published.records.get(qid), by_id.get(qid)
+        dates = [record["date"]] if record else []
+        if row is not None:
+            dates.append(scoring.builder_date(row["contest_date"]))
+        what = _how_they_differ(record, row)
+        if what:
+            found.append(
+                {
+                    "question_id": qid,
+                    "what": what,
+                    "in_window": any(low <= d <= high for d in dates),
+                }
+            )
+    values = [r["pass@1"] for r in shown]
+    return {
+        "file": str(published.path),
+        "model": published.model,
+        "window": [start, end],
+        "count": len(shown),
+        "question_ids": sorted(r["question_id"] for r in shown),
+        "value": _mean(values),
+        "mean": None if not values else round(_mean(values), 2),
+        "shown": scoring.site_columns(shown),
+        "differences": found,
+        "differing_in_window": [d["question_id"] for d in found if d["in_window"]],
+    }
+
+
+def _how_they_differ(record: dict | None, row: dict | None) -> str | None:
+    if record is None:
+        return "in the run, not published"
+    if row is None:
+        return "published, not in the run"
+    parts = []
+    here = scoring.row_pass_at_1(row)
+    if not math.isclose(here, record["pass@1"], abs_tol=1e-9):
+        parts.append(f"pass@1 {here:g} here, {record['pass@1']:g} published")
+    if scoring.builder_date(row["contest_date"]) != record["date"]:
+        parts.append("another date")
+    if row["difficulty"] != record["difficulty"]:
+        parts.append(f"{row['difficulty']} here, {record['difficulty']} published")
+    return "; ".join(parts) or None
+
+
+# --- the claim --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claimed pass@1 as given: its value in percent and its precision (the unit of its last
+    digit, in percent points)."""
+
+    text: str
+    percent: Decimal
+    unit: Decimal
+    fraction: bool  # given as a fraction (at most 1, as lcb_runner writes pass@1)
+
+    def matches(self, value: float) -> bool:
+        """The figure, rounded to the claim's precision, is the claim (a half unit either
+        way: both roundings of a figure on the boundary)."""
+        return abs(Decimal(value) - self.percent) <= self.unit / 2
+
+
+def parse_claim(text: str) -> Claim:
+    """X (percent), X% (percent), or a fraction when at most 1; refused when impossible (not a
+    number, below 0, above 100 percent) or vaguer than a whole percent point."""
+    percent_sign = text.endswith("%")
+    try:
+        given = Decimal(text.removesuffix("%"))
+    except InvalidOperation:
+        given = None
+    if given is None or not given.is_finite():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a pass@1: 53.7, 53.7%, 0.537)")
+    if given < 0 or (percent_sign or given > 1) and given > PERCENT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no pass@1: a pass@1 is a share of problems, 0..100 percent"
+        )
+    fraction = not percent_sign and given <= 1
+    percent = given * PERCENT if fraction else given
+    unit = Decimal(1).scaleb(given.as_tuple().exponent) * (PERCENT if fraction else 1)
+    if unit > 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is {percent.normalize():f}% give or take {(unit / 2).normalize():f} "
+            f"points: give a claim to a whole percent point at least ({percent.quantize(1)}%)"
+        )
+    return Claim(text, percent, unit, fraction)
+
+
+def check_claim(claim: Claim, found: list[dict], allow_missing: bool) -> dict:
+    """Which figures the claim is, at its precision; it holds when one of them covers every
+    problem of the scope (with ``allow_missing``, the problems the run has) and none extra."""
+    valued = [f for f in found if f["value"] is not None]
+    if not valued:
+        raise RunError(
+            f"claim {claim.text}: no figure to hold it to (no problem of the run in the window)"
+        )
+    matched = [f for f in valued if claim.matches(f["value"])]
+    covered = [f for f in matched if not _lacks(f, allow_missing)]
+    return {
+        "claimed": claim.text,
+        "claimed_percent": float(claim.percent),
+        "precision": float(claim.unit),
+        "read_as_fraction": claim.fraction,
+        "is": [f["name"] for f in matched],
+        "holds_with": [f["name"] for f in covered],
+        "consistent": bool(covered),
+    }
+
+
+# --- the report -------------------------------------------------------------------------------
 
 
 def build(args: argparse.Namespace) -> dict:
+    """The report on the command line's run and options."""
     run = read_run(args.run)
-    start, end = args.window or (None, None)
-    problems = problem_set(run, args.release)
-    rows = run.rows
-    if args.release:  # the number on that release: its problems the run has
-        members = {r["question_id"] for r in releases.members(args.release)}
+    published = read_published(args.published, args.model, args.run) if args.published else None
+    return report_on(
+        run,
+        release=args.release,
+        window=args.window,
+        builder_tz=args.builder_tz,
+        claim=args.claim,
+        allow_missing=args.allow_missing,
+        published=published,
+    )
+
+
+def report_on(
+    run: Run,
+    *,
+    release: str | None = None,
+    window: tuple[str, str] | None = None,
+    builder_tz: str = "UTC",
+    claim: Claim | None = None,
+    allow_missing: bool = False,
+    published: Published | None = None,
+) -> dict:
+    """A run's report: its problem set, its figures over the scope and what they lack, the
+    published data compared, the claim held to the figures, the failures and the exit code.
+    ``run`` holds the eval_all rows (Run(path, rows), flags and inconsistent rows optional)."""
+    problems = problem_set(run, release)
+    scope = scope_of(problems, release, window)
+    rows, notes = run.rows, []
+    if release:  # the number on that release: its problems the run has
+        members = {r["question_id"] for r in scope.rows}
         rows = [r for r in run.rows if r["question_id"] in members]
-    board_start = start or FIRST_MARK
-    board_end = end or _month_after(max(r["contest_date"] for r in run.rows))
-    lcb_runner = lcb_runner_view(rows, start, end)
-    listed = len(run.rows) == scoring.LEADERBOARD_ROWS
-    leaderboard = leaderboard_view(rows, board_start, board_end, args.builder_tz, listed)
+        if len(rows) < len(run.rows):
+            notes.append(
+                f"--release {release}: the figures count the run's {len(rows):,} problems "
+                f"of {release}; compute_scores on the whole file would count "
+                f"{len(run.rows):,} ({len(run.rows) - len(rows):,} left out)"
+            )
+    if published and scope.start is None:
+        board_start, board_end = published_window(published, builder_tz)
+    else:
+        board_start, board_end = _board_window(scope, rows)
+    lcb_runner = lcb_runner_view(rows, scope)
+    leaderboard = leaderboard_view(rows, scope, board_start, board_end, builder_tz)
+    if scope.named and not (lcb_runner["count"] or lcb_runner["expected"]):
+        raise RunError(
+            f"no problem of the run or of {scope.release} is dated {scope.start}..{scope.end}: "
+            "nothing to score"
+        )
+    notes += _wider_release_note(scope, lcb_runner)
     report = {
         "schema": SCHEMA,
-        "run": str(args.run),
-        "window": {"start": start, "end": end, "builder_tz": args.builder_tz},
+        "run": str(run.path),
+        "window": {"start": scope.start, "end": scope.end, "builder_tz": builder_tz},
         "problems": problems,
+        "scope": {"release": scope.release, "named": scope.named, "problems": scope.describe()},
         "lcb_runner": lcb_runner,
         "leaderboard": leaderboard,
+        "listed": len(run.rows) == scoring.LEADERBOARD_ROWS,  # by the published builder
+        "listing": listing(len(run.rows)),
+        "narrowed_to": release if len(rows) < len(run.rows) else None,
         "differences": differences(lcb_runner, leaderboard, rows),
+        "notes": notes,
         "flags": run.flags,
+        "inconsistent": run.inconsistent,
+        "allow_missing": allow_missing,
     }
-    if args.claim is not None:
-        report["claim"] = check_claim(args.claim, lcb_runner, leaderboard)
-    failed = (args.release and not problems["matches"][0]["equal"]) or (
-        args.claim is not None and not report["claim"]["consistent"]
-    )
-    report["exit_code"] = EXIT_FAILED if failed else EXIT_OK
+    if published:
+        report[PUBLISHED] = published_view(published, rows, board_start, board_end, builder_tz)
+        report[PUBLISHED].update({key: leaderboard[key] for key in COVERAGE})
+    report["figures"] = figures(report)
+    if claim is not None:
+        report["claim"] = check_claim(claim, report["figures"], allow_missing)
+    report["failures"] = failures(report, release is not None)
+    report["exit_code"] = EXIT_FAILED if report["failures"] else EXIT_OK
     return report
+
+
+def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:
+    """A window of the run's own release, said when release_latest holds more in it."""
+    if scope.start is None or scope.release == releases.LATEST:
+        return []
+    latest = scoring.lcb_runner_rows(releases.members(releases.LATEST), scope.start, scope.end)
+    more = len(latest) - lcb_runner["expected"]
+    if more <= 0:
+        return []
+    return [
+        f"the window is held to {scope.describe()}; {releases.LATEST} holds {more:,} more "
+        f"problems in it (a later release's leaderboard counts them: --release {releases.LATEST} "
+        "holds the run to them)"
+    ]
+
+
+def failures(report: dict, release_named: bool) -> list[str]:
+    """Why the report fails, each in one line; none: exit 0."""
+    found = []
+    if release_named and not report["problems"]["matches"][0]["equal"]:
+        match = report["problems"]["matches"][0]
+        found.append(
+            f"the run is not {match['tag']}: {len(match['missing'])} missing, "
+            f"{len(match['extra'])} extra"
+        )
+    if report["inconsistent"]:
+        found.append(
+            f"the file disagrees with itself: {len(report['inconsistent'])} rows' pass@1 is not "
+            "their graded_list's (compute_scores reads graded_list, the leaderboard pass@1)"
+        )
+    if PUBLISHED in report and report[PUBLISHED]["differing_in_window"]:
+        published = report[PUBLISHED]
+        found.append(
+            f"the file is not what the site published for {published['model']}: "
+            f"{len(published['differing_in_window'])} problems of the window differ"
+        )
+    claim = report.get("claim")
+    if claim is not None and not claim["consistent"]:
+        found.append(claim_sentence(report))
+    elif claim is None and report["scope"]["named"]:
+        for figure in report["figures"]:
+            if figure["name"] != PUBLISHED and _lacks(figure, report["allow_missing"]):
+                found.append(f"{figure['label']}: {_coverage_words(figure)}")
+    return found
+
+
+def _lacks(figure: dict, allow_missing: bool) -> bool:
+    """The figure is not over the scope's problems: some extra, some without generations (the
+    figure counts them, as passed), or some missing (unless allowed)."""
+    return bool(
+        figure["extra"]
+        or figure["without_generations"]
+        or (figure["missing"] and not allow_missing)
+    )
+
+
+def _covered(figure: dict) -> int:
+    """How many of the scope's problems the figure has generations for."""
+    return figure["expected"] - len(figure["missing"])
+
+
+def _coverage_words(figure: dict) -> str:
+    words = [f"on {_covered(figure):,} of {figure['expected']:,} problems"]
+    if figure["missing"]:
+        words.append(f"the run lacks {len(figure['missing']):,} ({_listed(figure['missing'])})")
+    if figure["without_generations"]:
+        words.append(
+            f"{len(figure['without_generations']):,} of them are in the file without "
+            "generations (compute_scores counts them as passed; --allow-missing does not help)"
+        )
+    if figure["extra"]:
+        words.append(f"{len(figure['extra']):,} not of the scope ({_listed(figure['extra'])})")
+    return "; ".join(words)
 
 
 def _month_after(contest_date: str) -> str:
@@ -327,6 +796,63 @@ def _problem_lines(problems: dict) -> list[str]:
     return lines
 
 
+LABEL_WIDTH = 46
+
+
+def _shown_line(columns: dict) -> str:
+    return f"{'  as the site shows it (toFixed 1)':{LABEL_WIDTH}}{'':>9}" + "".join(
+        f"{columns[c] if columns[c] != scoring.NOT_SHOWN else '-':>8}"
+        for c in scoring.LEADERBOARD_COLUMNS
+    )
+
+
+def _table(report: dict) -> list[str]:
+    ours, board = report["lcb_runner"], report["leaderboard"]
+    narrowed = report["narrowed_to"]
+    lines = [] if narrowed is None else [f"the figures count the problems of {narrowed}:"]
+    lines += [
+        f"{'':{LABEL_WIDTH}}{'problems':>9}{'pass@1':>8}{'easy':>8}{'medium':>8}{'hard':>8}"
+        f"{'± SE':>7}",
+        f"{LABELS[COMPUTE_SCORES]:{LABEL_WIDTH}}{ours['count']:>9}"
+        + "".join(f"{_number(ours['pass@1'][g]):>8}" for g in ("all", *scoring.DIFFICULTIES))
+        + f"{_number(ours['standard_error']):>7}",
+        f"{LABELS[LEADERBOARD]:{LABEL_WIDTH}}{board['count']:>9}{_number(board['mean']):>8}"
+        + " " * 24
+        + f"{_number(board['standard_error']):>7}",
+        _shown_line(board["shown"]),
+    ]
+    if PUBLISHED in report:
+        published = report[PUBLISHED]
+        lines += [
+            f"{LABELS[PUBLISHED]:{LABEL_WIDTH}}{published['count']:>9}"
+            f"{_number(published['mean']):>8}",
+            _shown_line(published["shown"]),
+        ]
+    return lines
+
+
+def _published_lines(published: dict) -> list[str]:
+    lines = [
+        "",
+        f"published: {published['file']}, model {published['model']}, "
+        f"{published['window'][0]}..{published['window'][1]}",
+    ]
+    differing = published["differences"]
+    if not differing:
+        return [*lines, "  the site's data and this file agree on every problem"]
+    inside = [d for d in differing if d["in_window"]]
+    lines.append(
+        f"  {len(differing):,} problems differ between the site's data and this file, "
+        f"{len(inside):,} of them in the window:"
+    )
+    for difference in (inside + [d for d in differing if not d["in_window"]])[:SHOWN]:
+        where = "in the window" if difference["in_window"] else "outside it"
+        lines.append(f"    {difference['question_id']}: {difference['what']} ({where})")
+    if len(differing) > SHOWN:
+        lines.append(f"    ... and {len(differing) - SHOWN} more")
+    return lines
+
+
 def render(report: dict) -> str:
     problems, window = report["problems"], report["window"]
     ours, board = report["lcb_runner"], report["leaderboard"]
@@ -341,22 +867,16 @@ def render(report: dict) -> str:
         ),
         "problem set:",
         *_problem_lines(problems),
+        f"scope: {report['scope']['problems']}"
+        + ("" if report["scope"]["named"] else " (the run's nearest release: none named)"),
         f"window: {dates}; the leaderboard's {board['window'][0]}..{board['window'][1]}, its "
         f"builder in {window['builder_tz']}",
         "",
-        f"{'':34}{'problems':>9}{'pass@1':>8}{'easy':>8}{'medium':>8}{'hard':>8}{'± SE':>7}",
-        f"{'lcb_runner (compute_scores)':34}{ours['count']:>9}"
-        + "".join(f"{_number(ours['pass@1'][g]):>8}" for g in ("all", *scoring.DIFFICULTIES))
-        + f"{_number(ours['standard_error']):>7}",
-        f"{'leaderboard (mean of pass@1)':34}{board['count']:>9}{_number(board['mean']):>8}"
-        + " " * 24
-        + f"{_number(board['standard_error']):>7}",
-        f"{'leaderboard, as shown (toFixed 1)':34}{'':>9}"
-        + "".join(
-            f"{board['shown'][c] if board['shown'][c] != scoring.NOT_SHOWN else '-':>8}"
-            for c in scoring.LEADERBOARD_COLUMNS
-        ),
+        *_table(report),
     ]
+    for figure in report["figures"]:
+        if figure["missing"] or figure["extra"]:
+            lines.append(f"{figure['label']}: {_coverage_words(figure)}")
     if ours["raised"]:
         lines.append(f"compute_scores itself ends in {ours['raised']} (no problem in the window)")
     if ours["pass@k"]:
@@ -368,41 +888,74 @@ def render(report: dict) -> str:
             f"compute_scores prints pass@{{{ks}}} counting every problem with n < k as passed "
             "(1.0; LiveCodeBench#40): not a score"
         )
-    if not board["listed"]:
-        lines.append(
-            f"the leaderboard's builder lists only runs of exactly {scoring.LEADERBOARD_ROWS} "
-            f"problems; this run ({problems['count']}) would not be on it"
-        )
+    lines += report["notes"]
+    if report["listing"]:
+        lines.append(report["listing"])
     if report["differences"]:
         lines += ["", "why the two numbers differ:", *(f"  {d}" for d in report["differences"])]
+    if PUBLISHED in report:
+        lines += _published_lines(report[PUBLISHED])
+    if report["inconsistent"]:
+        lines += [
+            "",
+            f"the file disagrees with itself: pass@1 is not graded_list.count(True)/len on "
+            f"{len(report['inconsistent'])} rows ({_listed(report['inconsistent'])})",
+        ]
     if report["flags"]:
         lines += ["", "flags:", *(f"  - {flag}" for flag in report["flags"])]
     if "claim" in report:
-        lines += ["", claim_sentence(report["claim"])]
+        lines += ["", claim_sentence(report)]
     return "\n".join(lines)
 
 
-def claim_sentence(claim: dict) -> str:
-    parts = [
-        f"{name} {claim[name]['value']:.2f} ± {claim[name]['standard_error']:.2f}"
-        for name in ("lcb_runner", "leaderboard")
-        if name in claim
-    ]
-    verdict = (
-        f"consistent with {', '.join(claim['consistent_with'])}"
-        if claim["consistent"]
-        else "INCONSISTENT: outside one standard error of both"
+def claim_sentence(report: dict) -> str:
+    """What the claim is: the figures it equals at its precision, and whether they cover the
+    scope."""
+    claim, found = report["claim"], {f["name"]: f for f in report["figures"]}
+    text = f"claim {claim['claimed']}" + (
+        f" (a fraction: {claim['claimed_percent']:g}%)" if claim["read_as_fraction"] else ""
     )
-    return f"claim {claim['claimed_percent']:.2f}: {verdict} ({'; '.join(parts)})"
+    if claim["consistent"]:
+        named = [found[name] for name in claim["holds_with"]]
+        return f"{text}: is {', and '.join(_figure_words(f) for f in named)}"
+    if claim["is"]:
+        named = [found[name] for name in claim["is"]]
+        gaps = "; ".join(f"{f['name']} is {_coverage_words(f)}" for f in named)
+        allow = "" if report["allow_missing"] else " (--allow-missing: the problems the run has)"
+        return f"{text}: is {', and '.join(_figure_words(f) for f in named)}, but {gaps}{allow}"
+    values = ", ".join(
+        f"{f['label']} {f['value']:.2f}" for f in found.values() if f["value"] is not None
+    )
+    return (
+        f"{text}: INCONSISTENT: no figure is {claim['claimed']} at its precision "
+        f"(±{claim['precision'] / 2:g} points): {values}"
+    )
+
+
+def _figure_words(figure: dict) -> str:
+    return f"{figure['label']} ({figure['value']:.2f}, on {figure['count']:,} problems)"
 
 
 def headline(report: dict) -> str:
-    ours, board = report["lcb_runner"], report["leaderboard"]
-    state = "OK" if report["exit_code"] == EXIT_OK else "FAILED"
-    return (
-        f"{state}: lcb_runner {ours['count']} problems / {_number(ours['pass@1']['all'])}, "
-        f"leaderboard {board['count']} / {_number(board['mean'])}"
+    counts = "; ".join(
+        f"{f['name']} {_number(f['value'])} on "
+        + (
+            f"{_covered(f):,} of {f['expected']:,} problems"
+            if f["missing"]
+            else f"{f['count']:,} problems"
+        )
+        for f in report["figures"]
     )
+    if report["failures"]:
+        return f"FAILED: {counts}: " + "; ".join(report["failures"])
+    allowed = (
+        " (--allow-missing)"
+        if report["allow_missing"] and any(f["missing"] for f in report["figures"])
+        else ""
+    )
+    if "claim" in report:
+        return f"OK{allowed}: {claim_sentence(report)}; {counts}"
+    return f"OK{allowed}: {counts}"
 
 
 def to_html(report: dict) -> str:
@@ -465,26 +1018,53 @@ def _zone(text: str) -> str:
     return text
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+def parser() -> argparse.ArgumentParser:
+    found = argparse.ArgumentParser(
         prog="lcb-conformance score",
         description="Is this number comparable? A finished run's problem set and its score as "
-        "lcb_runner computes it and as the leaderboard shows it.",
+        "lcb_runner computes it and as the leaderboard computes it; a claim held to them.",
     )
-    parser.add_argument("run", type=Path, help="lcb_runner's eval_all JSON file")
-    parser.add_argument("--release", type=_release, metavar="TAG", help="the release it claims")
-    parser.add_argument("--window", type=_window, metavar="START:END", help="contest dates")
-    parser.add_argument(
+    found.add_argument("run", type=Path, help="lcb_runner's eval_all JSON file")
+    found.add_argument("--release", type=_release, metavar="TAG", help="the release it claims")
+    found.add_argument("--window", type=_window, metavar="START:END", help="contest dates")
+    found.add_argument(
         "--builder-tz",
         type=_zone,
         default="UTC",
         metavar="ZONE",
         help="the leaderboard builder's time zone (default: UTC, what the site's data used)",
     )
-    parser.add_argument("--claim", type=float, metavar="X", help="a claimed pass@1 (percent)")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
-    args = parser.parse_args(argv)
+    found.add_argument(
+        "--claim",
+        type=parse_claim,
+        metavar="X",
+        help="a claimed pass@1: percent (53.7, 53.7%%) or a fraction (0.537); it holds when it "
+        "is a figure at its own precision, over every problem of the window or release",
+    )
+    found.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="hold the claim to the problems the run has of the window or release",
+    )
+    found.add_argument(
+        "--published",
+        type=Path,
+        metavar="FILE",
+        help="the leaderboard site's performances_generation.json (any commit): compare",
+    )
+    found.add_argument(
+        "--model", metavar="NAME", help="the model of --published (default: the run's folder)"
+    )
+    found.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    found.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    commands = parser()
+    args = commands.parse_args(argv)
+    if args.model is not None and args.published is None:
+        commands.error("--model names the model of --published, which is not given")
     try:
         report = build(args)
     except RunError as error:

@@ -40,11 +40,13 @@ from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZ
 
 # The run's exit codes (suite/exit_codes.py): comparable, a golden case differs (or, with
 # --strict-contract, a contract case failed), the adapter or an input unusable, the suite
-# broken, a report not written.
+# broken, nothing differs but the run did not finish or answered no golden case, a report
+# not written.
 COMPARABLE = exit_codes.OK
 DIFFERENT = exit_codes.DIFFERS
 UNUSABLE = exit_codes.UNUSABLE
 SUITE_BROKEN = exit_codes.SUITE_BROKEN
+INCOMPLETE = exit_codes.INCOMPLETE
 
 # Families whose differences a reader needs first: what the model is sent.
 PROMPT_FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)
@@ -58,6 +60,9 @@ def tokenizer_columns() -> tuple[str, ...]:
         MESSAGES_COLUMN,
         *(rendering_label(r) for r in cases.CHAT_RENDERINGS),
     )
+
+
+NOT_PROVIDED_CELL = "not provided"  # a cell's status when none of its cases was provided
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ class CellSummary:
             return "fail"
         if self.ok:
             return "pass"
-        return "not provided" if self.counts[NOT_PROVIDED] else "skipped"
+        return NOT_PROVIDED_CELL if self.counts[NOT_PROVIDED] else "skipped"
 
 
 @dataclass
@@ -185,6 +190,20 @@ class Verdict:
     def contract_summaries(self) -> list[CellSummary]:
         return self.summaries(self.contract)
 
+    def not_provided_line(self, summaries: list[CellSummary]) -> str:
+        """The cells where nothing was provided, as one line: how many, and the functions
+        their cases need ("" when there are none). The views list the other cells."""
+        empty = {s.cell for s in summaries if s.status == NOT_PROVIDED_CELL}
+        if not empty:
+            return ""
+        needed = dict.fromkeys(
+            r.function for r in self.run.results if Cell(*r.cell) in empty and r.tier != CONTRACT
+        )
+        return (
+            f"{len(empty)} more cells not provided, every case of them (they need "
+            f"{', '.join(needed) or 'functions the implementation lacks'})"
+        )
+
     # --- the answers ------------------------------------------------------------------------
 
     def totals(self) -> Counter:
@@ -234,7 +253,20 @@ class Verdict:
             return DIFFERENT
         if self.strict_contract and any(r.not_ok for r in self.contract):
             return DIFFERENT
+        if not self.run.complete or not any(r.ran for r in self.golden) or self.not_run_here():
+            return INCOMPLETE  # green only on a whole run that checked all it was asked to
         return COMPARABLE
+
+    def not_run_here(self) -> list[CaseResult]:
+        """Cases of functions the implementation provides that this run could not run (its
+        route, e.g. a Python object no process boundary carries, or this machine, e.g. a
+        tokenizer it lacks), among those the verdict counts: a green would cover them
+        without evidence."""
+        provides = set(self.impl.get("provides", []))
+        counted = self.golden + (self.contract if self.strict_contract else [])
+        return [
+            r for r in counted if r.status == SKIPPED and set(r.function.split(",")) <= provides
+        ]
 
     def failures(self) -> list[CaseResult]:
         """Every case not ok, what matters first (_priority), then in matrix order."""
@@ -298,8 +330,24 @@ class Verdict:
         tail = (f"; {not_provided} cases not provided" if not_provided else "") + (
             f"; {skipped} skipped" if skipped else ""
         )
-        incomplete = "" if self.run.complete else "; the run did not finish"
-        return f"{name}: {first}; {second}; {third}{tail}{incomplete}"
+        not_run_here = ""
+        if not_run := self.not_run_here():
+            functions = ", ".join(sorted({f for r in not_run for f in r.function.split(",")}))
+            not_run_here = (
+                f"; INCOMPLETE: {len(not_run)} cases of {functions}, which it provides, could "
+                f"not run here ({not_run[0].reason})"
+            )
+        if not self.run.complete:
+            return (
+                f"{name}: INCOMPLETE, {self.run.unfinished}; {first}; {second}; {third}{tail}"
+                f"{not_run_here}"
+            )
+        if not any(r.ran for r in self.golden):
+            return (
+                f"{name}: INCOMPLETE: no golden case ran (each one not provided or skipped), "
+                f"nothing to compare{tail}{not_run_here}"
+            )
+        return f"{name}: {first}; {second}; {third}{tail}{not_run_here}"
 
 
 def provided(impl: dict) -> list[str]:
@@ -309,7 +357,6 @@ def provided(impl: dict) -> list[str]:
         f"{name} (rendered from messages)" if name == "format_lcb_prompt" and rendered else name
         for name in impl.get("provides", [])
     ]
-
 
 
 def mismatch_report(result: CaseResult) -> str:

@@ -56,6 +56,7 @@ from pathlib import Path
 from lcb_conformance.run_audit import lcb_runner_files, logs, request_logs
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
+from lcb_conformance.runner.results import SCHEMA as RESULTS_SCHEMA
 from lcb_conformance.suite import (
     cases,
     exit_codes,
@@ -239,6 +240,33 @@ def detect_format(path: Path) -> str:
     raise AuditInputError(f"{path}: unknown format: not {KNOWN}")
 
 
+def check_run_file(path: Path) -> None:
+    """RUN is a file the audit may read; AuditInputError naming what it is instead."""
+    if path.is_dir():
+        raise AuditInputError(
+            f"{path}: a folder; pass the results file in it (lcb_runner's "
+            "Scenario.<scenario>_<n>_<temperature>.json, evalscope's reviews/…jsonl, "
+            "OpenCompass's predictions/…json, lm-eval's samples_…jsonl, lighteval's "
+            "details_…parquet)"
+        )
+    if not path.is_file():
+        raise AuditInputError(f"{path}: no such file")
+    if path.stat().st_size == 0:
+        raise AuditInputError(f"{path}: an empty file")
+    if path.name.endswith("_eval.json"):
+        raise AuditInputError(
+            f"{path}: lcb_runner's _eval.json holds only the metrics; pass the run's "
+            f"{path.name.removesuffix('_eval.json')}.json or its _eval_all.json"
+        )
+    with path.open("rb") as stream:
+        first_line = stream.readline(4096)
+    if f'"{RESULTS_SCHEMA.partition("/")[0]}/'.encode() in first_line:
+        raise AuditInputError(
+            f"{path}: an lcb-conformance results file, not an evaluation's: "
+            f"lcb-conformance report {path}"
+        )
+
+
 def cache_key(prompt) -> str:
     """lcb_runner's --use_cache key for what it sent (base_runner.run_single's rule)."""
     if isinstance(prompt, list):
@@ -309,11 +337,13 @@ def resolve_lmstyle(run: Path, model: str | None, style: str | None) -> str:
     # lcb_runner names the folder by model_repr, evalscope by the model's name
     by_folder = {listed.model_repr: listed.lmstyle for listed in models.models}
     by_folder.update({listed.model_name: listed.lmstyle for listed in models.models})
-    if run.parent.name in by_folder:
-        return by_folder[run.parent.name]
+    folder = run.resolve().parent.name
+    if folder in by_folder:
+        return by_folder[folder]
     raise AuditInputError(
-        f"{run}: cannot tell the model (folder {run.parent.name!r} is no model lcb_runner lists); "
-        "pass --model MODEL_ID or --style LMSTYLE"
+        f"{run}: which model's run is it? lcb_runner names its results folder by the model "
+        f"(output/<model_repr>/{run.name}), and {folder!r} is no model lcb_runner lists: pass "
+        "--style LMSTYLE (e.g. OpenAIChat) or --model MODEL_ID"
     )
 
 
@@ -637,28 +667,48 @@ VERDICTS = (
 COLUMNS = (*VERDICTS, PROMPT_UNCHECKED, EXTRACTION_UNCHECKED)
 
 
+ALL = "all"  # the summary row of the per-problem table
+
+
+def differs(counts: Counter) -> bool:
+    """Whether a row of the per-problem table holds a sample that differs."""
+    return any(counts[verdict] for verdict in VERDICTS if verdict not in (IDENTICAL, CANNOT))
+
+
 def per_problem(audit: Audit) -> dict[str, Counter]:
-    """question_id -> samples per verdict and per unchecked part (COLUMNS), then "all"."""
+    """"all" (the summary), then question_id -> samples per verdict and per unchecked part
+    (COLUMNS): the problems with a sample that differs first, each group in the run's
+    order."""
     table: dict[str, Counter] = {}
     for sample in audit.samples:
         counts = table.setdefault(sample.question_id, Counter())
         counts[sample.verdict] += 1
         counts[PROMPT_UNCHECKED] += sample.prompt == CANNOT
         counts[EXTRACTION_UNCHECKED] += sample.extraction == CANNOT
-    table["all"] = sum(table.values(), Counter())
-    return table
+    ordered = sorted(table.items(), key=lambda item: not differs(item[1]))
+    return {ALL: sum(table.values(), Counter()), **dict(ordered)}
 
 
-def render(audit: Audit) -> str:
-    """A table per problem and overall; the reasons parts were not checked; the reports."""
+def render(audit: Audit, show: int = 5) -> str:
+    """The summary row, then at most ``show`` problems (those that differ first; how many
+    are left out is said); the reasons parts were not checked; the request; the reports."""
     table = per_problem(audit)
     width = max(30, *(len(qid) + 2 for qid in table))
     lines = [audit.lcb_runner_raises] if audit.lcb_runner_raises else []
     lines += [f"{'problem':<{width}}{'samples':>8}" + "".join(f"  {c}" for c in COLUMNS)]
-    for qid, counts in table.items():
+    problems = list(table)[1:]
+    for qid in [ALL, *problems[:show]]:
+        counts = table[qid]
         samples = sum(counts[c] for c in VERDICTS)
         lines.append(
             f"{qid:<{width}}{samples:>8}" + "".join(f"  {counts[c]:>{len(c)}}" for c in COLUMNS)
+        )
+    left_out = problems[show:]
+    if left_out:
+        differing = sum(differs(table[qid]) for qid in left_out)
+        lines.append(
+            f"… {len(left_out)} more problems not shown ({differing} of them with a sample "
+            "that differs): --show N shows more, --json holds every sample"
         )
     for part, unchecked in (
         ("prompt", audit.prompt_unchecked),
@@ -778,7 +828,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report here")
-    parser.add_argument("--show", type=int, default=5, help="difference reports shown")
+    parser.add_argument(
+        "--show",
+        type=int,
+        default=5,
+        metavar="N",
+        help="problems listed (those that differ first) and difference reports shown",
+    )
     args = parser.parse_args(argv)
     try:
         return _audit(args)
@@ -788,8 +844,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    if not args.run.is_file():
-        raise AuditInputError(f"{args.run}: no such file")
+    check_run_file(args.run)
     found = detect_format(args.run)
     if args.format != "auto" and args.format != found:
         raise AuditInputError(f"{args.run}: --format {args.format}, but it reads as {found}")
@@ -831,9 +886,15 @@ def _audit(args: argparse.Namespace) -> int:
 
     try:
         upstream = Upstream(args.upstream)
-        upstream.lmstyle(lmstyle)
+        styles = [style.name for style in upstream.lm_styles().LMStyle]
     except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
         raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
+    if lmstyle not in styles:
+        given = f"--style {lmstyle}" if args.style else f"LMStyle.{lmstyle} (of the model)"
+        raise AuditInputError(
+            f"{given}: {upstream.describe_source()} has no such LMStyle; it has "
+            f"{', '.join(styles)}"
+        )
     extra = [{LCB_RUNNER: cache_path, OPENCOMPASS: results}.get(found), repaired_path]
     kind = f"{found} format"
     if found == LCB_RUNNER:
@@ -881,7 +942,7 @@ def _audit(args: argparse.Namespace) -> int:
             )
         except json_stream.JsonStreamError as error:
             raise AuditInputError(str(error)) from None
-    print(render(audit))
+    print(render(audit, args.show))
     print()
     print(headline(audit))
     from lcb_conformance.run_audit import page  # which imports this module: not at the top

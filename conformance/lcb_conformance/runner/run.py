@@ -5,7 +5,8 @@ A golden case calls the adapter function the index names with keyword arguments 
 references resolved, a tokenizer as the loaded snapshot in-process or its repo id over
 --impl-cmd), turns the answer into golden text by its family's ``render``, and compares it with
 the golden it is held to: lcb_runner's own, or a deviation's the implementation declares. The
-judge family's calls run untrusted programs, so they run in sandboxed child processes
+judge family's calls run untrusted programs, so they run in sandboxed child processes, or over
+--impl-cmd in the implementation's own process started afresh under the same limits
 (upstream/judge.py), all at once. ``jobs`` > 1 spreads the cases over that many worker
 processes; the results come back in index order either way, so a run's results file is the same
 serial, in parallel and over --impl-cmd, timings aside.
@@ -40,6 +41,7 @@ from lcb_conformance.runner.results import (
     CaseResult,
 )
 from lcb_conformance.suite import audit, families, goldens, hf_cache, index, judge_cases, showdiff
+from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.upstream import judge, sandbox
 
 CONTRACT_ROW = "API contract"  # the contract's rows of the verdict, by group
@@ -185,6 +187,7 @@ class Runner:
                 reason=str(not_text),
                 actual_repr=repr(value)[:2000],
                 golden=index.golden_held_to(case, self.impl.deviations),
+                difference=showdiff.no_text(str(not_text)),
             )
         return _result(case, **compare(case, actual, self.impl.deviations))
 
@@ -244,28 +247,37 @@ class Runner:
         if "failed" in answer:
             return _result(case, ERROR, reason=answer["failed"])
         if "raised" in answer:
-            if implementation.NOT_PROVIDED in answer["raised"]:
-                return _result(case, NOT_PROVIDED, reason=answer["raised"])
-            return self._raised(case, answer["raised"])
+            if implementation.not_provided(answer["raised"]):
+                return _result(case, NOT_PROVIDED, reason=answer["raised"]["message"])
+            return self._raised(case, implementation.describe_raised(answer["raised"]))
         try:
             actual = families.get(case["family"]).render(answer["value"], arguments)
         except families.NotText as not_text:
-            return _result(case, DIFFERS, reason=str(not_text), golden=case["golden"])
+            return _result(
+                case,
+                DIFFERS,
+                reason=str(not_text),
+                golden=case["golden"],
+                difference=showdiff.no_text(str(not_text)),
+            )
         return _result(case, **compare(case, actual, self.impl.deviations))
 
     def _judged_batch(self, cases: list[dict]) -> list[CaseResult]:
-        """The judge family's cases: the implementation's judge_program run on every program in
-        sandboxed child processes, at once."""
+        """The judge family's cases: the implementation's judge_program run on every program
+        at once, in sandboxed child processes, or over --impl-cmd in its own process started
+        afresh under the same limits (upstream/judge.py)."""
         if not cases:
             return []
-        if not self.impl.provides("judge_program") or self.over_process:
+        if not self.impl.provides("judge_program"):
             reason = f"{self.impl.name} {implementation.NOT_PROVIDED} judge_program"
             return [_result(case, NOT_PROVIDED, reason=reason) for case in cases]
         corpus = judge_cases.judge_cases()
+        judged = [corpus[families.key_of(c["id"]).case] for c in cases]
         started = time.perf_counter()
-        outcomes = judge.run_batch(
-            judge.impl_spec(self.impl.name), [corpus[families.key_of(c["id"]).case] for c in cases]
-        )
+        if self.over_process:
+            outcomes = judge.run_served(self.impl.module.command, judged)
+        else:
+            outcomes = judge.run_batch(judge.impl_spec(self.impl.name), judged)
         each = round((time.perf_counter() - started) / len(cases), 6)
         found = []
         for case in cases:
@@ -275,12 +287,21 @@ class Runner:
         return found
 
     def _judged(self, case: dict, outcome: dict) -> CaseResult:
-        golden = goldens.read(families.key_of(case["golden"])) or ""
-        rejects = '"rejected"' in golden
-        if "failure" in outcome:
-            if rejects:  # lcb_runner cannot decode the row's tests either: it must raise
-                return _result(case, IDENTICAL, golden=case["golden"])
-            return _result(case, ERROR, reason=outcome["failure"], golden=case["golden"])
+        """A judge outcome against its golden. Where lcb_runner raises (a "rejected" golden:
+        what it raised, as data) a judge that raised is held to it in the same form, type
+        and message; anywhere else a raise is an error."""
+        rejects = judge_family.rejects(goldens.read(families.key_of(case["golden"])) or "{}")
+        if "failed" in outcome:
+            return _result(case, ERROR, reason=outcome["failed"], golden=case["golden"])
+        if "raised" in outcome:
+            raised = outcome["raised"]
+            if implementation.not_provided(raised):
+                return _result(case, NOT_PROVIDED, reason=raised["message"])
+            if not rejects:
+                reason = implementation.describe_raised(raised)
+                return _result(case, ERROR, reason=reason, golden=case["golden"])
+            actual = families.get(case["family"]).render(judge.rejected(raised), {})
+            return _result(case, **compare(case, actual, self.impl.deviations))
         actual = families.get(case["family"]).render(outcome["verdict"], {})
         if rejects:
             return _result(

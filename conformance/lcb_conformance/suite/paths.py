@@ -53,6 +53,8 @@ CASE_INDEX_SCHEMA = SUITE_DIR / "case-index.schema.json"
 # JSON Schema of the --json report (lcb_conformance.reports.report.SCHEMA)
 REPORT_SCHEMA = SUITE_DIR / "report.schema.json"
 RESULTS_SCHEMA = SUITE_DIR / "results.schema.json"
+# JSON Schema of a regrade's results file (lcb_conformance.regrade.results_file.SCHEMA)
+REGRADE_SCHEMA = SUITE_DIR / "regrade.schema.json"
 ADAPTER_PROTOCOL_SCHEMA = ROOT / "docs" / "adapter-protocol.schema.json"
 
 

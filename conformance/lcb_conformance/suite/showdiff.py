@@ -251,6 +251,18 @@ def describe(golden: str, actual: str) -> dict:
     }
 
 
+def no_text(reason: str) -> dict:
+    """How an answer that is not the golden's kind of value (None, a list: families.NotText)
+    differs, as describe() says it of text: kind "no text", the reason as its detail."""
+    return {
+        "kind": NO_TEXT,
+        "whitespace_only": False,
+        "offset": None,
+        "position": "",
+        "detail": reason,
+    }
+
+
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 

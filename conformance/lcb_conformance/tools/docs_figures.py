@@ -53,6 +53,7 @@ import lcb_prompts.extraction
 import lcb_prompts.score
 from lcb_conformance import cli
 from lcb_conformance.reports import peers, report
+from lcb_conformance.reports import score as score_report
 from lcb_conformance.run_audit import audit
 from lcb_conformance.runner import contract, properties
 from lcb_conformance.suite import (
@@ -262,8 +263,11 @@ def _score(what: str) -> str | int:
     shown = leaderboard()
     counted = set(shown["question_ids"])
     mean = 100 * sum(row["pass@1"] for row in rows if row["question_id"] in counted) / len(counted)
+    if what.startswith("published-"):
+        return _published(what.removeprefix("published-"), rows, window)
     return {
         "lcb-runner-problems": lcb_runner["count"],
+        "lcb-runner-percent": f"{lcb_runner['pass@k']['1']['all'] * 100:.2f}",
         "lcb-runner-pass1": f"{lcb_runner['pass@k']['1']['all']}",
         "leaderboard-problems": shown["count"],
         "leaderboard-shown": f"{shown['Pass@1']}",
@@ -271,6 +275,52 @@ def _score(what: str) -> str | int:
         "day-before": len(day_before),
         "los-angeles-problems": leaderboard("America/Los_Angeles")["count"],
     }[what]
+
+
+def _published(what: str, rows: list[dict], window: str) -> str | int:
+    """What the site published for O1-Mini over the window (its own code on its own data, as
+    fixtures/score/build.py recorded it), and on how many problems its data and the submitted
+    file differ."""
+    folder, model = score_cases.SCORE_FIXTURES_DIR, "O1-Mini-2024-09-12 (N=1)"
+    if what == "shown":
+        sources = json.loads((folder / "sources.json").read_text("utf-8"))
+        return f"{sources['published-2025-01-15.json']['site_shows'][window][model]['Pass@1']}"
+    data = score_report.read_published(
+        folder / "published-2025-01-15.json", model, folder / "o1-mini-2024-09-12.json"
+    )
+    start, end = window.split("_")
+    return len(score_report.published_view(data, rows, start, end, score_cases.UTC)["differences"])
+
+
+# `lcb-conformance score` on the O1-Mini submission (docs/score.md): the command line's options,
+# and the first words of the output lines shown.
+SCORE_EXAMPLES = {
+    "claim": (("--claim", "53.7"), ("    ", "lcb_runner's", "the leaderboard", "  as", "claim")),
+    "published": (
+        ("--published", "published-2025-01-15.json", "--model", "O1-Mini-2024-09-12 (N=1)"),
+        ("    ", "the leaderboard", "  as", "published:", "  4 problems"),
+    ),
+}
+
+
+def _score_example(name: str) -> str:
+    """What `lcb-conformance score` prints for the O1-Mini submission over 2024-09-01..2025-02-01
+    (an example of SCORE_EXAMPLES): the lines shown, and the headline."""
+    options, shown = SCORE_EXAMPLES[name]
+    folder = score_cases.SCORE_FIXTURES_DIR
+    argv = [
+        str(folder / "o1-mini-2024-09-12.json"),
+        "--window",
+        "2024-09-01:2025-02-01",
+        *(str(folder / o) if o.endswith(".json") else o for o in options),
+    ]
+    report = score_report.build(score_report.parser().parse_args(argv))
+    lines = [line for line in score_report.render(report).splitlines() if line.startswith(shown)]
+    command = " ".join(f'"{o}"' if " " in o else o for o in argv)
+    text = "\n".join(
+        ["```", f"$ lcb-conformance score {command}", *lines, score_report.headline(report), "```"]
+    )
+    return text.replace(f"{paths.ROOT}/", "")
 
 
 def _hypothesis_long_factor() -> int:
@@ -345,6 +395,7 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     ),
     "window": _window,
     "score": _score,
+    "score-example": _score_example,
     "score-significant-digits": lambda: score.SIGNIFICANT_DIGITS,
     "leaderboard-rows": lambda: lcb_prompts.score.LEADERBOARD_ROWS,
     # limits the code sets

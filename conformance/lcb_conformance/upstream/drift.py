@@ -173,6 +173,7 @@ def history(repo: Path, commits: list[str]) -> list[dict]:
                     "--json",
                     str(report),
                 ],
+                stdin=subprocess.DEVNULL,  # no judge reads the caller's stdin (docs/judge.md)
                 capture_output=True,
                 text=True,
                 timeout=COMMIT_TIMEOUT,

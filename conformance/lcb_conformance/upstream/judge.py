@@ -16,7 +16,17 @@ starts ``python -m lcb_conformance.upstream.judge`` as a child contained by
 namespace where the kernel allows), with a wall-time limit, a fresh temporary working
 directory, output to files, and internet sockets refused. When the child ends, or its wall
 limit passes, every process it started is killed -- in another session, double-forked,
-ignoring SIGTERM or still forking -- before run_batch returns.
+ignoring SIGTERM or still forking -- before run_batch returns. The child's stdin is /dev/null:
+lcb_runner's judge leaves a judged program the real ``open``, so ``open(0)`` reads the judging
+process's own stdin (docs/judge.md), and a judge must read nothing there, wherever it runs.
+
+An --impl-cmd implementation's judge runs in its own process instead (:func:`run_served`): the
+program is started afresh for the judge under the same supervisor and limits (the memory
+limit, a fresh temporary directory, internet refused, each case's wall limit), and the generic
+server gives it /dev/null as stdin.
+
+An outcome is data, the same from both: {"verdict": normalised}, {"raised": what the judge
+raised (implementation.raised: type, module, message)} or {"failed": why no verdict came}.
 
 Golden normalisation (:func:`normalise`), so that a run on any machine gives the same bytes:
 ``results`` is kept as lcb_runner returns it (True/False/-1/-2/-3/-4); ``execution time`` is
@@ -35,6 +45,8 @@ import time
 from functools import cache
 from pathlib import Path
 
+from lcb_conformance.adapters import implementation, process
+from lcb_conformance.adapters.jsonl_server import JUDGE, SANDBOX_VARIABLE, plain
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
     CASES_FILE,
@@ -97,7 +109,9 @@ def provenance() -> dict:
         "child_memory_limit_bytes": MEMORY_LIMIT_BYTES,
         "parallel_children": PARALLEL_CHILDREN,
         "normalisation": "results and error codes as returned; 'execution time' dropped; "
-        "memory addresses 0x... -> 0x?; undecodable rows: {'rejected': 'module.Type: message'}",
+        "memory addresses 0x... -> 0x?; undecodable rows: {'rejected': {'type': "
+        "'module.Type', 'message': message}}",
+        "stdin": "/dev/null",
     }
 
 
@@ -165,11 +179,17 @@ def normalise(results, metadata, passed_by_upstream: bool | None = None) -> dict
     }
 
 
-def rejected(error: BaseException) -> dict:
+def rejected(raised: dict) -> dict:
     """The golden of a row whose tests upstream cannot decode: it raises before judging, so
-    the program gets no verdict at all (a judge that scores it is wrong)."""
-    kind = type(error)
-    return {"rejected": _scrub(f"{kind.__module__}.{kind.__qualname__}: {error}")}
+    the program gets no verdict at all (a judge that scores it is wrong), and what it raises,
+    as data (``raised``: implementation.raised), its type qualified by its module. A judge
+    under test that raises is held to it in the same form."""
+    return {
+        "rejected": {
+            "type": implementation.raised_type(raised),
+            "message": _scrub(raised["message"]),
+        }
+    }
 
 
 def canonical(verdict: dict) -> str:
@@ -208,8 +228,8 @@ def run_batch(
     memory_limit: int = MEMORY_LIMIT_BYTES,
     parallel: int = PARALLEL_CHILDREN,
 ) -> dict[str, dict]:
-    """case id -> {"verdict": normalised} or {"failure": why}, judged by ``spec`` (upstream
-    source or adapter) in up to ``parallel`` child processes. ``wall_limit`` (default: the
+    """case id -> outcome (the module docstring), judged by ``spec`` (upstream source or
+    adapter) in up to ``parallel`` child processes. ``wall_limit`` (default: the
     sum of upstream's own limits for the chunk, plus CHILD_OVERHEAD_SECONDS) bounds each child."""
     chunks = [cases[index::parallel] for index in range(parallel)]
     running = [
@@ -299,8 +319,59 @@ class _Child:
                 f": {stderr[-1]}" if stderr else ""
             )
         return {
-            case.id: done.get(case.id) or {"failure": f"no verdict: {why}"} for case in self.cases
+            case.id: done.get(case.id) or {"failed": f"no verdict: {why}"} for case in self.cases
         }
+
+
+def run_served(
+    command: str, cases: list[JudgeCase], *, parallel: int = PARALLEL_CHILDREN
+) -> dict[str, dict]:
+    """case id -> outcome (the module docstring), judged by the judge_program of the --impl-cmd
+    program ``command``: started afresh as ``parallel`` processes, each under the supervisor
+    with this module's memory limit, in its own temporary directory, internet refused
+    (jsonl_server.SANDBOX_VARIABLE), each case's request limited to upstream's own wall
+    limit for it plus CHILD_OVERHEAD_SECONDS. A process that fails a case is started afresh
+    for the next."""
+    import concurrent.futures
+
+    chunks = [chunk for chunk in (cases[index::parallel] for index in range(parallel)) if chunk]
+    outcomes: dict[str, dict] = {}
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(chunks))) as pool:
+        for found in pool.map(lambda chunk: _served_chunk(command, chunk), chunks):
+            outcomes.update(found)
+    return outcomes
+
+
+def _served_chunk(command: str, cases: list[JudgeCase]) -> dict[str, dict]:
+    try:
+        served = process.ProcessAdapter(
+            command,
+            CHILD_OVERHEAD_SECONDS,
+            MEMORY_LIMIT_BYTES // 2**20,
+            environment={SANDBOX_VARIABLE: "1"},
+        )
+    except (process.AdapterProcessError, ValueError) as error:
+        return {case.id: {"failed": f"no verdict: {error}"} for case in cases}
+    try:
+        return {case.id: _served_outcome(served, case) for case in cases}
+    finally:
+        served.remove()
+
+
+def _served_outcome(served: process.ProcessAdapter, case: JudgeCase) -> dict:
+    arguments = {"row": case.row(), "program": case.program, "timeout": case.timeout}
+    limit = upstream_wall_limit(case) + CHILD_OVERHEAD_SECONDS
+    try:
+        answer = served.request(JUDGE, arguments, timeout=limit)
+    except process.AdapterProcessError as failed:  # it crashed, hung or broke the protocol
+        return {"failed": f"no verdict: {failed}"}
+    except Exception as error:  # what its judge_program raised, as it sent it
+        return {"raised": implementation.raised(error)}
+    try:  # as the judge child takes an adapter's answer apart
+        results, metadata = answer
+        return {"verdict": normalise(results, metadata)}
+    except (TypeError, ValueError) as error:
+        return {"raised": implementation.raised(error)}
 
 
 # ---- inside the child ------------------------------------------------------------------------
@@ -323,7 +394,7 @@ class UpstreamJudge:
         try:
             sample = self.benchmark.CodeGenerationProblem(**row).get_evaluation_sample()
         except Exception as error:  # upstream cannot decode the row's tests: nothing is run
-            return rejected(error)
+            return rejected(implementation.raised(error))
         results, metadata = self.metrics.evaluate_generations_by_problem(
             ([program], sample, False, timeout)
         )
@@ -346,14 +417,7 @@ def _judge_function(spec: dict):
 
 
 def _json_safe(value):
-    return json.loads(json.dumps(value, default=_plain))
-
-
-def _plain(value):
-    # numpy scalars (upstream's results may hold np.bool_ / np.int64) and anything else
-    if hasattr(value, "item"):
-        return value.item()
-    return repr(value)
+    return json.loads(json.dumps(value, default=plain))
 
 
 def child_main(request_path: str, result_path: str) -> int:
@@ -365,8 +429,8 @@ def child_main(request_path: str, result_path: str) -> int:
         try:
             verdict = judge(case["row"], case["program"], case["timeout"])
             done[case["id"]] = {"verdict": _json_safe(verdict)}
-        except Exception as error:  # the judge under test failed on this case: report it
-            done[case["id"]] = {"failure": f"{type(error).__name__}: {error}"}
+        except Exception as error:  # the judge under test raised on this case: report it
+            done[case["id"]] = {"raised": implementation.raised(error)}
         # after every case, so a child killed at its limit still reports the ones it finished
         partial = Path(result_path + ".partial")
         partial.write_text(json.dumps(done), "utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from lcb_conformance.adapters import implementation
 from lcb_conformance.suite import audit, families, goldens, real_vocab
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
@@ -75,9 +76,10 @@ class Producer:
         outcome = judge.upstream_outcomes(str(self.upstream.checkout or self.upstream.source))[
             case_id
         ]
-        if "failure" in outcome:
+        if "verdict" not in outcome:  # the judge child failed, or lcb_runner's judge raised
+            why = outcome.get("failed") or implementation.describe_raised(outcome["raised"])
             raise judge.JudgeRunError(
-                f"{self.upstream.describe_source()} judged no verdict: {outcome['failure']}"
+                f"{self.upstream.describe_source()} judged no verdict: {why}"
             )
         return judge.canonical(outcome["verdict"])
 

@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lcb_conformance.adapters.jsonl_server import block_internet
 from lcb_conformance.adapters.untrusted import Contained
 
 # The child's address-space limit: far above what any case needs.
@@ -41,20 +42,6 @@ def child_environment() -> dict[str, str]:
     ).rstrip(os.pathsep)
     environment.pop("PYTHONSTARTUP", None)
     return environment
-
-
-def block_internet() -> None:
-    """Refuse internet sockets in this process and its children (unix sockets, which
-    multiprocessing's Manager uses, stay allowed). No case needs the network."""
-    import socket
-
-    class NoInternetSocket(socket.socket):
-        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-            if fileno is None and family in (-1, socket.AF_INET, socket.AF_INET6):
-                raise PermissionError("the judge child has no network")
-            super().__init__(family, type, proto, fileno)
-
-    socket.socket = NoInternetSocket
 
 
 def run_child(
@@ -95,7 +82,7 @@ def run_child(
 def calls_in_child(impl: str, calls: list[tuple[str, dict]], wall_limit: float) -> list[dict]:
     """An implementation's functions called in one child (--impl name; each call a function
     name and keyword arguments as JSON data), in order: for each, {"value": its return value
-    as JSON data} or {"raised": "Type: message"}."""
+    as JSON data} or {"raised": what it raised, as data (implementation.raised)}."""
     request = {"impl": impl, "calls": [list(call) for call in calls]}
     return run_child(__spec__.name, request, wall_limit)
 
@@ -111,7 +98,7 @@ def child_main(request_path: str, result_path: str) -> int:
         try:
             answers.append({"value": getattr(adapter, function)(**arguments)})
         except Exception as error:  # the implementation's failure: the caller reports it
-            answers.append({"raised": f"{type(error).__name__}: {error}"})
+            answers.append({"raised": implementation.raised(error)})
     Path(result_path).write_text(json.dumps(answers, default=lambda item: item.item()), "utf-8")
     return 0
 

@@ -1,7 +1,9 @@
 """judge/<case>: lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
 (suite/judge_cases.py), normalised, as canonical JSON. An implementation's judge_program runs
-only in sandboxed child processes (upstream/judge.py); a row whose tests upstream cannot
-decode has a "rejected" golden, and the implementation must raise on it, not grade."""
+only in sandboxed child processes, or in its own --impl-cmd process under the same limits
+(upstream/judge.py); a row whose tests upstream cannot decode has a "rejected" golden recording
+what lcb_runner raises there ({"type": "module.Type", "message"}), and the implementation must
+raise the same, not grade."""
 
 from __future__ import annotations
 

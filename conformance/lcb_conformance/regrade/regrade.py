@@ -1,0 +1,465 @@
+"""`lcb-conformance regrade RUN --dataset PATH`: the comparable number from a finished run.
+
+    lcb-conformance regrade RUN --dataset PATH [--format auto|lcb_runner|evalscope|opencompass|
+        lm-eval|lighteval] [--style LMSTYLE | --model ID] [--release TAG | --not-a-release]
+        [--upstream installed|PATH] [--accept-judge-differences] [--workers N] [--timeout S]
+        [--shard I/N] [--results FILE] [--window START:END] [--json FILE] [--html FILE]
+    lcb-conformance regrade merge SLICES... --results FILE [--window ...] [--json F] [--html F]
+    lcb-conformance regrade show RESULTS [--window ...] [--json FILE] [--html FILE]
+
+Every sample of RUN (read by run_formats, any format) is re-extracted with lcb_runner's own
+extract_code for the model's LMStyle (``--style``, else ``--model`` or the run's model folder
+resolved through lcb_runner's model list, as ``resolve`` does) and re-judged by lcb_runner's own
+judge (upstream.grading: its run_test and evaluate_generations_by_problem, from ``--upstream``)
+against the dataset's tests. Where the harness scored other code than lcb_runner's extraction,
+that code is judged too, so each sample whose verdict changed says why: the extraction, the
+judge, or both. The results file (regrade/results_file.py) streams as samples are graded;
+every view (console, ``--json``, ``--html``, ``show``) is computed from it: the number as
+lcb_runner's compute_scores and as the leaderboard compute it (reports/score.py's functions),
+the harness's own number on the same problems, and per problem what changed.
+
+The dataset (regrade/dataset.py) is checked before anything is graded: the release its file
+names are (or ``--release``), every problem of that release's manifest with its date,
+difficulty and platform, and in a Hugging Face cache every file equal to what the Hub served.
+A dataset that is no release (a private set, a fixture) is graded only with
+``--not-a-release``, and every view says so. The judge is checked first too
+(grading.check_judge on the judge corpus): an upstream whose judge differs from 28fef95's (the
+installed stand-in, nvidia-livecodebench 26.3: the stdin-buffer cases) is refused unless
+``--accept-judge-differences``, and then every view names the cases.
+
+``--shard I/N`` grades the problems at positions I-1, I-1+N, ... of the run's sorted problem
+ids (a deterministic slice); ``merge`` joins the N slices' results files into the whole run's,
+byte for byte what one unsliced regrade writes (docs/regrade.md: a job array's recipe).
+
+Exit codes: 0 every sample graded and the harness's own verdict (or its per-problem score)
+equal to lcb_runner's on every problem; 1 some problem's harness verdict or recorded extraction
+differs from lcb_runner's (named, with why); 2 unusable input, named in one line before
+anything is graded: the run, the dataset (not the release it was meant to be: a problem
+missing or other metadata, a file changed since download; no release without
+``--not-a-release``), a problem the dataset lacks, an unknown model, a judge that differs
+from the reference's, slices of other runs or given twice; 4 not everything asked for is
+covered: a problem whose log records no verdict nor score of the harness (nothing to compare),
+a slice missing or unfinished at merge; 6 a report not written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+from collections import deque
+from pathlib import Path
+
+from lcb_conformance.regrade import dataset as datasets
+from lcb_conformance.regrade import results_file, views
+from lcb_conformance.reports import score
+from lcb_conformance.run_formats import registry
+from lcb_conformance.run_formats.samples import LogError
+from lcb_conformance.suite import exit_codes, releases, report_files
+from lcb_conformance.upstream import grading, resolver
+from lcb_conformance.upstream.source import (
+    INSTALLED,
+    Upstream,
+    UpstreamMissing,
+    UpstreamSourceError,
+)
+
+SAME, DIFFERS, NOT_RECORDED = "same", "differs", "not recorded"
+EXTRACTION, JUDGE = "extraction", "judge"
+
+
+class RegradeError(ValueError):
+    """Input the regrade cannot use; the message names it."""
+
+
+def shard_of(text: str) -> tuple[int, int]:
+    index, slash, count = text.partition("/")
+    try:
+        found = int(index), int(count)
+    except ValueError:
+        found = (0, 0)
+    if not slash or not 1 <= found[0] <= found[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: give I/N with 1 <= I <= N, e.g. 2/8")
+    return found
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of at least 1")
+    return value
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
+    """The run's LMStyle: --style, else --model or the run's model folder resolved through
+    lcb_runner's model list (as ``resolve``: only a model it lists)."""
+    if style:
+        return style
+    query = model or fmt.model(run)
+    if query is None:
+        raise RegradeError(
+            f"{run}: {fmt.NAME}'s files do not name the model; pass --model ID or --style LMSTYLE"
+        )
+    models = resolver.ModelList.pinned()
+    resolution = resolver.resolve(list(models.models), query)
+    if resolution.listed is None:
+        by_repr = {listed.model_repr: listed for listed in models.models}
+        if query in by_repr:  # lcb_runner names its output folder by model_repr
+            return by_repr[query].lmstyle
+        raise RegradeError(
+            f"model {query!r} is not in lcb_runner's model list (its LMStyle decides the "
+            "extraction); pass --style LMSTYLE"
+        )
+    return resolution.listed.lmstyle
+
+
+_checked_judges: dict[str, list[str]] = {}
+
+
+def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
+    """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for the
+    reference checkout; otherwise refused (grading.require_reference_judge) unless ``accept``,
+    then the cases (grading.check_judge, once per upstream in a process)."""
+    if upstream.is_reference():
+        return []
+    if not accept:
+        try:
+            grading.require_reference_judge(upstream)
+        except grading.JudgeDiffers as error:
+            raise RegradeError(
+                f"{error}, or --accept-judge-differences to grade with it all the same"
+            ) from None
+    key = str(upstream.checkout or upstream.source)
+    if key not in _checked_judges:
+        _checked_judges[key] = grading.check_judge(upstream)
+    return _checked_judges[key]
+
+
+def problem_id(sample, order: list[str]) -> str:
+    """The sample's problem: its question_id, or the dataset's row at its position."""
+    if sample.question_id is not None:
+        return sample.question_id
+    if sample.position is None:
+        raise LogError(f"{sample.where}: the sample names no problem")
+    name, position = sample.position
+    if not isinstance(position, int) or not 0 <= position < len(order):
+        raise RegradeError(
+            f"{sample.where}: {name} {position} is no position in the dataset's "
+            f"{len(order)} problems (the run read another dataset?)"
+        )
+    return order[position]
+
+
+def _sent_text(sent) -> str:
+    return sent if isinstance(sent, str) else "\n".join(m["content"] for m in sent)
+
+
+def problems_of(fmt, run: Path, dataset: datasets.Dataset) -> list[str]:
+    """The run's problem ids, sorted; RegradeError naming those the dataset lacks, and a
+    problem named by position whose statement is not in the prompt sent (the run read
+    another subset or order: evalscope's date filter, another release)."""
+    order = list(dataset.entries)
+    found, placed = set(), set()
+    for sample in fmt.samples(run):
+        qid = problem_id(sample, order)
+        found.add(qid)
+        if sample.question_id is None and sample.sent is not None and qid not in placed:
+            placed.add(qid)
+            statement = dataset.row(qid)["question_content"].strip()
+            if statement not in _sent_text(sample.sent):
+                raise RegradeError(
+                    f"{sample.where}: {sample.position[0]} {sample.position[1]} is {qid} in the "
+                    "dataset, but the prompt sent is not its statement: the run read another "
+                    "set or order of problems (a date filter, another release)"
+                )
+    if not found:
+        raise RegradeError(f"{run}: no samples")
+    missing = sorted(found - dataset.entries.keys())
+    if missing:
+        raise RegradeError(
+            f"{len(missing)} problems of the run are not in the dataset: "
+            f"{datasets.listed(missing)} (another release or set?)"
+        )
+    return sorted(found)
+
+
+class _Rows(dict):
+    """The dataset's rows by problem id, loaded when the judge first asks for one."""
+
+    def __init__(self, dataset: datasets.Dataset):
+        super().__init__()
+        self.dataset = dataset
+
+    def __missing__(self, key: str) -> dict:
+        return self.dataset.row(key)
+
+    def __contains__(self, key) -> bool:
+        return key in self.dataset.entries
+
+
+def why(harness: bool | None, regraded: bool, extraction: str, harness_code: bool | None):
+    """Why lcb_runner's verdict differs from the harness's: the extraction, the judge, both;
+    [] when they agree or the log records no verdict."""
+    if harness is None or harness == regraded:
+        return []
+    if extraction == SAME:
+        return [JUDGE]
+    if harness_code is None:  # the log records no scored code: cannot tell which
+        return [EXTRACTION, JUDGE] if extraction == NOT_RECORDED else [EXTRACTION]
+    reasons = [EXTRACTION] if harness_code != regraded else []
+    return reasons + ([JUDGE] if harness_code != harness else [])
+
+
+def regrade(args: argparse.Namespace, results_path: Path) -> dict:
+    """Check, grade, stream the results file; its header."""
+    try:
+        dataset = datasets.read(args.dataset)
+    except datasets.DatasetError as error:
+        raise RegradeError(str(error)) from None
+    tag = None if args.not_a_release else (args.release or datasets.release_of(dataset))
+    if tag is None and not args.not_a_release:
+        raise RegradeError(
+            f"{args.dataset}: its files ({', '.join(dataset.files)}) are no release of "
+            "LiveCodeBench's (test.jsonl .. test6.jsonl): name it with --release TAG, or grade "
+            "it anyway with --not-a-release"
+        )
+    mismatches = datasets.check(dataset, tag)
+    if mismatches:
+        meant = f"release {tag}" if tag else "what was downloaded"
+        raise RegradeError(
+            f"{args.dataset} is not {meant}: " + "; ".join(mismatches)
+        )
+    fmt = registry.formats()[args.format] if args.format != "auto" else registry.detect(args.run)
+    lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
+    order = list(dataset.entries)
+    ids = problems_of(fmt, args.run, dataset)
+    try:
+        upstream = Upstream(args.upstream)
+        upstream.lmstyle(lmstyle)
+        differs = judge_differences(upstream, args.accept_judge_differences)
+    except (UpstreamSourceError, UpstreamMissing) as error:
+        raise RegradeError(f"--upstream: {error}") from None
+    chosen = set(ids if args.shard is None else ids[args.shard[0] - 1 :: args.shard[1]])
+    header = {
+        "run": str(args.run),
+        "run_sha256": file_sha256(args.run),
+        "format": fmt.NAME,
+        "lmstyle": lmstyle,
+        "upstream": upstream.provenance(),
+        "judge_differs": differs,
+        "timeout": args.timeout,
+        "dataset": {
+            "sha256": dataset.sha256(),
+            "files": dataset.files,
+            "revision": dataset.revision,
+            "release": tag,
+            "not_a_release": bool(args.not_a_release),
+            "problems_in_release": len(releases.members(tag)) if tag else None,
+        },
+        "problems": len(ids),
+        "shard": list(args.shard) if args.shard else None,
+    }
+    writer = results_file.Writer(results_path, header)
+    try:
+        _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer)
+    except BaseException:
+        writer.abandon()
+        raise
+    writer.close()
+    return header
+
+
+def _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer) -> None:
+    """Extract, judge and write each sample of the chosen problems, in the run's order."""
+    pending: deque[dict] = deque()  # samples sent to the judge, in order
+
+    def to_judge():
+        for n, logged in enumerate(fmt.samples(args.run)):
+            qid = problem_id(logged, order)
+            if qid not in chosen:
+                continue
+            code = upstream.extract_as(lmstyle, logged.output)
+            if logged.scored is None:
+                extraction = NOT_RECORDED
+            else:
+                extraction = SAME if logged.scored == code else DIFFERS
+            entry = dataset.entries[qid]
+            record = {
+                "n": n,
+                "question_id": qid,
+                "index": logged.index,
+                "where": logged.where,
+                "contest_date": entry.contest_date,
+                "difficulty": entry.difficulty,
+                "platform": entry.platform,
+                "harness": {
+                    "passed": logged.passed,
+                    "unjudged": logged.unjudged,
+                    "problem_score": list(logged.problem_score) if logged.problem_score else None,
+                },
+                "extraction": extraction,
+                "code": code,
+            }
+            if extraction == DIFFERS:  # what the harness scored instead
+                record["scored"] = logged.scored
+            pending.append(record)
+            yield grading.Sample(qid, 2 * n, code)
+            if extraction == DIFFERS:
+                yield grading.Sample(qid, 2 * n + 1, logged.scored)
+
+    graded = grading.grade(
+        _Rows(dataset), to_judge(), upstream=upstream, workers=args.workers,
+        timeout=args.timeout,
+    )  # fmt: skip
+    for verdict in graded:
+        record = pending[0]
+        if verdict.sample_index == 2 * record["n"]:
+            record["regrade"] = {
+                "passed": verdict.passed,
+                "graded": verdict.graded,
+                "metadata": verdict.metadata,
+            }
+            record["harness_code_passed"] = None
+            if record["extraction"] == DIFFERS:
+                continue  # the harness's code is graded next
+        else:
+            record["harness_code_passed"] = verdict.passed
+        pending.popleft()
+        record["why"] = why(
+            record["harness"]["passed"], record["regrade"]["passed"], record["extraction"],
+            record["harness_code_passed"],
+        )  # fmt: skip
+        writer.write(record)
+
+
+def _views(args, results_path: Path) -> int:
+    regraded = results_file.read(results_path)
+    report = views.build(regraded, args.window)
+    written = report_files.write_reports(
+        "lcb-conformance regrade",
+        {
+            "JSON": (args.json, lambda: json.dumps(report, indent=1) + "\n"),
+            "HTML": (args.html, lambda: views.to_html(report)),
+        },
+    )
+    print(views.render(report))
+    print()
+    print(views.headline(report))
+    return report["exit_code"] if written else report_files.REPORT_NOT_WRITTEN
+
+
+def _view_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--window", type=score._window, metavar="START:END",
+                        help="score over these contest dates (default: every problem)")  # fmt: skip
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance regrade",
+        description="The comparable number from a finished run: its raw outputs extracted and "
+        "judged by lcb_runner's own code against LiveCodeBench's dataset (also: regrade merge "
+        "SLICES..., regrade show RESULTS).",
+    )
+    parser.add_argument("run", type=Path, help="the run's log (any format run_formats reads)")
+    parser.add_argument("--dataset", type=Path, required=True, metavar="PATH",
+                        help="code_generation_lite's JSONL files: a folder, or a Hugging Face "
+                        "cache folder")  # fmt: skip
+    parser.add_argument("--format", choices=("auto", *registry.formats()), default="auto")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--style", metavar="LMSTYLE", help="the model's lcb_runner LMStyle")
+    who.add_argument("--model", metavar="ID", help="the model, as lcb_runner's model list names it")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--release", type=score._release, metavar="TAG",
+                       help="the release the dataset is (default: as its file names say)")
+    which.add_argument("--not-a-release", action="store_true",
+                       help="grade against a dataset that is no release (a private set)")
+    parser.add_argument("--upstream", default=INSTALLED, metavar="installed|PATH",
+                        help="lcb_runner: the installed stand-in, or a LiveCodeBench checkout")
+    parser.add_argument("--accept-judge-differences", action="store_true",
+                        help="grade with an upstream whose judge differs from 28fef95's")
+    parser.add_argument("--workers", type=positive, default=grading.WORKERS, metavar="N")
+    parser.add_argument("--timeout", type=positive, default=grading.TIMEOUT, metavar="S",
+                        help="lcb_runner's per-test timeout (its default: 6)")
+    parser.add_argument("--shard", type=shard_of, metavar="I/N",
+                        help="grade the I-th of N deterministic slices (merge them after)")
+    parser.add_argument("--results", type=Path, metavar="FILE",
+                        help="stream the results file here (the views read it)")
+    _view_options(parser)
+    return parser
+
+
+def merge_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance regrade merge",
+        description="Join the results files of regrade --shard 1/N .. N/N into the whole run's.",
+    )
+    parser.add_argument("slices", type=Path, nargs="+", metavar="SLICE")
+    parser.add_argument("--results", type=Path, required=True, metavar="FILE",
+                        help="the whole run's results file")
+    _view_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        results_file.merge(args.slices, args.results)
+    except results_file.ShardsIncomplete as error:
+        print(f"regrade merge: {error}", file=sys.stderr)
+        return exit_codes.INCOMPLETE
+    except results_file.RegradeFileError as error:
+        print(f"regrade merge: {error}", file=sys.stderr)
+        return exit_codes.UNUSABLE
+    return _views(args, args.results)
+
+
+def show_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance regrade show", description="The views of a regrade's results file."
+    )
+    parser.add_argument("results", type=Path, metavar="RESULTS")
+    _view_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        return _views(args, args.results)
+    except results_file.ShardsIncomplete as error:
+        print(f"regrade show: {error}", file=sys.stderr)
+        return exit_codes.INCOMPLETE
+    except results_file.RegradeFileError as error:
+        print(f"regrade show: {error}", file=sys.stderr)
+        return exit_codes.UNUSABLE
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["merge"]:
+        return merge_main(argv[1:])
+    if argv[:1] == ["show"]:
+        return show_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="lcb-regrade-") as scratch:
+        results_path = args.results or Path(scratch) / "regrade.jsonl"
+        try:
+            regrade(args, results_path)
+        except (RegradeError, LogError, grading.ProblemRejected) as error:
+            print(f"regrade: {error}", file=sys.stderr)
+            return exit_codes.UNUSABLE
+        except grading.GradingFailed as error:  # the results file has no footer
+            print(f"regrade: the judge stopped: {error}", file=sys.stderr)
+            return exit_codes.INCOMPLETE
+        return _views(args, results_path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""A regrade's results file (schema ``lcb-conformance-regrade/1``,
+conformance/regrade.schema.json), which every view of a regrade reads: JSON lines, a header
+(the run, its format and LMStyle, the upstream, the dataset and its release check, the shard),
+then one ``{"sample": ...}`` line per sample as it is graded, in the run's order (``n``), then
+a footer. A regrade that dies leaves its graded samples and no footer. The bytes depend on
+nothing but the inputs (no time, no worker count): slices of a run merged (:func:`merge`)
+equal the whole run graded at once, byte for byte.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCHEMA = "lcb-conformance-regrade/1"
+
+
+class RegradeFileError(ValueError):
+    """A results file that is not a regrade's, or slices that do not make one run."""
+
+
+class ShardsIncomplete(RegradeFileError):
+    """Slices that do not cover the run: one missing, or one that did not finish."""
+
+
+def _line(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=True, sort_keys=True) + "\n"
+
+
+class Writer:
+    """Streams a regrade to a results file, one flushed line per sample."""
+
+    def __init__(self, path: Path, header: dict):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._stream = self.path.open("w", encoding="ascii", newline="\n")
+        self._stream.write(_line({"header": {"schema": SCHEMA, **header}}))
+        self.count = 0
+
+    def write(self, sample: dict) -> None:
+        self._stream.write(_line({"sample": sample}))
+        self._stream.flush()
+        self.count += 1
+
+    def close(self) -> None:
+        self._stream.write(_line({"footer": {"complete": True, "samples": self.count}}))
+        self._stream.close()
+
+    def abandon(self) -> None:
+        """Close without a footer: the file says the regrade did not finish."""
+        self._stream.close()
+
+
+@dataclass
+class Regrade:
+    path: Path
+    header: dict
+    samples: list[dict] = field(default_factory=list)
+    complete: bool = False
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict]]:
+    try:
+        stream = path.open(encoding="ascii")
+    except OSError as error:
+        raise RegradeFileError(f"{path}: cannot read ({error.strerror})") from None
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                raise RegradeFileError(f"{path}:{number}: not JSON ({error})") from None
+            if not isinstance(record, dict) or len(record) != 1:
+                raise RegradeFileError(f"{path}:{number}: not a line of a regrade results file")
+            yield number, record
+
+
+def header(path: Path) -> dict:
+    for _, record in _records(path):
+        head = record.get("header")
+        if not isinstance(head, dict) or head.get("schema") != SCHEMA:
+            raise RegradeFileError(f"{path}:1: not a regrade results file (schema {SCHEMA})")
+        return head
+    raise RegradeFileError(f"{path}: empty")
+
+
+def iter_samples(path: Path) -> Iterator[dict]:
+    """The file's samples, streamed; RegradeFileError for a line that is not one, or a file
+    that did not finish (no footer) at its end."""
+    complete = False
+    for number, record in _records(path):
+        if number == 1:
+            continue
+        if complete:
+            raise RegradeFileError(f"{path}:{number}: a line after the footer")
+        if "sample" in record:
+            yield record["sample"]
+        elif "footer" in record:
+            complete = True
+        else:
+            raise RegradeFileError(f"{path}:{number}: neither a sample nor the footer")
+    if not complete:
+        raise ShardsIncomplete(f"{path}: no footer: the regrade did not finish")
+
+
+def read(path: Path) -> Regrade:
+    regrade = Regrade(path, header(path))
+    regrade.samples = list(iter_samples(path))
+    regrade.complete = True
+    return regrade
+
+
+def _same_run(first: dict, other: dict) -> list[str]:
+    """The header fields in which two slices differ (their shard apart, and the run's path:
+    each node of a job array may hold the run elsewhere; its sha256 must agree)."""
+    return sorted(
+        name for name in first.keys() | other.keys()
+        if name not in ("shard", "run") and first.get(name) != other.get(name)
+    )  # fmt: skip
+
+
+def merge(paths: list[Path], out: Path) -> int:
+    """The slices ``--shard 1/N`` .. ``N/N`` of one regrade, as the whole run's results file
+    (their samples interleaved back in the run's order); the number of samples. Refused
+    before anything is written: a file of another run (its header differs), a slice given
+    twice, or N/N not all there (ShardsIncomplete, as for a slice that did not finish)."""
+    headers = [(path, header(path)) for path in paths]
+    first_path, first = headers[0]
+    shards: dict[int, Path] = {}
+    for path, head in headers:
+        differs = _same_run(first, head)
+        if differs:
+            raise RegradeFileError(
+                f"{path}: a slice of another regrade than {first_path} (its "
+                f"{', '.join(differs)} differ)"
+            )
+        shard = head.get("shard")
+        if not shard:
+            raise RegradeFileError(f"{path}: a whole regrade, not a slice (no --shard I/N)")
+        index, count = shard
+        if count != first["shard"][1]:
+            raise RegradeFileError(f"{path}: slice {index}/{count}, the others are of {first['shard'][1]}")  # noqa: E501
+        if index in shards:
+            raise RegradeFileError(f"{path} and {shards[index]} are both slice {index}/{count}")
+        shards[index] = path
+    count = first["shard"][1]
+    missing = sorted(set(range(1, count + 1)) - shards.keys())
+    if missing:
+        raise ShardsIncomplete(
+            f"slice {', '.join(f'{i}/{count}' for i in missing)} missing: the merge would "
+            "not cover the run"
+        )
+    for path in paths:  # every slice finished, before a byte is written
+        for _ in iter_samples(path):
+            pass
+    whole = {name: value for name, value in first.items() if name != "schema"}
+    whole["shard"] = None
+    writer = Writer(out, whole)
+    try:
+        streams = [iter_samples(path) for path in paths]
+        for sample in heapq.merge(*streams, key=lambda sample: sample["n"]):
+            writer.write(sample)
+    except BaseException:
+        writer.abandon()
+        raise
+    writer.close()
+    return writer.count

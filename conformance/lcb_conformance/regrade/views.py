@@ -1,0 +1,251 @@
+"""A regrade's views, all computed from its results file (regrade/results_file.py): the
+comparable number both ways (reports/score.py's lcb_runner and leaderboard views, held to the
+score goldens), the harness's own number on the same problems, and per problem what changed
+and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from lcb_conformance.regrade.results_file import Regrade
+from lcb_conformance.reports import score
+from lcb_conformance.reports.report import CSS, _e
+from lcb_conformance.suite import exit_codes
+
+SCHEMA = "lcb-conformance-regrade-report/1"
+SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
+SHOWN = 20  # problems shown in the text view before "... and N more"
+NO_RELEASE = "NOT A RELEASE: graded with --not-a-release; the number is on no published problem set"
+
+
+def _problems(samples: list[dict]) -> dict[str, list[dict]]:
+    by_problem: dict[str, list[dict]] = defaultdict(list)
+    for sample in samples:
+        by_problem[sample["question_id"]].append(sample)
+    return {qid: sorted(found, key=lambda s: s["index"]) for qid, found in sorted(by_problem.items())}  # noqa: E501
+
+
+def compare(samples: list[dict]) -> dict:
+    """One problem: lcb_runner's verdicts against the harness's, and why they differ."""
+    regraded = [s["regrade"]["passed"] for s in samples]
+    harness = [s["harness"]["passed"] for s in samples]
+    scored = samples[0]["harness"]["problem_score"]
+    found = {
+        "question_id": samples[0]["question_id"],
+        "samples": len(samples),
+        "regrade_passed": regraded.count(True),
+        "harness_passed": None if None in harness else harness.count(True),
+        "harness_score": scored,
+        "extraction_differs": sum(s["extraction"] == "differs" for s in samples),
+        "changed": [
+            {"sample": s["index"], "harness": s["harness"]["passed"],
+             "lcb_runner": s["regrade"]["passed"], "why": s["why"], "where": s["where"]}
+            for s in samples if s["why"]
+        ],
+    }  # fmt: skip
+    if None not in harness:
+        found["status"] = DIFFERS if found["changed"] else SAME
+    elif scored is not None:
+        regraded_rate = regraded.count(True) / len(regraded)
+        found["status"] = DIFFERS if abs(scored[1] - regraded_rate) > 1e-9 else SAME
+        if found["status"] == DIFFERS:
+            found["why"] = (
+                f"the harness's {scored[0]} is {scored[1]:.4g}, lcb_runner's pass@1 "
+                f"{regraded_rate:.4g} (its log records no verdict per sample: extraction or judge)"
+            )
+    else:
+        found["status"] = NOT_COMPARED
+        found["why"] = samples[0]["harness"]["unjudged"]
+    return found
+
+
+def _rows(problems: dict[str, list[dict]], verdict) -> list[dict]:
+    rows = []
+    for qid, samples in problems.items():
+        graded = [verdict(s) for s in samples]
+        first = samples[0]
+        rows.append({
+            "question_id": qid, "contest_date": first["contest_date"],
+            "difficulty": first["difficulty"], "platform": first["platform"],
+            "graded_list": graded, "pass@1": graded.count(True) / len(graded),
+        })  # fmt: skip
+    return rows
+
+
+def numbers(rows: list[dict], window) -> dict:
+    """compute_scores' and the leaderboard's numbers over ``rows`` (reports/score.py)."""
+    start, end = window or (None, None)
+    board_end = end or score._month_after(max(r["contest_date"] for r in rows))
+    return {
+        "lcb_runner": score.lcb_runner_view(rows, start, end),
+        "leaderboard": score.leaderboard_view(
+            rows, start or score.FIRST_MARK, board_end, "UTC", False
+        ),
+    }
+
+
+def build(regraded: Regrade, window) -> dict:
+    head = regraded.header
+    problems = _problems(regraded.samples)
+    compared = [compare(samples) for samples in problems.values()]
+    report = {
+        "schema": SCHEMA,
+        "header": head,
+        "window": list(window) if window else None,
+        "samples": len(regraded.samples),
+        "regrade": numbers(_rows(problems, lambda s: s["regrade"]["passed"]), window),
+        "harness": None,
+        "problems": compared,
+        "counts": dict(Counter(p["status"] for p in compared)),
+        "reasons": dict(Counter(
+            reason for p in compared for c in p["changed"] for reason in ["+".join(c["why"])]
+        )),
+    }  # fmt: skip
+    if all(s["harness"]["passed"] is not None for s in regraded.samples):
+        report["harness"] = numbers(_rows(problems, lambda s: s["harness"]["passed"]), window)
+    elif all(p["harness_score"] for p in compared):
+        metric = {p["harness_score"][0] for p in compared}
+        report["harness"] = {
+            "metric": ", ".join(sorted(metric)),
+            "mean": round(100 * sum(p["harness_score"][1] for p in compared) / len(compared), 2),
+        }
+    if report["counts"].get(DIFFERS):
+        report["exit_code"] = exit_codes.DIFFERS
+    elif report["counts"].get(NOT_COMPARED):
+        report["exit_code"] = exit_codes.INCOMPLETE
+    else:
+        report["exit_code"] = exit_codes.OK
+    return report
+
+
+def _number(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _harness_line(harness: dict | None) -> str:
+    if harness is None:
+        return "harness's own: not recorded for every problem (nothing to compare on some)"
+    if "metric" in harness:
+        return f"harness's own ({harness['metric']}, mean over problems): {_number(harness['mean'])}"  # noqa: E501
+    ours, board = harness["lcb_runner"], harness["leaderboard"]
+    return (
+        f"harness's own verdicts: compute_scores {_number(ours['pass@1']['all'])}, "
+        f"leaderboard {_number(board['mean'])}"
+    )
+
+
+def dataset_line(head: dict) -> str:
+    found = head["dataset"]
+    if found["not_a_release"]:
+        return f"dataset: {NO_RELEASE} (sha256 {found['sha256'][:16]})"
+    return (
+        f"dataset: release {found['release']} ({found['problems_in_release']} problems, "
+        f"ids, dates, difficulties, platforms as its manifest; sha256 {found['sha256'][:16]})"
+    )
+
+
+def render(report: dict) -> str:
+    head = report["header"]
+    ours, board = report["regrade"]["lcb_runner"], report["regrade"]["leaderboard"]
+    lines = [
+        f"regrade: {head['run']} ({head['format']}, LMStyle.{head['lmstyle']}), "
+        f"{len(report['problems'])} problems, {report['samples']} samples",
+        dataset_line(head),
+        f"upstream: {_upstream(head['upstream'])}",
+    ]
+    if head["judge_differs"]:
+        lines.append(
+            f"  its judge differs from 28fef95's on {len(head['judge_differs'])} judge cases "
+            f"({', '.join(head['judge_differs'])}): graded with --accept-judge-differences"
+        )
+    if head["shard"]:
+        lines.append(f"slice {head['shard'][0]}/{head['shard'][1]} of {head['problems']} problems")
+    lines += [
+        "",
+        f"{'':34}{'problems':>9}{'pass@1':>8}{'easy':>8}{'medium':>8}{'hard':>8}{'± SE':>7}",
+        f"{'lcb_runner (compute_scores)':34}{ours['count']:>9}"
+        + "".join(f"{_number(ours['pass@1'][g]):>8}" for g in ("all", "easy", "medium", "hard"))
+        + f"{_number(ours['standard_error']):>7}",
+        f"{'leaderboard (mean of pass@1)':34}{board['count']:>9}{_number(board['mean']):>8}"
+        + " " * 24 + f"{_number(board['standard_error']):>7}",
+        _harness_line(report["harness"]),
+        "",
+    ]  # fmt: skip
+    changed = [p for p in report["problems"] if p["status"] != SAME]
+    lines.append(
+        "per problem: " + ", ".join(f"{count} {status}" for status, count in
+                                    sorted(report["counts"].items()))  # fmt: skip
+    )
+    for problem in changed[:SHOWN]:
+        lines.append(f"  {problem['question_id']}: {problem['status']}"
+                     + (f" ({problem['why']})" if problem.get("why") else ""))  # fmt: skip
+        for change in problem["changed"]:
+            lines.append(
+                f"    sample {change['sample']}: harness {_verdict(change['harness'])}, "
+                f"lcb_runner {_verdict(change['lcb_runner'])}: {' and '.join(change['why'])} "
+                "differs"
+            )
+    if len(changed) > SHOWN:
+        lines.append(f"  ... and {len(changed) - SHOWN} more (--json)")
+    noted = sum(p["extraction_differs"] for p in report["problems"])
+    if noted:
+        lines.append(f"{noted} samples where the harness scored other code than lcb_runner's "
+                     "extraction (a verdict changed only where named above)")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _verdict(value) -> str:
+    return {True: "passed", False: "failed", None: "not recorded"}[value]
+
+
+def _upstream(provenance: dict) -> str:
+    if provenance.get("source") == "checkout":
+        return f"LiveCodeBench checkout at {str(provenance.get('commit'))[:7]}"
+    return f"{provenance.get('distribution')} {provenance.get('version')} (installed)"
+
+
+def headline(report: dict) -> str:
+    state = {exit_codes.OK: "OK", exit_codes.DIFFERS: "DIFFERS"}.get(
+        report["exit_code"], "INCOMPLETE"
+    )
+    ours = report["regrade"]["lcb_runner"]
+    board = report["regrade"]["leaderboard"]
+    release = report["header"]["dataset"]
+    on = "no release" if release["not_a_release"] else release["release"]
+    return (
+        f"{state}: lcb_runner's regrade {_number(ours['pass@1']['all'])} (compute_scores), "
+        f"{_number(board['mean'])} (leaderboard), on {on}; "
+        f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"
+    )
+
+
+def _changes(problem: dict) -> str:
+    changed = [f"sample {c['sample']}: {' and '.join(c['why'])}" for c in problem["changed"]]
+    return "; ".join(changed) or problem.get("why", "")
+
+
+def to_html(report: dict) -> str:
+    status = "pass" if report["exit_code"] == exit_codes.OK else "fail"
+    rows = "".join(
+        f"<tr><td>{_e(p['question_id'])}</td><td>{_e(p['status'])}</td>"
+        f"<td>{p['regrade_passed']}/{p['samples']}</td>"
+        f"<td>{'-' if p['harness_passed'] is None else p['harness_passed']}</td>"
+        f"<td>{_e(_changes(p))}</td></tr>"
+        for p in report["problems"]
+    )
+    body = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>lcb-conformance regrade: {_e(report['header']['run'])} ({status})</title>",
+        f"<style>{CSS}</style></head><body>",
+        "<h1>lcb-conformance regrade</h1>",
+        f'<p class="headline {status}" id="verdict">{_e(headline(report))}</p>',
+        '<h2 id="numbers">The numbers</h2>',
+        f"<pre>{_e(render(report))}</pre>",
+        '<h2 id="problems">Per problem</h2>',
+        "<table><thead><tr><th>problem</th><th>status</th><th>lcb_runner passed</th>"
+        f"<th>harness passed</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>",
+        "</body></html>",
+    ]
+    return "\n".join(body) + "\n"

@@ -1,0 +1,264 @@
+"""`lcb-conformance regrade`: a dataset that is not the release it is meant to be, a dataset
+that is no release graded without saying so, a run the dataset cannot grade, and slices that
+do not make one run; each named before a number is given."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import regrade_inputs as inputs
+
+from false_greens import FalseGreen
+from lcb_conformance.regrade import results_file
+from lcb_conformance.suite import exit_codes
+
+RUN = str(inputs.LCB_RUNNER_RUN)
+
+
+def _release_missing_one(tmp: Path) -> None:
+    table = inputs.release_rows("release_v1")
+    del table[3]
+    inputs.write(tmp / "dataset", table, "test.jsonl")
+
+
+def _release_other_date(tmp: Path) -> None:
+    table = inputs.release_rows("release_v1")
+    table[5]["contest_date"] = "2031-02-03T00:00:00"
+    inputs.write(tmp / "dataset", table, "test.jsonl")
+
+
+def _hub_cache_test_changed(tmp: Path) -> None:
+    inputs.hub_cache(tmp / "dataset", inputs.release_rows("release_v1"))
+    blob = next((tmp / "dataset" / inputs.HUB / "blobs").iterdir())
+    blob.write_text(blob.read_text("utf-8").replace('\\"output\\": \\"1', '\\"output\\": \\"7', 1))
+
+
+def _fixture_rows(tmp: Path) -> None:
+    inputs.write(tmp / "dataset", inputs.rows(inputs.cases.FIXTURES_DIR / "problems.jsonl"))
+
+
+def _fixture_rows_as_release(tmp: Path) -> None:
+    table = inputs.rows(inputs.cases.FIXTURES_DIR / "problems.jsonl")
+    inputs.write(tmp / "dataset", table, "test.jsonl")
+
+
+def _run_rows_without_one(tmp: Path) -> None:
+    inputs.write(tmp / "dataset", inputs.rows()[1:])
+
+
+def _slices(tmp: Path, *slices: tuple[str, list | None, bool]) -> None:
+    """Slice files s0.jsonl, s1.jsonl, ...: (run sha256, shard, finished)."""
+    for number, (run, shard, finished) in enumerate(slices):
+        writer = results_file.Writer(tmp / f"s{number}.jsonl", {"run_sha256": run, "shard": shard})
+        writer.write({"n": number, "question_id": "q"})
+        writer.close() if finished else writer.abandon()
+
+
+def _unfinished_results(tmp: Path) -> None:
+    _slices(tmp, ("a", None, False))
+
+
+def _evalscope_folder(tmp: Path) -> None:
+    inputs.write(tmp / "dataset", inputs.rows())
+    (tmp / "dataset" / "extra.jsonl").write_text(json.dumps({"question_id": "x"}) + "\n")
+
+
+def _renamed_self_repair(tmp: Path) -> None:
+    _fixture_rows(tmp)
+    repaired = inputs.AUDIT / "lcb_runner" / "self-repair" / "output" / "GPT-4O-2024-08-06"
+    eval_all = repaired / "Scenario.selfrepair_1_0.2_eval_all.json"
+    (tmp / "run.json").write_bytes(eval_all.read_bytes())
+
+
+def _run_rows_reordered(tmp: Path) -> None:
+    inputs.write(tmp / "dataset", inputs.rows()[::-1])
+
+
+def _results_without_verdicts(tmp: Path) -> None:
+    _fixture_rows(tmp)
+    plain = inputs.LCB_RUNNER_RUN.with_name("Scenario.codegeneration_3_0.2.json")
+    (tmp / "run.json").write_bytes(plain.read_bytes())
+
+
+CASES = [
+    FalseGreen(
+        id="regrade-stand-in-judge-unsaid",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release"),
+        prepare=_fixture_rows,
+        expect=exit_codes.UNUSABLE,
+        why="the stand-in's judge grades the stdin-buffer programs unlike 28fef95's",
+        needs=("upstream",),
+        says=("--accept-judge-differences",),
+    ),
+    FalseGreen(
+        id="regrade-harness-judged-otherwise",
+        command="regrade",
+        argv=("{tmp}/Scenario.codegeneration_3_0.2_eval_all.json", "--dataset",
+              "{tmp}/dataset", "--not-a-release", "--style", "OpenAIChat",
+              "--accept-judge-differences"),  # fmt: skip
+        prepare=inputs.judged_otherwise,
+        expect=exit_codes.DIFFERS,
+        why="a harness that failed right programs (its judge, its extraction) is not lcb_runner",
+        needs=("upstream",),
+        says=("j_sum: differs", "sample 0", "judge differs", "extraction differs"),
+    ),
+    FalseGreen(
+        id="regrade-positions-of-another-order",
+        command="regrade",
+        argv=(str(inputs.EVALSCOPE_RUN), "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat"),  # fmt: skip
+        prepare=_run_rows_reordered,
+        expect=exit_codes.UNUSABLE,
+        why="evalscope names problems by position: another order grades them against others' tests",
+        says=("group_id 0 is lc_starter_null_token_bucket",),
+    ),
+    FalseGreen(
+        id="regrade-no-workers",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--workers", "0"),
+        prepare=_fixture_rows,
+        expect=exit_codes.UNUSABLE,
+        why="no worker grades nothing: a regrade of no sample has no number",
+        says=("at least 1",),
+    ),
+    FalseGreen(
+        id="regrade-renamed-self-repair-run",
+        command="regrade",
+        argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat"),  # fmt: skip
+        prepare=_renamed_self_repair,
+        expect=exit_codes.UNUSABLE,
+        why="repaired programs graded as first attempts are another scenario's number",
+        says=("self-repair",),
+    ),
+    FalseGreen(
+        id="regrade-no-harness-verdicts",
+        command="regrade",
+        argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat", "--accept-judge-differences"),  # fmt: skip
+        prepare=_results_without_verdicts,
+        expect=exit_codes.INCOMPLETE,
+        why="a log without the harness's verdicts compares nothing: no agreement was shown",
+        needs=("upstream",),
+        says=("not compared",),
+    ),
+    FalseGreen(
+        id="regrade-dataset-missing-a-problem",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset"),
+        prepare=_release_missing_one,
+        expect=exit_codes.UNUSABLE,
+        why="a release missing a problem gives a number on another problem set",
+        says=("not release release_v1", "1 problems of release_v1 missing"),
+    ),
+    FalseGreen(
+        id="regrade-dataset-other-metadata",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--release", "release_v1"),
+        prepare=_release_other_date,
+        expect=exit_codes.UNUSABLE,
+        why="a problem dated otherwise than the release moves it across every window",
+        says=("2031-02-03",),
+    ),
+    FalseGreen(
+        id="regrade-dataset-test-changed-in-hub-cache",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset"),
+        prepare=_hub_cache_test_changed,
+        expect=exit_codes.UNUSABLE,
+        why="a test case edited after download judges against other tests than the release's",
+        says=("changed since download",),
+    ),
+    FalseGreen(
+        id="regrade-no-release-without-saying-so",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset"),
+        prepare=_fixture_rows,
+        expect=exit_codes.UNUSABLE,
+        why="a private or fixture set graded silently passes for a leaderboard number",
+        says=("--not-a-release",),
+    ),
+    FalseGreen(
+        id="regrade-fixture-set-named-like-a-release",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset"),
+        prepare=_fixture_rows_as_release,
+        expect=exit_codes.UNUSABLE,
+        why="a file named test.jsonl is not release_v1 because of its name",
+        says=("problems of release_v1 missing",),
+    ),
+    FalseGreen(
+        id="regrade-run-problem-not-in-dataset",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release"),
+        prepare=_run_rows_without_one,
+        expect=exit_codes.UNUSABLE,
+        why="a problem the dataset lacks cannot be graded: the number would leave it out",
+        says=("atc_grid_robot_detour",),
+    ),
+    FalseGreen(
+        id="regrade-dataset-with-a-stray-file",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release"),
+        prepare=_evalscope_folder,
+        expect=exit_codes.UNUSABLE,
+        why="a file of the folder that is no dataset rows is not silently skipped",
+        says=("extra.jsonl",),
+    ),
+    FalseGreen(
+        id="regrade-unknown-model",
+        command="regrade",
+        argv=(str(inputs.EVALSCOPE_RUN), "--dataset", "{tmp}/dataset", "--not-a-release"),
+        prepare=_fixture_rows,
+        expect=exit_codes.UNUSABLE,
+        why="a model lcb_runner does not list has no LMStyle: the extraction would be a guess",
+        says=("--style LMSTYLE",),
+    ),
+    FalseGreen(
+        id="regrade-merge-slice-of-another-run",
+        command="regrade",
+        argv=("merge", "{tmp}/s0.jsonl", "{tmp}/s1.jsonl", "--results", "{tmp}/whole.jsonl"),
+        prepare=lambda tmp: _slices(tmp, ("a", [1, 2], True), ("b", [2, 2], True)),
+        expect=exit_codes.UNUSABLE,
+        why="half of one run and half of another is neither run's number",
+        says=("another regrade",),
+    ),
+    FalseGreen(
+        id="regrade-merge-overlapping-slices",
+        command="regrade",
+        argv=("merge", "{tmp}/s0.jsonl", "{tmp}/s1.jsonl", "--results", "{tmp}/whole.jsonl"),
+        prepare=lambda tmp: _slices(tmp, ("a", [1, 2], True), ("a", [1, 2], True)),
+        expect=exit_codes.UNUSABLE,
+        why="a slice counted twice weighs its problems double",
+        says=("both slice 1/2",),
+    ),
+    FalseGreen(
+        id="regrade-merge-missing-slice",
+        command="regrade",
+        argv=("merge", "{tmp}/s0.jsonl", "{tmp}/s1.jsonl", "--results", "{tmp}/whole.jsonl"),
+        prepare=lambda tmp: _slices(tmp, ("a", [1, 3], True), ("a", [3, 3], True)),
+        expect=exit_codes.INCOMPLETE,
+        why="two slices of three are a number on a third fewer problems",
+        says=("slice 2/3 missing",),
+    ),
+    FalseGreen(
+        id="regrade-merge-unfinished-slice",
+        command="regrade",
+        argv=("merge", "{tmp}/s0.jsonl", "{tmp}/s1.jsonl", "--results", "{tmp}/whole.jsonl"),
+        prepare=lambda tmp: _slices(tmp, ("a", [1, 2], True), ("a", [2, 2], False)),
+        expect=exit_codes.INCOMPLETE,
+        why="a slice whose job died holds only the samples graded before it did",
+        says=("did not finish",),
+    ),
+    FalseGreen(
+        id="regrade-show-unfinished",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_unfinished_results,
+        expect=exit_codes.INCOMPLETE,
+        why="a regrade that died is no number for the run",
+        says=("did not finish",),
+    ),
+]

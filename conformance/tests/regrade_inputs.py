@@ -1,0 +1,114 @@
+"""Dataset folders and runs for the regrade's tests and false-green rows, built from the
+fixtures: LiveCodeBench's published layout (test.jsonl, private tests as
+base64(zlib(pickle(json)))), a Hugging Face cache of it, and a release's problem set."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import pickle
+import zlib
+from pathlib import Path
+
+from lcb_conformance.suite import cases, releases
+
+AUDIT = cases.FIXTURES_DIR / "audit"
+LCB_RUNNER_RUN = (
+    AUDIT / "lcb_runner" / "openai-chat" / "output" / "GPT-4O-2024-08-06"
+    / "Scenario.codegeneration_3_0.2_eval_all.json"
+)  # fmt: skip
+EVALSCOPE_RUN = (
+    AUDIT / "evalscope" / "default" / "reviews" / "stub-model"
+    / "live_code_bench_release_latest.jsonl"
+)  # fmt: skip
+OPENCOMPASS_RUN = AUDIT / "opencompass" / "conformant" / "predictions" / "stub-model" / (
+    "lcb_code_generation.json"
+)
+LM_EVAL_RUN = AUDIT / "lm_eval" / "conformant" / "samples_lcb_audit.jsonl"
+LIGHTEVAL_RUN = AUDIT / "lighteval" / "as-shipped" / "details_lcb:codegeneration|0.parquet"
+# the four problems every harness's fixture run read, in the order they read them
+RUN_ROWS = AUDIT / "evalscope" / "default" / "dataset.jsonl"
+HUB = "datasets--livecodebench--code_generation_lite"
+REVISION = "0123456789abcdef0123456789abcdef01234567"
+
+
+def published(row: dict) -> dict:
+    """The row as LiveCodeBench publishes it: private tests compressed (a row whose are
+    already, as the judge corpus's, as it is)."""
+    private = row["private_test_cases"]
+    if not private.lstrip().startswith("["):
+        return row
+    packed = base64.b64encode(zlib.compress(pickle.dumps(private))).decode()
+    return {**row, "private_test_cases": packed}
+
+
+def rows(path: Path = RUN_ROWS) -> list[dict]:
+    return [row for _, row in cases.iter_jsonl(path)]
+
+
+def write(folder: Path, table: list[dict], name: str = "data.jsonl") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = "".join(json.dumps(published(row), ensure_ascii=True) + "\n" for row in table)
+    (folder / name).write_text(lines, "utf-8")
+    return folder
+
+
+def release_rows(tag: str) -> list[dict]:
+    """A release's problems as the manifests record them, with one trivial test each."""
+    test = json.dumps([{"input": "1\n", "output": "1\n", "testtype": "stdin"}])
+    return [
+        {
+            "question_title": row["question_id"], "question_content": "", "platform":
+            row["platform"], "question_id": row["question_id"], "contest_id": "",
+            "contest_date": row["contest_date"], "starter_code": "", "difficulty":
+            row["difficulty"], "public_test_cases": test, "private_test_cases": test,
+            "metadata": "{}",
+        }
+        for row in releases.members(tag)
+    ]  # fmt: skip
+
+
+def hub_cache(folder: Path, table: list[dict], name: str = "test.jsonl") -> Path:
+    """A Hugging Face hub cache holding ``table`` as ``name``: the snapshot's file a link to
+    its blob, named by its sha256."""
+    hub = folder / HUB
+    staging = write(folder / "staging", table, name) / name
+    data = staging.read_bytes()
+    blob = hub / "blobs" / hashlib.sha256(data).hexdigest()
+    blob.parent.mkdir(parents=True)
+    blob.write_bytes(data)
+    snapshot = hub / "snapshots" / REVISION
+    snapshot.mkdir(parents=True)
+    (snapshot / name).symlink_to(blob)
+    (hub / "refs").mkdir()
+    (hub / "refs" / "main").write_text(REVISION)
+    return folder
+
+
+CORRECT_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
+WRONG_SUM = "a, b = map(int, input().split())\nprint(a + b + 1)\n"
+
+
+def judged_otherwise(folder: Path) -> tuple[Path, Path]:
+    """A dataset of the judge corpus's A-plus-B problem and an lcb_runner-format run on it
+    whose harness graded differently from lcb_runner: sample 0 a right program the harness
+    failed (its judge), sample 1 a right program whose harness scored a wrong block (its
+    extraction), sample 2 right and passed by both; (dataset folder, run)."""
+    problem = next(r for r in rows(cases.FIXTURES_DIR / "judge" / "problems.jsonl")
+                   if r["question_id"] == "j_sum")  # fmt: skip
+    dataset = folder / "dataset"
+    dataset.mkdir(parents=True)
+    (dataset / "data.jsonl").write_text(json.dumps(problem) + "\n", "utf-8")
+    fenced = f"```python\n{CORRECT_SUM}```\n"
+    row = {
+        "question_id": "j_sum", "contest_date": problem["contest_date"],
+        "difficulty": problem["difficulty"], "platform": problem["platform"],
+        "output_list": [fenced, f"```python\n{WRONG_SUM}```\n{fenced}", fenced],
+        # what lcb_runner's extract_code keeps of a block: its lines, no final newline
+        "code_list": [CORRECT_SUM.rstrip("\n"), WRONG_SUM.rstrip("\n"), CORRECT_SUM.rstrip("\n")],
+        "graded_list": [False, False, True],
+    }  # fmt: skip
+    run = folder / "Scenario.codegeneration_3_0.2_eval_all.json"
+    run.write_text(json.dumps([row]), "utf-8")
+    return dataset, run

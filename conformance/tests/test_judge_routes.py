@@ -1,0 +1,251 @@
+"""The judge on both routes: an implementation's judge_program in-process (sandboxed children)
+and over --impl-cmd (its own process under the same limits) gives the same results against the
+same goldens; a raise is credited only where lcb_runner raises the same; not provided is a type,
+never a phrase; and no judge reads the gate's own stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import interpreters
+import pytest
+
+from lcb_conformance.adapters import implementation, jsonl_server, process
+from lcb_conformance.runner import run as runner
+from lcb_conformance.runner.results import DIFFERS, ERROR, IDENTICAL, NOT_PROVIDED
+from lcb_conformance.suite import families, goldens, judge_cases
+
+pytestmark = pytest.mark.selftest
+
+TESTS = Path(__file__).parent
+JUDGE_CASES = {
+    case["id"]: case
+    for case in runner.Plan.of(runner.Selection(families=frozenset([goldens.JUDGE]))).sandboxed
+}
+REJECTED = "judge/malformed_private_payload"  # the row whose tests lcb_runner cannot decode
+GRADED = "judge/sum_input_correct"
+
+
+def served(name: str, python: str | Path = sys.executable) -> str:
+    """The --impl-cmd of a miniature judge served by the generic server under ``python``."""
+    return shlex.join([str(python), jsonl_server.PATH, f"miniature_judges:{name}", "--path",
+                       str(TESTS)])  # fmt: skip
+
+
+def load(name: str, route: str) -> implementation.Implementation:
+    if route == "impl-cmd":
+        return process.load_command(served(name))
+    return implementation.load(f"miniature_judges:{name}")
+
+
+def judged(name: str, route: str, case_ids: list[str]) -> dict:
+    impl = load(name, route)
+    try:
+        found = runner.Runner(impl).sandboxed([JUDGE_CASES[case_id] for case_id in case_ids])
+    finally:
+        if route == "impl-cmd":
+            impl.module.remove()
+    return {result.id: result for result in found}
+
+
+ROUTES = ("in-process", "impl-cmd")
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_judge_raising_what_lcb_runner_raises_there_is_identical_there(route):
+    """``own`` decodes the tests as the dataset says: on the undecodable row it raises what
+    lcb_runner raises (the golden records it), and grades the others."""
+    found = judged("own", route, [REJECTED, GRADED])
+    assert found[REJECTED].status == IDENTICAL, found[REJECTED]
+    assert found[GRADED].status == IDENTICAL, found[GRADED]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_judge_raising_key_error_everywhere_earns_nothing(route):
+    found = judged("raises_key_error", route, [REJECTED, GRADED])
+    # where lcb_runner raises zlib.error, KeyError is another answer: shown against the golden
+    assert found[REJECTED].status == DIFFERS
+    assert '"type": "builtins.KeyError"' in found[REJECTED].actual
+    assert found[GRADED].status == ERROR
+    assert found[GRADED].reason == "KeyError: 'private_test_cases'"
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_an_error_saying_does_not_provide_is_an_error(route):
+    found = judged("says_does_not_provide", route, [GRADED])
+    assert found[GRADED].status == ERROR
+    assert "does not provide" in found[GRADED].reason
+
+
+def test_the_judge_over_impl_cmd_runs_where_it_was_not_provided_before():
+    impl = process.load_command(served("own"))
+    try:
+        assert impl.provides("judge_program")
+        found = runner.Runner(impl).sandboxed([JUDGE_CASES[GRADED]])
+    finally:
+        impl.module.remove()
+    assert found[0].status == IDENTICAL
+
+
+# ---- the sandboxed scorers' outcomes: typed -----------------------------------------------
+
+SCORER_CASES = [
+    case
+    for case in runner.Plan.of(
+        runner.Selection(families=frozenset(["test-output/score"]))
+    ).sandboxed
+][:2]
+
+
+def test_not_provided_raised_in_a_sandboxed_scorer_is_not_provided():
+    impl = implementation.load("miniatures:scorer_not_provided")
+    found = runner.Runner(impl).sandboxed(SCORER_CASES)
+    assert [result.status for result in found] == [NOT_PROVIDED] * len(SCORER_CASES)
+    assert found[0].reason == "this harness does not score test output prediction"
+
+
+def test_a_sandboxed_scorer_error_saying_does_not_provide_is_an_error():
+    impl = implementation.load("miniatures:scorer_says_does_not_provide")
+    found = runner.Runner(impl).sandboxed(SCORER_CASES)
+    assert [result.status for result in found] == [ERROR] * len(SCORER_CASES)
+    assert found[0].reason == "ValueError: the harness does not provide a grader for this row"
+
+
+def test_the_server_sends_an_error_as_data_and_not_provided_by_type_only(tmp_path):
+    """Type, module and message cross as data; process.py raises a built-in by its name and
+    keeps the record; only the type NotProvided means not provided."""
+    (tmp_path / "raising.py").write_text(
+        "import zlib\n"
+        "def extract_code(model_output, style='generic'):\n"
+        "    if model_output == 'zlib':\n"
+        "        zlib.decompress(b'no')\n"
+        "    raise ValueError('the harness does not provide ' + model_output)\n",
+        "utf-8",
+    )
+    impl = process.load_command(
+        f"{shlex.quote(sys.executable)} {jsonl_server.PATH} raising --path {tmp_path}"
+    )
+    try:
+        with pytest.raises(ValueError) as raised:
+            impl.extract_code("this")
+        assert implementation.raised(raised.value) == {
+            "type": "ValueError",
+            "module": "builtins",
+            "message": "the harness does not provide this",
+        }
+        assert not implementation.not_provided(implementation.raised(raised.value))
+        with pytest.raises(process.RemoteError) as raised:
+            impl.extract_code("zlib")
+        assert implementation.raised_type(implementation.raised(raised.value)) == "zlib.error"
+    finally:
+        impl.module.remove()
+
+
+# ---- the gate's own stdin reaches no judge ---------------------------------------------------
+
+
+def run_gate(*args: str, stdin: str, cwd: Path) -> list[dict]:
+    """lcb-conformance run with ``stdin`` on its stdin; its results, timings aside."""
+    results = cwd / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.cli", *args, "--results", str(results)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=900,
+        env={key: value for key, value in os.environ.items() if key != "NO_COLOR"},
+    )
+    assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]
+    found = []
+    for line in results.read_text("utf-8").splitlines():
+        record = json.loads(line)
+        if "result" in record:
+            record["result"].pop("seconds")
+            found.append(record["result"])
+    return found
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_the_verdicts_do_not_change_with_data_on_the_gates_stdin(route, tmp_path):
+    """A judge that reads its process's stdin (as lcb_runner's judged programs do, through
+    open(0)) reads nothing, in-process and over --impl-cmd, whatever the gate was given."""
+    which = (
+        ("--impl-cmd", served("reads_its_stdin"))
+        if route == "impl-cmd"
+        else ("--impl", "miniature_judges:reads_its_stdin", "--impl-path", str(TESTS))
+    )
+    args = (*which, "--only", goldens.JUDGE, "--no-contract")
+    quiet = run_gate(*args, stdin="", cwd=tmp_path)
+    fed = run_gate(*args, stdin="40 2\n" * 1000, cwd=tmp_path)
+    assert fed == quiet
+    assert all('"judge_read": ""' in result["actual"] for result in fed if result["actual"])
+
+
+@pytest.mark.upstream
+def test_lcb_runners_judge_reads_nothing_from_the_judging_process_stdin(upstream, tmp_path):
+    """lcb_runner gives a judged program the real open: its open(0) reads the judging
+    process's stdin. The judge child's stdin is /dev/null, so a run with "40 2" on the
+    caller's stdin still gives the golden (a program summing open(0) reads nothing)."""
+    case = judge_cases.judge_cases()["two_lines_open_0"]
+    script = (
+        "import json, sys\n"
+        "from lcb_conformance.upstream import judge\n"
+        "case = judge.judge_cases()['two_lines_open_0']\n"
+        f"source = {str(upstream.checkout or upstream.source)!r}\n"
+        "outcome = judge.run_batch(judge.upstream_spec(source), [case])\n"
+        "print(judge.canonical(outcome[case.id]['verdict']), end='')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input="40 2\n", capture_output=True, text=True,
+        timeout=600, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == goldens.read(families.key_of(f"judge/{case.id}"))
+
+
+# ---- a harness in its own environment: the same results as in-process ------------------------
+
+
+@pytest.fixture(scope="module")
+def in_process_own(tmp_path_factory) -> list[dict]:
+    folder = tmp_path_factory.mktemp("in-process")
+    args = ("--impl", "miniature_judges:own", "--impl-path", str(TESTS))
+    return run_gate(*args, "--only", goldens.JUDGE, "--no-contract", stdin="", cwd=folder)
+
+
+DEBIAN_PYTHON = Path("/usr/bin/python3")
+
+
+def other_python(which: str) -> Path:
+    if which != "debian":
+        return interpreters.python(which)
+    if not DEBIAN_PYTHON.is_file() or DEBIAN_PYTHON.resolve() == Path(sys.executable).resolve():
+        pytest.skip(f"no Python besides {sys.executable} at {DEBIAN_PYTHON}")
+    return DEBIAN_PYTHON
+
+
+@pytest.mark.parametrize("which", ["3.10", "debian"])
+def test_a_harness_judge_in_its_own_environment_gets_the_in_process_results(
+    which, in_process_own, tmp_path
+):
+    """A harness's judge_program in a virtual environment of its own (lcb_prompts and the
+    harness, nothing of lcb-conformance), served by the generic server run by path with that
+    environment's python, is held to the 99 judge goldens with the same results, case by
+    case, as in-process."""
+    harness_python = interpreters.venv_with_lcb_prompts(other_python(which), tmp_path / "venv")
+    assert not interpreters.imports(harness_python, "lcb_conformance")
+    over_process = run_gate(
+        "--impl-cmd", served("own", harness_python), "--only", goldens.JUDGE, "--no-contract",
+        stdin="", cwd=tmp_path,
+    )  # fmt: skip
+    assert len(over_process) == len(judge_cases.judge_cases()) == len(in_process_own)
+    assert over_process == in_process_own
+    statuses = {result["status"] for result in over_process}
+    assert statuses == {IDENTICAL, DIFFERS}, statuses  # graded against every golden
+

@@ -1,0 +1,253 @@
+"""lcb-conformance regrade: every format's fixture run read through run_formats with the
+harness's own verdicts; the dataset checked against the release manifests before anything is
+graded; lcb_runner's own verdicts reproduced on its own run; slices merged equal to the whole
+run, byte for byte; merge refusing slices that do not make one run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import jsonschema
+import pytest
+import regrade_inputs as inputs
+
+from lcb_conformance import cli
+from lcb_conformance.regrade import dataset as datasets
+from lcb_conformance.regrade import regrade, results_file
+from lcb_conformance.run_formats import registry
+from lcb_conformance.suite import exit_codes, goldens, paths, releases
+from lcb_conformance.suite.families import regrade as regrade_family
+from lcb_conformance.upstream import grading
+
+FORMATS = {
+    inputs.LCB_RUNNER_RUN: ("lcb_runner", 12),
+    inputs.EVALSCOPE_RUN: ("evalscope", 12),
+    inputs.OPENCOMPASS_RUN: ("opencompass", 12),
+    inputs.LM_EVAL_RUN: ("lm-eval", 12),
+    inputs.LIGHTEVAL_RUN: ("lighteval", 4),
+}
+
+
+@pytest.mark.parametrize("run", FORMATS, ids=[name for name, _ in FORMATS.values()])
+def test_every_formats_fixture_run_is_read_with_the_harness_own_verdicts(run):
+    fmt = registry.detect(run)
+    samples = list(fmt.samples(run))
+    name, count = FORMATS[run]
+    assert (fmt.NAME, len(samples)) == (name, count)
+    for sample in samples:
+        assert isinstance(sample.output, str)
+        judged = sample.passed is not None or sample.problem_score is not None
+        assert judged or sample.unjudged
+
+
+def test_lcb_runners_verdicts_are_its_graded_list():
+    fmt = registry.detect(inputs.LCB_RUNNER_RUN)
+    recorded = json.loads(inputs.LCB_RUNNER_RUN.read_text("utf-8"))
+    expected = [verdict for row in recorded for verdict in row["graded_list"]]
+    assert [sample.passed for sample in fmt.samples(inputs.LCB_RUNNER_RUN)] == expected
+
+
+def test_a_release_dataset_passes_the_check(tmp_path):
+    dataset = datasets.read(inputs.write(tmp_path, inputs.release_rows("release_v1"), "test.jsonl"))
+    assert datasets.release_of(dataset) == "release_v1"
+    assert datasets.check(dataset, "release_v1") == []
+    assert len(dataset.entries) == len(releases.members("release_v1"))
+
+
+def test_a_missing_problem_and_other_metadata_are_named_with_the_release(tmp_path):
+    table = inputs.release_rows("release_v1")
+    gone = table.pop(7)["question_id"]
+    table[0]["contest_date"] = "2030-01-01T00:00:00"
+    found = datasets.check(datasets.read(inputs.write(tmp_path, table, "test.jsonl")), "release_v1")
+    assert found[0] == f"1 problems of release_v1 missing: {gone}"
+    assert table[0]["question_id"] in found[1] and "2030-01-01" in found[1]
+
+
+def test_a_test_case_changed_in_a_hub_cache_is_named(tmp_path):
+    folder = inputs.hub_cache(tmp_path, inputs.release_rows("release_v1"))
+    assert datasets.check(datasets.read(folder), "release_v1") == []
+    snapshot = folder / inputs.HUB / "snapshots" / inputs.REVISION / "test.jsonl"
+    text = snapshot.read_text("utf-8")
+    edited = text.replace('\\"output\\": \\"1', '\\"output\\": \\"2', 1)
+    assert edited != text
+    snapshot.resolve().write_text(edited, "utf-8")
+    (found,) = datasets.check(datasets.read(folder), "release_v1")
+    assert found.startswith("test.jsonl changed since download")
+
+
+def test_a_rows_tests_are_read_back_whole(tmp_path):
+    table = inputs.rows()
+    dataset = datasets.read(inputs.write(tmp_path, table))
+    assert list(dataset.entries) == [row["question_id"] for row in table]
+    for row in table:
+        assert dataset.row(row["question_id"]) == inputs.published(row)
+
+
+@pytest.mark.parametrize(
+    ("harness", "regraded", "extraction", "harness_code", "reasons"),
+    [
+        (True, True, "differs", False, []),
+        (None, False, "same", None, []),
+        (True, False, "same", None, ["judge"]),
+        (True, False, "differs", True, ["extraction"]),
+        (True, False, "differs", False, ["judge"]),
+        (False, True, "differs", True, ["judge"]),
+        (True, False, "not recorded", None, ["extraction", "judge"]),
+    ],
+)
+def test_why_a_verdict_changed(harness, regraded, extraction, harness_code, reasons):
+    assert regrade.why(harness, regraded, extraction, harness_code) == reasons
+
+
+def _slice(path, run: str, shard) -> None:
+    writer = results_file.Writer(path, {"run": run, "run_sha256": run, "shard": shard})
+    writer.write({"n": 0, "question_id": "q"})
+    writer.close()
+
+
+def test_merge_refuses_slices_that_do_not_make_one_run(tmp_path):
+    one, two, other = tmp_path / "1.jsonl", tmp_path / "2.jsonl", tmp_path / "x.jsonl"
+    _slice(one, "a", [1, 2])
+    _slice(two, "a", [2, 2])
+    _slice(other, "b", [2, 2])
+    out = tmp_path / "whole.jsonl"
+    with pytest.raises(results_file.RegradeFileError, match="another regrade"):
+        results_file.merge([one, other], out)
+    with pytest.raises(results_file.RegradeFileError, match="both slice 1/2"):
+        results_file.merge([one, one], out)
+    with pytest.raises(results_file.ShardsIncomplete, match="slice 2/2 missing"):
+        results_file.merge([one], out)
+    assert not out.exists()
+    assert results_file.merge([two, one], out) == 2
+
+
+# --- end to end: lcb_runner's judge --------------------------------------------------------
+
+
+def _regrade(pytestconfig, upstream, *argv) -> int:
+    accept = ["--accept-judge-differences"] if upstream.checkout is None else []
+    return cli.main(["regrade", *argv, "--upstream", pytestconfig.getoption("--upstream"),
+                     "--workers", "2", *accept])  # fmt: skip
+
+
+@pytest.mark.upstream
+def test_lcb_runners_own_run_regrades_to_its_own_verdicts(pytestconfig, upstream, tmp_path):
+    """The fixture run lcb_runner 28fef95 graded itself: the regrade agrees on every sample."""
+    dataset = inputs.write(tmp_path / "dataset", inputs.rows(inputs.cases.FIXTURES_DIR / "problems.jsonl"))  # noqa: E501
+    results = tmp_path / "regrade.jsonl"
+    code = _regrade(pytestconfig, upstream, str(inputs.LCB_RUNNER_RUN), "--dataset",
+                    str(dataset), "--not-a-release", "--results", str(results))  # fmt: skip
+    regraded = results_file.read(results)
+    recorded = json.loads(inputs.LCB_RUNNER_RUN.read_text("utf-8"))
+    expected = [verdict for row in recorded for verdict in row["graded_list"]]
+    assert [s["regrade"]["passed"] for s in regraded.samples] == expected
+    assert code == exit_codes.OK
+    assert regraded.header["dataset"]["not_a_release"] is True
+    schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
+    assert schema["$id"] == results_file.SCHEMA
+    raw = results.read_bytes()
+    assert raw.isascii()
+    for line in raw.decode("ascii").splitlines():
+        jsonschema.validate(json.loads(line), schema)
+
+
+@pytest.mark.upstream
+def test_the_samples_the_harness_graded_otherwise_are_named_with_why(
+    pytestconfig, upstream, tmp_path
+):
+    dataset, run = inputs.judged_otherwise(tmp_path)
+    out, page = tmp_path / "report.json", tmp_path / "report.html"
+    code = _regrade(pytestconfig, upstream, str(run), "--dataset", str(dataset),
+                    "--not-a-release", "--style", "OpenAIChat", "--json", str(out),
+                    "--html", str(page))  # fmt: skip
+    report = json.loads(out.read_text("utf-8"))
+    assert "<td>j_sum</td><td>differs</td>" in page.read_text("utf-8")
+    assert code == exit_codes.DIFFERS == report["exit_code"]
+    (problem,) = report["problems"]
+    assert problem["status"] == "differs"
+    assert [(c["sample"], c["why"]) for c in problem["changed"]] == [
+        (0, ["judge"]), (1, ["extraction"])
+    ]
+    assert [p["extraction_differs"] for p in report["problems"]] == [1]
+    assert report["regrade"]["lcb_runner"]["pass@1"]["all"] == 100.0
+    assert round(report["harness"]["lcb_runner"]["pass@1"]["all"], 2) == 33.33
+
+
+@pytest.mark.upstream
+def test_slices_merged_equal_the_whole_run_byte_for_byte(pytestconfig, upstream, tmp_path):
+    dataset = inputs.write(tmp_path / "dataset", inputs.rows())
+    common = [str(inputs.EVALSCOPE_RUN), "--dataset", str(dataset), "--not-a-release",
+              "--style", "OpenAIChat"]  # fmt: skip
+    whole, first, second = (tmp_path / f"{name}.jsonl" for name in ("whole", "1", "2"))
+    codes = [
+        _regrade(pytestconfig, upstream, *common, "--results", str(whole)),
+        _regrade(pytestconfig, upstream, *common, "--shard", "1/2", "--results", str(first)),
+        _regrade(pytestconfig, upstream, *common, "--shard", "2/2", "--results", str(second)),
+    ]
+    merged = tmp_path / "merged.jsonl"
+    codes.append(cli.main(["regrade", "merge", str(second), str(first), "--results", str(merged)]))
+    assert len(set(codes)) == 1
+    assert merged.read_bytes() == whole.read_bytes()
+    schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
+    for line in whole.read_text("ascii").splitlines():
+        jsonschema.validate(json.loads(line), schema)
+    assert {s["question_id"] for s in results_file.read(first).samples}.isdisjoint(
+        s["question_id"] for s in results_file.read(second).samples
+    )
+
+
+@pytest.mark.upstream
+def test_every_format_regrades_end_to_end(pytestconfig, upstream, tmp_path, capsys):
+    """The problem-named formats and the position-named ones, each with a verdict or a
+    per-problem score of the harness compared (lm-eval's fixture task scores 'extracted')."""
+    dataset = inputs.write(tmp_path / "dataset", inputs.rows())
+    for run in (inputs.OPENCOMPASS_RUN, inputs.LM_EVAL_RUN, inputs.LIGHTEVAL_RUN):
+        out = tmp_path / f"{run.stem}.json"
+        code = _regrade(pytestconfig, upstream, str(run), "--dataset", str(dataset),
+                        "--not-a-release", "--style", "OpenAIChat", "--json", str(out))  # fmt: skip
+        report = json.loads(out.read_text("utf-8"))
+        assert report["regrade"]["lcb_runner"]["count"] == 4, run
+        assert code in (exit_codes.OK, exit_codes.DIFFERS), capsys.readouterr()
+        assert code == report["exit_code"]
+    shutil.rmtree(dataset)
+
+
+# the run file of each fixture run folder (regrade goldens' keys: fixtures/regrade/runs.jsonl)
+RUN_FILES = {
+    "lcb_runner": "output/*/Scenario.codegeneration_*_eval_all.json",
+    "evalscope": "reviews/*/*.jsonl",
+    "opencompass": "predictions/*/*.json",
+    "lm_eval": "samples_*.jsonl",
+    "lighteval": "details_*.parquet",
+}
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("key", regrade_family.keys(), ids=lambda key: f"{key.group}/{key.case}")
+def test_each_fixture_run_regrades_to_lcb_runners_own_evaluation(
+    key, pytestconfig, upstream, tmp_path
+):
+    """The regrade golden (lcb_runner's extract_code and codegen_metrics on the run's raw
+    outputs, by regen): the same code, graded lists and metadata for every sample."""
+    run = regrade_family.runs()[key]
+    folder = inputs.AUDIT / run["run"]
+    (path,) = folder.glob(RUN_FILES[key.group])
+    # the order the run read its problems in (position-named formats), else the golden's rows
+    ordered = [folder / "dataset.jsonl", folder.parent / "dataset.jsonl"]
+    table = next((inputs.rows(p) for p in ordered if p.is_file()), list(run["rows"].values()))
+    dataset = inputs.write(tmp_path / "dataset", table)
+    results = tmp_path / "regrade.jsonl"
+    _regrade(pytestconfig, upstream, str(path), "--dataset", str(dataset), "--not-a-release",
+             "--style", run["lmstyle"], "--results", str(results))  # fmt: skip
+    golden = json.loads(goldens.read(key))
+    found: dict[str, list] = {}
+    for sample in results_file.read(results).samples:
+        found.setdefault(sample["question_id"], []).append(sample)
+    assert sorted(found) == sorted(golden["graded"])
+    for problem, samples in found.items():
+        samples.sort(key=lambda s: s["index"])
+        assert [s["code"] for s in samples] == golden["code"][problem]
+        assert [s["regrade"]["graded"] for s in samples] == golden["graded"][problem]
+        metadata = [grading.comparable_metadata(s["regrade"]["metadata"]) for s in samples]
+        assert metadata == golden["metadata"][problem]
