@@ -73,6 +73,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters.jsonl_server import plain
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.upstream import judge, sandbox
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
@@ -127,10 +129,10 @@ class GradingFailed(RuntimeError):
 class ProblemRejected(ValueError):
     """lcb_runner cannot read a problem's row (CodeGenerationProblem raises): no verdict."""
 
-    def __init__(self, problem_id: str, error: str):
-        super().__init__(f"lcb_runner cannot read problem {problem_id}'s row: {error}")
+    def __init__(self, problem_id: str, raised: dict):
+        self.error = f"{raised['type']}: {raised['message']}"  # judge.rejected's record
+        super().__init__(f"lcb_runner cannot read problem {problem_id}'s row: {self.error}")
         self.problem_id = problem_id
-        self.error = error
 
 
 class JudgeDiffers(RuntimeError):
@@ -450,7 +452,7 @@ def _unpickled(data: bytes) -> tuple | None:
 class _Problem:
     sample: dict | None  # get_evaluation_sample(), None when rejected
     global_timeout: float  # check_correctness' join timeout
-    rejected: str = ""
+    rejected: dict | None = None  # judge.rejected's: what upstream raised, {type, message}
 
 
 @dataclass
@@ -706,7 +708,8 @@ class _Decoder:
                         problem = benchmark.CodeGenerationProblem(**json.loads(line))
                         answer = {"sample": problem.get_evaluation_sample()}
                     except Exception as error:  # upstream cannot read the row
-                        answer = {"rejected": judge.rejected(error)["rejected"]}
+                        raised = implementation.raised(error)
+                        answer = {"rejected": judge.rejected(raised)["rejected"]}
                     out.write(json.dumps(answer).encode() + b"\n")
                     out.flush()
             status = 0
@@ -725,7 +728,7 @@ class _Decoder:
 
 
 def _json_data(value):
-    return json.loads(json.dumps(value, default=judge._plain))
+    return json.loads(json.dumps(value, default=plain))
 
 
 def child_main(source: str, workers: str, timeout: str, incoming: str, outgoing: str) -> int:
