@@ -89,6 +89,7 @@ PROBLEMS_HELD = 8
 # bound (a slow sample lets the other workers run this far ahead).
 AHEAD_PER_WORKER = 256
 READ_CHUNK = 1 << 16
+EXIT_GRACE_SECONDS = 10  # for the grading process to exit after its last answer
 PROBLEM_MESSAGE = b'{"problem"'  # how a row's line starts (_encode)
 # What a child's pickled result may hold: numpy arrays and scalars, and builtin containers.
 UNPICKLABLE_GLOBALS = {
@@ -210,6 +211,10 @@ def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[S
         still_open = {to_child, from_child}
         try:
             yield from _converse(problems, iter(samples), to_child, from_child, still_open)
+            # it exits once its answers are out: let it (its children's CPU time is then
+            # accounted to the caller, as a benchmark reads it); stop() kills it otherwise
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=EXIT_GRACE_SECONDS)
         except _Ended:
             process.stop()
             stderr = stderr_path.read_text("utf-8", errors="replace").strip().splitlines()
