@@ -1,7 +1,7 @@
 """Benchmark: lcb_runner's own codegen_metrics against upstream/grading.py's grade, side by side.
 
     python bench/bench_regrade.py --upstream CHECKOUT [--programs 30] [--memory-scale 10]
-                                  [--json FILE]
+                                  [--sets instant,mix] [--json FILE]
 
 The samples are the judge corpus's programs (fixtures/judge/), --programs per problem (each
 problem's programs in turn, repeated), over the problems whose rows lcb_runner reads. Two
@@ -103,7 +103,7 @@ def upstream_child(request_path: str, result_path: str) -> int:
     seconds = time.perf_counter() - start
     answer = {
         "seconds": seconds,
-        "graded": {p: judge._json_safe(results[i]) for i, p in enumerate(problems)},
+        "graded": {p: grading._json_data(results[i]) for i, p in enumerate(problems)},
         "metadata": {p: metadata[i] for i, p in enumerate(problems)},
     }
     Path(result_path).write_text(json.dumps(answer), "utf-8")
@@ -213,7 +213,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--upstream", required=True, help="a LiveCodeBench checkout (28fef95)")
     parser.add_argument("--programs", type=int, default=30, help="samples per problem")
-    parser.add_argument("--memory-scale", type=int, default=10, help="the larger memory run")
+    parser.add_argument(
+        "--memory-scale", type=int, default=10, help="the larger memory run (0: no memory runs)"
+    )
     parser.add_argument("--sets", default=f"{INSTANT},{MIX}", help="which sample sets")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     options = parser.parse_args()
@@ -245,7 +247,7 @@ def main() -> int:
             print(f"{kind}: {figures[kind]}", flush=True)
     memory = {
         f"{scale}x": measure_memory(source, options.programs, scale, workers)
-        for scale in (1, options.memory_scale)
+        for scale in ((1, options.memory_scale) if options.memory_scale else ())
     }
     print(f"memory: {memory}", flush=True)
     result = {

@@ -7,7 +7,8 @@ Interface (agreed with ``regrade``)::
 
 - ``problems``: problem id -> the dataset row (code_generation_lite schema, as
   ``CodeGenerationProblem(**row)`` takes it). Only the rows of problems samples name are read,
-  each once, when its first sample arrives.
+  when a sample of a problem the grading process does not hold arrives (it holds the
+  PROBLEMS_HELD last used: group a run's samples by problem).
 - ``samples``: ``Sample(problem_id, sample_index, code)``, already extracted code (regrade runs
   lcb_runner's extraction before). Consumed lazily: memory stays flat in their number.
 - yields one ``Graded(problem_id, sample_index, graded, metadata, passed)`` per sample, in the
@@ -33,9 +34,11 @@ under the supervisor every untrusted run uses (adapters/untrusted.py's Contained
 address-space limit, nothing it starts outlives it, internet sockets refused, a fresh temporary
 working directory) and streams samples to it and verdicts back over two pipes. That process
 imports lcb_runner's judge once (compute_code_generation_metrics, which imports testing_util
-and numpy) and the modules every graded program imports (testing_util's import_string), then
-forks one child per sample, up to ``workers`` at a time, stdin /dev/null. The child calls
-upstream's ``run_test(sample, test=code, debug=False, timeout=timeout)`` exactly as
+and numpy) and does once what every child would do first (:meth:`_Grader._warm_up`), then
+forks one child per sample, up to ``workers`` at a time, stdin /dev/null. Rows become
+evaluation samples by upstream's CodeGenerationProblem in a decoder child forked before any
+lcb_runner import, so the forking parent stays lean (no ``datasets``), while no sample runs.
+The child calls upstream's ``run_test(sample, test=code, debug=False, timeout=timeout)`` exactly as
 check_correctness' ``multiprocessing.Process`` does and hands (results, metadata) back through
 a pipe, pickled as the Manager's lists would carry them; the parent kills it at
 check_correctness' global timeout ((timeout + 1) x tests + 5 s) and kills its process group
@@ -44,8 +47,8 @@ the sample's graded list and metadata (its numpy clean-up, and its -5 "TestRunne
 the ``IndexError`` check_correctness raises when the child gave nothing: a crash, SystemExit,
 the global timeout, an unpicklable result): the grading process gives it a check_correctness
 that returns the child's outcome instead of starting a ``Manager`` and a process. What differs
-from upstream is only the plumbing: no Manager process and no fresh ProcessPoolExecutor worker
-per problem, the rows decoded once per problem, the child's result unpickled by an unpickler
+from upstream is only the plumbing: no pool task, Manager process and Process per sample but a
+fork, the rows decoded once per problem held, the child's result unpickled by an unpickler
 that admits only numpy's and plain builtin types (anything else counts as a child that gave
 nothing, as an unpicklable one does upstream).
 """
@@ -70,7 +73,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation, jsonl_server
+from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters.jsonl_server import plain
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.upstream import judge, sandbox
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
@@ -85,6 +89,7 @@ PROBLEMS_HELD = 8
 # bound (a slow sample lets the other workers run this far ahead).
 AHEAD_PER_WORKER = 256
 READ_CHUNK = 1 << 16
+EXIT_GRACE_SECONDS = 10  # for the grading process to exit after its last answer
 PROBLEM_MESSAGE = b'{"problem"'  # how a row's line starts (_encode)
 # What a child's pickled result may hold: numpy arrays and scalars, and builtin containers.
 UNPICKLABLE_GLOBALS = {
@@ -125,13 +130,10 @@ class GradingFailed(RuntimeError):
 class ProblemRejected(ValueError):
     """lcb_runner cannot read a problem's row (CodeGenerationProblem raises): no verdict."""
 
-    def __init__(self, problem_id: str, error: dict):
-        super().__init__(
-            f"lcb_runner cannot read problem {problem_id}'s row: {error['type']}: "
-            f"{error['message']}"
-        )
+    def __init__(self, problem_id: str, raised: dict):
+        self.error = f"{raised['type']}: {raised['message']}"  # judge.rejected's record
+        super().__init__(f"lcb_runner cannot read problem {problem_id}'s row: {self.error}")
         self.problem_id = problem_id
-        self.error = error
 
 
 class JudgeDiffers(RuntimeError):
@@ -206,20 +208,23 @@ def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[S
             )  # fmt: skip
         os.close(child_reads)
         os.close(child_writes)
+        still_open = {to_child, from_child}
         try:
-            yield from _converse(problems, iter(samples), to_child, from_child)
-            process.wait()
+            yield from _converse(problems, iter(samples), to_child, from_child, still_open)
+            # it exits once its answers are out: let it (its children's CPU time is then
+            # accounted to the caller, as a benchmark reads it); stop() kills it otherwise
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=EXIT_GRACE_SECONDS)
         except _Ended:
-            process.wait()
+            process.stop()
             stderr = stderr_path.read_text("utf-8", errors="replace").strip().splitlines()
             raise GradingFailed(
                 f"the grading process ({upstream.describe_source()}) exited with "
                 f"{process.returncode}" + (f": {stderr[-1]}" if stderr else "")
             ) from None
         finally:
-            for descriptor in (to_child, from_child):
-                with contextlib.suppress(OSError):
-                    os.close(descriptor)
+            for descriptor in still_open:  # once only: a closed number may be reused by now
+                os.close(descriptor)
             process.stop()
 
 
@@ -227,7 +232,7 @@ class _Ended(Exception):
     """The grading process's answers ended before every sample sent had one."""
 
 
-def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: int):
+def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: int, still_open):
     """Send samples (and rows the grading process lacks) as JSON lines while reading its
     answers, never blocking on one pipe while the other waits."""
     os.set_blocking(to_child, False)
@@ -245,7 +250,8 @@ def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: in
                 if sample is None:
                     exhausted = True
                     selector.unregister(to_child)
-                    os.close(to_child)
+                    os.close(to_child)  # the grading process reads the end of the samples
+                    still_open.discard(to_child)
                     continue
                 pending = _encode(problems, held, sample)
                 sent.append(sample)
@@ -451,7 +457,7 @@ def _unpickled(data: bytes) -> tuple | None:
 class _Problem:
     sample: dict | None  # get_evaluation_sample(), None when rejected
     global_timeout: float  # check_correctness' join timeout
-    rejected: dict | None = None  # judge.rejected's record
+    rejected: dict | None = None  # judge.rejected's: what upstream raised, {type, message}
 
 
 @dataclass
@@ -707,7 +713,8 @@ class _Decoder:
                         problem = benchmark.CodeGenerationProblem(**json.loads(line))
                         answer = {"sample": problem.get_evaluation_sample()}
                     except Exception as error:  # upstream cannot read the row
-                        answer = judge.rejected(implementation.raised(error))
+                        raised = implementation.raised(error)
+                        answer = {"rejected": judge.rejected(raised)["rejected"]}
                     out.write(json.dumps(answer).encode() + b"\n")
                     out.flush()
             status = 0
@@ -726,7 +733,7 @@ class _Decoder:
 
 
 def _json_data(value):
-    return json.loads(json.dumps(value, default=jsonl_server.plain))
+    return json.loads(json.dumps(value, default=plain))
 
 
 def child_main(source: str, workers: str, timeout: str, incoming: str, outgoing: str) -> int:
