@@ -76,6 +76,7 @@ from pathlib import Path
 from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.jsonl_server import plain
 from lcb_conformance.adapters.untrusted import Contained
+from lcb_conformance.suite import exit_codes
 from lcb_conformance.upstream import judge, sandbox
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
 
@@ -432,7 +433,7 @@ def codegen_child_main(request_path: str, result_path: str) -> int:
         scored = metrics.codegen_metrics(samples, code)
         done[run["run"]] = {"problems": problems, "code": code, "scored": _json_data(scored)}
     Path(result_path).write_text(json.dumps(done), "utf-8")
-    return 0
+    return exit_codes.OK
 
 
 # ---- inside the grading process --------------------------------------------------------------
@@ -633,7 +634,7 @@ class _Grader:
         except BaseException:  # noqa: S110 (the program's exit or crash: no result, as upstream)
             pass
         finally:
-            os._exit(0)
+            os._exit(exit_codes.OK)  # the verdict is the pipe's content, not the status
 
     def _on_child(self, running: _Running, descriptor: int) -> None:
         if running.pidfd not in self.running:
@@ -704,7 +705,7 @@ class _Decoder:
 
     @staticmethod
     def _serve(source: str, rows_read: int, samples_written: int) -> None:
-        status = 1
+        status = exit_codes.SUITE_BROKEN  # lcb_runner's benchmark could not be imported
         try:
             benchmark = Upstream(source).module("benchmarks.code_generation")
             with os.fdopen(rows_read, "rb") as rows, os.fdopen(samples_written, "wb") as out:
@@ -717,7 +718,7 @@ class _Decoder:
                         answer = {"rejected": judge.rejected(raised)["rejected"]}
                     out.write(json.dumps(answer).encode() + b"\n")
                     out.flush()
-            status = 0
+            status = exit_codes.OK
         finally:
             os._exit(status)
 
@@ -740,7 +741,7 @@ def child_main(source: str, workers: str, timeout: str, incoming: str, outgoing:
     sandbox.block_internet()
     grader = _Grader(source, int(workers), int(timeout), int(incoming), int(outgoing))
     grader.serve()
-    return 0
+    return exit_codes.OK
 
 
 if __name__ == "__main__":
