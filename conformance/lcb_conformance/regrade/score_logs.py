@@ -111,18 +111,25 @@ def _metadata(qid: str, sample, dataset, where: str) -> dict:
         entry = dataset.entries[qid]
         found = {name: getattr(entry, name) for name in ("contest_date", "difficulty", "platform")}
     elif qid in releases.problems():
-        found = {name: releases.problems()[qid].get(name) for name in ("contest_date", "difficulty", "platform")}  # noqa: E501
+        found = {
+            name: releases.problems()[qid].get(name)
+            for name in ("contest_date", "difficulty", "platform")
+        }
     else:
         raise score.RunError(
             f"{where}: problem {qid}: its contest date and difficulty are in neither the log "
             "nor a release manifest: pass --dataset PATH (the dataset the run read)"
         )
     if found["difficulty"] not in scoring.DIFFICULTIES:
-        raise score.RunError(f"{where}: {qid}: difficulty {found['difficulty']!r} is not easy/medium/hard")  # noqa: E501
+        raise score.RunError(
+            f"{where}: {qid}: difficulty {found['difficulty']!r} is not easy/medium/hard"
+        )
     try:
         datetime.fromisoformat(str(found["contest_date"]))
     except ValueError:
-        raise score.RunError(f"{where}: {qid}: contest_date {found['contest_date']!r} is not ISO") from None  # noqa: E501
+        raise score.RunError(
+            f"{where}: {qid}: contest_date {found['contest_date']!r} is not ISO"
+        ) from None
     return {"question_id": qid, **found, "contest_date": str(found["contest_date"])}
 
 
@@ -197,7 +204,9 @@ def unjudged_report(run: score.Run, fmt, reason: str, args) -> dict:
         members = {r["question_id"] for r in scope.rows}
         rows = [r for r in rows if r["question_id"] in members]
     kept = scoring.lcb_runner_rows(rows, scope.start, scope.end)
-    expected = [r["question_id"] for r in scoring.lcb_runner_rows(scope.rows, scope.start, scope.end)]  # noqa: E501
+    expected = [
+        r["question_id"] for r in scoring.lcb_runner_rows(scope.rows, scope.start, scope.end)
+    ]
     if scope.named and not (kept or expected):
         raise score.RunError(
             f"no problem of the run or of {scope.release} is dated {scope.start}..{scope.end}: "

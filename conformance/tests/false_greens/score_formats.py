@@ -137,8 +137,15 @@ CASES = [
     FalseGreen(
         id="score-formats-opencompass-missing-problems-of-the-window",
         command="score",
-        argv=(PREDICTIONS, "--release", RELEASE, "--window", ":".join(WINDOW),
-              "--claim", _claim_of_missing_two()),  # fmt: skip
+        argv=(
+            PREDICTIONS,
+            "--release",
+            RELEASE,
+            "--window",
+            ":".join(WINDOW),
+            "--claim",
+            _claim_of_missing_two(),
+        ),
         expect=exit_codes.DIFFERS,
         why="the claim is OpenCompass's own verdicts aggregated as compute_scores does, but "
         "the run dropped two failing problems of the window: it is a figure on fewer problems",
