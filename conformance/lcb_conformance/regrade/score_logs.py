@@ -59,7 +59,9 @@ OWN_VERDICTS = (
 
 
 def parser():
-    found = score.parser()
+    found = score.parser(
+        "lcb_runner's eval_all JSON file, or another harness's log (" + registry.known() + ")"
+    )
     found.add_argument(
         "--format",
         choices=("auto", *registry.formats()),
@@ -160,6 +162,8 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
         if qid not in problems:
             problems[qid] = _metadata(qid, sample, dataset, sample.where)
             problems[qid]["metric"] = sample.problem_score
+        if sample.index in verdicts[qid]:
+            raise score.RunError(f"{sample.where}: {qid} sample {sample.index} appears twice")
         verdicts[qid][sample.index] = sample.passed
         if sample.passed is None and unjudged is None:
             unjudged = sample.unjudged or f"{fmt.NAME} records no verdict per sample"
@@ -295,9 +299,8 @@ def headline_unjudged(report: dict) -> str:
     return f"{state}: " + "; ".join(report["failures"] + what)
 
 
-def build(args) -> tuple[dict, bool]:
+def build(args, fmt) -> tuple[dict, bool]:
     """(the report, whether its figures were computed) for a log of another harness."""
-    fmt = _format(args)
     dataset = _dataset(args.dataset)
     try:
         rows, flags, unjudged = read_log(fmt, args.run, dataset)
@@ -340,14 +343,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = parser()
     args = commands.parse_args(argv)
-    if _format(args) is None:
+    fmt = _format(args)
+    if fmt is None:
         if args.dataset is not None:
             commands.error("--dataset: lcb_runner's eval_all rows carry every problem's fields")
         return score.main(_without_format(argv))
     if args.model is not None and args.published is None:
         commands.error("--model names the model of --published, which is not given")
     try:
-        report, computed = build(args)
+        report, computed = build(args, fmt)
     except score.RunError as error:
         print(f"score: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE

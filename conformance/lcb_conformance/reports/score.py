@@ -1021,13 +1021,13 @@ def _zone(text: str) -> str:
     return text
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(run_help: str = "lcb_runner's eval_all JSON file") -> argparse.ArgumentParser:
     found = argparse.ArgumentParser(
         prog="lcb-conformance score",
         description="Is this number comparable? A finished run's problem set and its score as "
         "lcb_runner computes it and as the leaderboard computes it; a claim held to them.",
     )
-    found.add_argument("run", type=Path, help="lcb_runner's eval_all JSON file")
+    found.add_argument("run", type=Path, help=run_help)
     found.add_argument("--release", type=_release, metavar="TAG", help="the release it claims")
     found.add_argument("--window", type=_window, metavar="START:END", help="contest dates")
     found.add_argument(
