@@ -77,11 +77,6 @@ def sample_set(kind: str, per_problem: int, scale: int = 1) -> list[grading.Samp
     return samples
 
 
-def comparable(metadata: str) -> dict:
-    """A metadata string without what varies between runs: as the judge goldens normalise."""
-    return judge.normalise([], json.loads(metadata))["metadata"]
-
-
 # ---- lcb_runner's side: a child running codegen_metrics ------------------------------------
 
 
@@ -164,7 +159,9 @@ def check_identical(samples, upstream_answer: dict, graded: list[grading.Graded]
     for sample, mine in zip(samples, graded, strict=True):
         theirs = upstream_answer["graded"][sample.problem_id][sample.sample_index]
         their_metadata = upstream_answer["metadata"][sample.problem_id][sample.sample_index]
-        if mine.graded != theirs or comparable(mine.metadata) != comparable(their_metadata):
+        if mine.graded != theirs or grading.comparable_metadata(
+            mine.metadata
+        ) != grading.comparable_metadata(their_metadata):
             differing.append((sample, mine, theirs, their_metadata))
     for sample, mine, theirs, their_metadata in differing[:5]:
         print(f"DIFFERS {sample.problem_id}#{sample.sample_index}: {mine.graded} "

@@ -11,11 +11,13 @@
 API contract against it (lcb_conformance.runner), streams one typed result per case to
 ``--results`` as it goes, writes the asked-for reports, then prints the verdict matrix, the
 differences grouped by kind with an example each, and the headline. ``report`` renders the
-same views from a results file. Exit codes (reports.verdict): 0 comparable (tiers 1-2; cases
-the implementation does not provide are not failures), 1 a golden case differs (or, with
+same views from a results file. Exit codes (suite/exit_codes.py; docs/verdict.md lists every
+path to 0): 0 comparable (a whole run, at least one golden case answered, none differing;
+cases the implementation does not provide are not failures), 1 a golden case differs (or, with
 --strict-contract, a contract case failed), 2 the implementation or an input is unusable (one
-line says why), 3 the suite itself cannot run here, 6 a report asked for could not be written
-(the verdict is still printed).
+line says why), 3 the suite itself cannot run here, 4 incomplete (the run did not finish, no
+golden case ran, or a provided family could not run on its route), 6 a report asked for could
+not be written (the verdict is still printed).
 """
 
 from __future__ import annotations
