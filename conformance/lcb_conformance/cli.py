@@ -96,7 +96,7 @@ SUBCOMMANDS = {
         "a finished evaluation, sample by sample: lcb_runner's prompt and extraction?",
     ),
     "score": (
-        "lcb_conformance.reports.score",
+        "lcb_conformance.regrade.score_logs",
         "is my number comparable? a run's problem set, lcb_runner's and the leaderboard's score",
     ),
     "regrade": (

@@ -958,9 +958,12 @@ def headline(report: dict) -> str:
     return f"OK{allowed}: {counts}"
 
 
-def to_html(report: dict) -> str:
+def to_html(report: dict, text: str | None = None, head: str | None = None) -> str:
+    """The page; ``text`` and ``head`` (default: render's and headline's) for another view of
+    a run (regrade/score_logs.py's on a log without verdicts)."""
     status = "pass" if report["exit_code"] == EXIT_OK else "fail"
-    text = render(report)
+    text = render(report) if text is None else text
+    head = headline(report) if head is None else head
     matches = "".join(
         f"<tr><td>{_e(m['tag'])}</td><td>{'yes' if m['equal'] else 'no'}</td>"
         f"<td>{_e(m['membership'])}</td><td>{len(m['missing'])}</td><td>{len(m['extra'])}</td></tr>"
@@ -973,7 +976,7 @@ def to_html(report: dict) -> str:
         f"<title>lcb-conformance score: {_e(report['run'])} ({status})</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>lcb-conformance score</h1>",
-        f'<p class="headline {status}" id="verdict">{_e(headline(report))}</p>',
+        f'<p class="headline {status}" id="verdict">{_e(head)}</p>',
         '<h2 id="problems">Problem set</h2>',
         "<table><thead><tr><th>tag</th><th>equal</th><th>membership</th><th>missing</th>"
         f"<th>extra</th></tr></thead><tbody>{matches}</tbody></table>",
@@ -1018,13 +1021,13 @@ def _zone(text: str) -> str:
     return text
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(run_help: str = "lcb_runner's eval_all JSON file") -> argparse.ArgumentParser:
     found = argparse.ArgumentParser(
         prog="lcb-conformance score",
         description="Is this number comparable? A finished run's problem set and its score as "
         "lcb_runner computes it and as the leaderboard computes it; a claim held to them.",
     )
-    found.add_argument("run", type=Path, help="lcb_runner's eval_all JSON file")
+    found.add_argument("run", type=Path, help=run_help)
     found.add_argument("--release", type=_release, metavar="TAG", help="the release it claims")
     found.add_argument("--window", type=_window, metavar="START:END", help="contest dates")
     found.add_argument(
