@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from lcb_conformance.run_audit import audit as run_audit
-from lcb_conformance.run_audit import lcb_runner_files
+from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases, report_files
 from lcb_conformance.upstream import Upstream
 

@@ -14,8 +14,7 @@ import pytest
 
 import lcb_prompts
 from lcb_conformance.run_audit import audit as run_audit
-from lcb_conformance.run_audit import lcb_runner_files
-from lcb_conformance.run_audit import logs as run_logs
+from lcb_conformance.run_formats import evalscope, lcb_runner_files, registry
 from lcb_conformance.runner import results as results_file
 from lcb_conformance.suite import cases
 
@@ -232,7 +231,7 @@ EVALSCOPE_DATASET = EVALSCOPE_RUN / "dataset.jsonl"
 
 
 def test_evalscope_reviews_are_detected():
-    assert run_audit.detect_format(REVIEWS) == run_audit.EVALSCOPE
+    assert registry.detect(REVIEWS).NAME == run_audit.EVALSCOPE
 
 
 def test_evalscope_needs_the_dataset_it_read(capsys):
@@ -273,7 +272,7 @@ def test_evalscope_think_answers_are_judged_on_the_raw_output(upstream):
     assert differing == {(row["question_id"], 1) for row in rows("deepseek-instruct")}
     think = next(s for s in audit.samples if s.index == 1)
     assert think.why.startswith("scored nothing where lcb_runner extracts code; system message")
-    assert think.why.endswith(run_logs.REBUILT)
+    assert think.why.endswith(evalscope.REBUILT)
     assert {s.prompt for s in audit.samples} == {run_audit.DIFFERS}
 
 
@@ -416,7 +415,7 @@ def test_the_rebuilt_evalscope_answer_is_the_servers_answer_byte_for_byte():
     canned = {row["id"]: row["output"] for _, row in cases.iter_jsonl(cases.OUTPUTS_FILE)}
     rebuilt_any = False
     for line, record in cases.iter_jsonl(REVIEWS):
-        *_, output, _, rebuilt = run_logs.evalscope_record(REVIEWS, line, record)
+        *_, output, _, rebuilt = evalscope.evalscope_record(REVIEWS, line, record)
         generation = record["sample_score"]["generation_index"]
         assert output == canned[generator.OUTPUTS[generation]]
         rebuilt_any |= rebuilt

@@ -12,8 +12,9 @@ import shutil
 import pytest
 
 from lcb_conformance.run_audit import audit as run_audit
-from lcb_conformance.run_audit import lcb_runner_files, scenario_results
 from lcb_conformance.run_audit import request as requested
+from lcb_conformance.run_audit import scenario_results
+from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt
@@ -284,7 +285,7 @@ def test_self_repair_errors_every_lmstyle_raises_are_the_inputs_not_the_lmstyles
 
 def test_scenario_results_are_detected_as_lcb_runners():
     for run, name in (("test-output", TEST_OUTPUT), ("code-execution", COT)):
-        assert run_audit.detect_format(results(run, name)) == run_audit.LCB_RUNNER
+        assert registry.detect(results(run, name)).NAME == run_audit.LCB_RUNNER
 
 
 def drop_pred_list(data):

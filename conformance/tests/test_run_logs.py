@@ -20,7 +20,9 @@ import pytest
 
 from lcb_conformance import cli
 from lcb_conformance.run_audit import audit as run_audit
-from lcb_conformance.run_audit import logs as run_logs
+from lcb_conformance.run_audit import request_logs
+from lcb_conformance.run_formats import opencompass as opencompass_format
+from lcb_conformance.run_formats import registry
 from lcb_conformance.suite import cases, report_files
 
 AUDIT = cases.FIXTURES_DIR / "audit"
@@ -37,11 +39,11 @@ def audit_opencompass(path, upstream, results="found", dataset=None):
     """The audit of an OpenCompass predictions file against lcb_runner's OpenAIChat messages
     (results: the results file found beside it, or the one given; None for none)."""
     if results == "found":
-        results = run_logs.opencompass_results(path)
+        results = opencompass_format.opencompass_results(path)
     return run_audit.audit_log(
         path,
-        run_logs.OPENCOMPASS,
-        run_logs.read_opencompass(path, results),
+        run_audit.OPENCOMPASS,
+        opencompass_format.read(path, results),
         upstream,
         "OpenAIChat",
         run_audit.read_dataset(dataset or OPENCOMPASS_DATASET),
@@ -67,16 +69,16 @@ def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
-        (opencompass("as-shipped"), run_logs.OPENCOMPASS),
-        (lm_eval("conformant"), run_logs.LM_EVAL),
+        (opencompass("as-shipped"), run_audit.OPENCOMPASS),
+        (lm_eval("conformant"), request_logs.LM_EVAL),
     ],
 )
 def test_each_format_is_detected(path, expected):
-    assert run_audit.detect_format(path) == expected
+    assert registry.detect(path).NAME == expected
 
 
 def test_opencompass_finds_its_results_file_in_its_own_layout():
-    results = run_logs.opencompass_results(opencompass("as-shipped"))
+    results = opencompass_format.opencompass_results(opencompass("as-shipped"))
     assert results == AUDIT / "opencompass/as-shipped/results/stub-model/lcb_code_generation.json"
 
 
@@ -119,7 +121,7 @@ def test_opencompass_as_shipped_is_caught_no_system_message_and_first_block(upst
 def test_opencompass_without_its_results_file_checks_the_prompt_only(upstream, tmp_path):
     path = tmp_path / "lcb_code_generation.json"
     shutil.copy(opencompass("conformant"), path)
-    assert run_logs.opencompass_results(path) is None
+    assert opencompass_format.opencompass_results(path) is None
     audit = audit_opencompass(path, upstream, results=None)
     assert {s.extraction for s in audit.samples} == {run_audit.CANNOT}
     assert audit.counts() == {run_audit.IDENTICAL: 12}  # the prompt was checked
@@ -177,7 +179,7 @@ def test_lm_eval_without_a_system_instruction_is_caught_as_system_message_missin
 def test_lighteval_as_shipped_is_caught_no_system_message_and_its_own_user_message(
     pytestconfig, capsys, tmp_path
 ):
-    assert run_audit.detect_format(lighteval("as-shipped")) == run_logs.LIGHTEVAL
+    assert registry.detect(lighteval("as-shipped")).NAME == run_audit.LIGHTEVAL
     report = tmp_path / "audit.json"
     code, printed = audit_cli(
         pytestconfig,
@@ -230,7 +232,7 @@ def opencompass_damaged(tmp_path, change, results_change=None):
     change(data)
     path.write_text(json.dumps(data, indent=4), "utf-8")
     if results_change:
-        results = run_logs.opencompass_results(path)
+        results = opencompass_format.opencompass_results(path)
         written = json.loads(results.read_text("utf-8"))
         results_change(written)
         results.write_text(json.dumps(written, indent=4), "utf-8")
@@ -367,7 +369,7 @@ def test_lighteval_details_are_read_by_position_prompt_checked_extraction_not(
     path = lighteval_details(
         tmp_path, [lighteval_row(i, messages, ["a", "b"]) for i, messages in enumerate(sent)]
     )
-    assert run_audit.detect_format(tmp_path / path) == run_logs.LIGHTEVAL
+    assert registry.detect(tmp_path / path).NAME == run_audit.LIGHTEVAL
     code, printed = audit_cli(
         pytestconfig, capsys, path, "--dataset", str(OPENCOMPASS_DATASET), "--style", "OpenAIChat"
     )
@@ -449,8 +451,7 @@ def test_a_report_the_audit_cannot_write_is_exit_6_and_the_other_is_written(
     )  # fmt: skip
     assert code == report_files.REPORT_NOT_WRITTEN
     assert capsys.readouterr().err == (
-        f"lcb-conformance audit: JSON report not written: cannot write {taken}: "
-        f"{os.strerror(21)}\n"
+        f"lcb-conformance audit: JSON report not written: cannot write {taken}: {os.strerror(21)}\n"
     )
     assert "every checkable sample identical" in page.read_text("utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.html", "taken"]

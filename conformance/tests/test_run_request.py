@@ -14,9 +14,10 @@ from collections import Counter
 import pytest
 
 from lcb_conformance.run_audit import audit as run_audit
-from lcb_conformance.run_audit import logs as run_logs
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit import request_logs
+from lcb_conformance.run_formats import lighteval as lighteval_format
+from lcb_conformance.run_formats import lm_eval as lm_eval_format
 from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.families import request as request_goldens
 from lcb_conformance.suite.goldens import GoldenKey
@@ -195,7 +196,10 @@ def received(folder) -> list[dict]:
 
 
 def recorded(fmt: str, path, config=None) -> requested.RunRequest:
-    readers = {run_logs.LM_EVAL: run_logs.read_lm_eval, run_logs.LIGHTEVAL: run_logs.read_lighteval}
+    readers = {
+        request_logs.LM_EVAL: lm_eval_format.samples,
+        run_audit.LIGHTEVAL: lighteval_format.samples,
+    }
     samples = readers[fmt](path) if fmt in readers else []
     per_sample = Counter(sample.request for sample in samples if sample.request is not None)
     config = config or request_logs.default_config(fmt, path)
@@ -203,14 +207,17 @@ def recorded(fmt: str, path, config=None) -> requested.RunRequest:
 
 
 SENT_BY_STUB = [
-    pytest.param(run_logs.EVALSCOPE, REVIEWS, None, id="evalscope"),
+    pytest.param(run_audit.EVALSCOPE, REVIEWS, None, id="evalscope"),
     # reading its parquet details needs pyarrow, which comes with the upstream extra
     pytest.param(
-        run_logs.LIGHTEVAL, LIGHTEVAL_DETAILS, LIGHTEVAL_RESULTS, id="lighteval",
+        run_audit.LIGHTEVAL,
+        LIGHTEVAL_DETAILS,
+        LIGHTEVAL_RESULTS,
+        id="lighteval",
         marks=pytest.mark.upstream,
     ),
     *(
-        pytest.param(run_logs.LM_EVAL, lm_eval(run), None, id=f"lm-eval {run}")
+        pytest.param(request_logs.LM_EVAL, lm_eval(run), None, id=f"lm-eval {run}")
         for run in ("conformant", "first-block", "no-system")
     ),
 ]
@@ -221,7 +228,7 @@ def test_what_the_audit_reads_is_what_the_harness_sent(fmt, path, config):
     """Every parameter the audit reads from a harness's own files (a value, or 'not sent') is
     what the stub server received in every request of that run."""
     run = recorded(fmt, path, config)
-    folder = path.parent if fmt != run_logs.EVALSCOPE else AUDIT / "evalscope/default"
+    folder = path.parent if fmt != run_audit.EVALSCOPE else AUDIT / "evalscope/default"
     requests = received(folder)
     assert requests
     checked = 0
@@ -244,7 +251,7 @@ def test_lighteval_without_its_results_file_reads_the_tasks_generation_size():
     """The details alone record the task's generation size, which lighteval's litellm, vLLM and
     transformers backends send and its inference-providers client does not (this run's: it
     sent none); the words say so, and the model's parameters are not recorded."""
-    run = recorded(run_logs.LIGHTEVAL, LIGHTEVAL_DETAILS)
+    run = recorded(run_audit.LIGHTEVAL, LIGHTEVAL_DETAILS)
     assert run.value(requested.MAX_TOKENS) == 32768  # lighteval's lcb task's generation_size
     assert "inference-providers client sends none" in run.notes[requested.MAX_TOKENS]
     assert "max_tokens" not in received(LIGHTEVAL)[0]
@@ -260,24 +267,24 @@ def test_lighteval_finds_its_results_file_in_its_own_layout(tmp_path):
     results.parent.mkdir(parents=True)
     shutil.copy(LIGHTEVAL_RESULTS, results)
     (path,) = details.iterdir()
-    assert request_logs.default_config(run_logs.LIGHTEVAL, path) == results
+    assert request_logs.default_config(run_audit.LIGHTEVAL, path) == results
 
 
 def test_evalscope_and_opencompass_find_their_config_beside_the_samples():
-    assert request_logs.default_config(run_logs.EVALSCOPE, REVIEWS) == (
+    assert request_logs.default_config(run_audit.EVALSCOPE, REVIEWS) == (
         AUDIT / "evalscope/default/configs/task_config.yaml"
     )
     (dump,) = (AUDIT / "opencompass/as-shipped/configs").iterdir()
     path = AUDIT / "opencompass/as-shipped" / PREDICTIONS
-    assert request_logs.default_config(run_logs.OPENCOMPASS, path) == dump
+    assert request_logs.default_config(run_audit.OPENCOMPASS, path) == dump
     conformant = AUDIT / "opencompass/conformant" / PREDICTIONS
-    assert request_logs.default_config(run_logs.OPENCOMPASS, conformant) is None
+    assert request_logs.default_config(run_audit.OPENCOMPASS, conformant) is None
 
 
 def test_opencompass_as_shipped_sends_its_gpt_4o_configs_request():
     """OpenCompass's own GPT-4o model config: max_out_len 2048 and no temperature, so its
     OpenAI model's generate default (0.7); no top_p, no stop."""
-    run = recorded(run_logs.OPENCOMPASS, AUDIT / "opencompass/as-shipped" / PREDICTIONS)
+    run = recorded(run_audit.OPENCOMPASS, AUDIT / "opencompass/as-shipped" / PREDICTIONS)
     assert run.value(requested.MAX_TOKENS) == 2048
     assert run.value(requested.TEMPERATURE) == request_logs.OPENCOMPASS_OPENAI_TEMPERATURE
     assert run.value(requested.TOP_P) is run.value(requested.STOP) is requested.NOT_SENT

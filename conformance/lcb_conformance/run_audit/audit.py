@@ -10,7 +10,8 @@ RUN is an evaluation's results file: lcb_runner's own
 ``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``),
 a JSON array of rows with the problem's fields, ``output_list`` (raw outputs) and
 ``code_list`` (what was extracted and graded); or another harness's log (evalscope,
-OpenCompass, lm-evaluation-harness, lighteval: read by run_audit.logs). For every sample, upstream
+OpenCompass, lm-evaluation-harness, lighteval). Every format is read by run_formats (the reader
+score and regrade use; run_formats.registry tells the format). For every sample, upstream
 lcb_runner itself (``--upstream``: the installed stand-in or a checkout) re-extracts the raw
 output with the run's LMStyle and the result is compared with the graded code; the prompt is
 rebuilt with upstream's format_prompt_generation and compared with what was sent. lcb_runner
@@ -53,9 +54,21 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
-from lcb_conformance.run_audit import lcb_runner_files, logs, request_logs
 from lcb_conformance.run_audit import request as requested
-from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, Logged
+from lcb_conformance.run_audit import request_logs
+from lcb_conformance.run_audit.request_logs import (
+    EVALSCOPE,
+    LCB_RUNNER,
+    LIGHTEVAL,
+    OPENCOMPASS,
+)
+from lcb_conformance.run_formats import (
+    evalscope,
+    lcb_runner_files,
+    opencompass,
+    registry,
+)
+from lcb_conformance.run_formats.samples import LogError, Logged
 from lcb_conformance.runner.results import SCHEMA as RESULTS_SCHEMA
 from lcb_conformance.suite import (
     cases,
@@ -71,8 +84,7 @@ from lcb_conformance.suite import (
 IDENTICAL, DIFFERS, CANNOT = requested.IDENTICAL, requested.DIFFERS, requested.CANNOT
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
-LCB_RUNNER = request_logs.LCB_RUNNER
-FORMATS = ("auto", LCB_RUNNER, EVALSCOPE, OPENCOMPASS, LM_EVAL, LIGHTEVAL)
+FORMATS = ("auto", *registry.formats())
 LCB_RUNNER_FIELDS = {
     "question_id": str,
     "question_content": str,
@@ -88,7 +100,7 @@ NO_TESTS = {"public_test_cases": "[]", "private_test_cases": "[]", "metadata": "
 NO_CACHE = "lcb_runner's results do not record the prompt (no --cache file)"
 
 
-class AuditInputError(logs.LogError):
+class AuditInputError(LogError):
     """Input the audit cannot use; the message names file, line and sample."""
 
 
@@ -179,65 +191,6 @@ class Audit:
             ],
             "first_differences": self.reports,
         }
-
-
-KNOWN = (
-    "lcb_runner's results (a JSON array of rows with output_list and code_list or pred_list), "
-    "OpenCompass's "
-    "predictions (a JSON object of {origin_prompt, prediction, gold}), evalscope's reviews or "
-    "lm-eval's samples (JSON lines with messages and sample_score, or doc, arguments and resps), "
-    "lighteval's details (parquet with doc and model_response)"
-)
-
-
-def detect_format(path: Path) -> str:
-    """The format of RUN, from its first element; AuditInputError when unknown."""
-    if path.suffix == ".parquet":
-        if set(logs.LIGHTEVAL_COLUMNS) <= logs.lighteval_columns(path):
-            return LIGHTEVAL
-        raise AuditInputError(f"{path}: unknown format: a parquet file, but not {KNOWN}")
-    if path.suffix == ".jsonl":
-        lines = cases.iter_jsonl(path, AuditInputError)
-        try:
-            _, first = next(lines, (0, {}))
-        finally:
-            lines.close()
-        if "sample_score" in first and "messages" in first:
-            return EVALSCOPE
-        if {"doc", "arguments", "resps", "filtered_resps"} <= first.keys():
-            return LM_EVAL
-        raise AuditInputError(f"{path}: unknown format: JSON lines, but not {KNOWN}")
-    try:
-        with path.open("rb") as stream:
-            opening = stream.read(4096).lstrip()[:1]
-        if opening == b"{":
-            members = json_stream.iter_object(path)
-            try:
-                _, _, first = next(members, (0, "", None))
-            finally:
-                members.close()
-        else:
-            elements = json_stream.iter_array(path)
-            try:
-                _, first = next(elements, (0, None))
-            finally:
-                elements.close()
-    except json_stream.JsonStreamError as error:
-        raise AuditInputError(f"unknown format: {error}") from None
-    if (
-        opening == b"["
-        and isinstance(first, dict)
-        and "output_list" in first
-        and ("code_list" in first or "pred_list" in first)
-    ):
-        return LCB_RUNNER
-    if (
-        opening == b"{"
-        and isinstance(first, dict)
-        and {"origin_prompt", "prediction"} <= first.keys()
-    ):
-        return OPENCOMPASS
-    raise AuditInputError(f"{path}: unknown format: not {KNOWN}")
 
 
 def check_run_file(path: Path) -> None:
@@ -628,7 +581,7 @@ def audit_log(
     request_config: Path | None = None,
     variant: str = requested.DEFAULT_VARIANT,
 ) -> Audit:
-    """Every sample of another harness's log (``samples``: run_audit.logs' reader over ``path``,
+    """Every sample of another harness's log (``samples``: run_formats' reader over ``path``,
     streamed), and its request (the samples' record of it, or ``request_config``, else the
     config file the format keeps beside them). A problem named by position is the dataset's
     row there, the rows in the order the run read them."""
@@ -651,9 +604,7 @@ def audit_log(
 def audit_evalscope(path: Path, upstream, lmstyle: str, dataset: dict, show: int = 5) -> Audit:
     """Every line of an evalscope reviews file; its group_id is the problem's position in
     ``dataset``."""
-    return audit_log(
-        path, EVALSCOPE, logs.read_evalscope(path), upstream, lmstyle, dataset, show
-    )
+    return audit_log(path, EVALSCOPE, evalscope.samples(path), upstream, lmstyle, dataset, show)
 
 
 PROMPT_UNCHECKED, EXTRACTION_UNCHECKED = "prompt not checked", "extraction not checked"
@@ -838,14 +789,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _audit(args)
-    except logs.LogError as error:
+    except LogError as error:
         print(f"audit: {error}")
         return EXIT_INPUT
 
 
 def _audit(args: argparse.Namespace) -> int:
     check_run_file(args.run)
-    found = detect_format(args.run)
+    fmt = registry.detect(args.run)
+    found = fmt.NAME
     if args.format != "auto" and args.format != found:
         raise AuditInputError(f"{args.run}: --format {args.format}, but it reads as {found}")
     if found in NEEDS_DATASET and not args.dataset:
@@ -874,7 +826,7 @@ def _audit(args: argparse.Namespace) -> int:
     if found == LCB_RUNNER:
         cache_path = args.cache or lcb_runner_files.default_cache(args.run)
     cache = CacheIndex.read(cache_path) if cache_path else None
-    results = args.results or logs.opencompass_results(args.run)
+    results = args.results or opencompass.opencompass_results(args.run)
     repaired_path = None
     if scenario == lcb_runner_files.CODE_GENERATION:
         dataset = read_dataset(args.dataset) if args.dataset else None
@@ -892,8 +844,7 @@ def _audit(args: argparse.Namespace) -> int:
     if lmstyle not in styles:
         given = f"--style {lmstyle}" if args.style else f"LMStyle.{lmstyle} (of the model)"
         raise AuditInputError(
-            f"{given}: {upstream.describe_source()} has no such LMStyle; it has "
-            f"{', '.join(styles)}"
+            f"{given}: {upstream.describe_source()} has no such LMStyle; it has {', '.join(styles)}"
         )
     extra = [{LCB_RUNNER: cache_path, OPENCOMPASS: results}.get(found), repaired_path]
     kind = f"{found} format"
@@ -922,17 +873,17 @@ def _audit(args: argparse.Namespace) -> int:
             args.run, upstream, lmstyle, cache, dataset, args.show, args.request_variant
         )
     else:
-        readers = {
-            EVALSCOPE: lambda: logs.read_evalscope(args.run),
-            OPENCOMPASS: lambda: logs.read_opencompass(args.run, results),
-            LM_EVAL: lambda: logs.read_lm_eval(args.run),
-            LIGHTEVAL: lambda: logs.read_lighteval(args.run),
-        }
         try:
+            # OpenCompass's verdicts are in its results file: --results, or the one beside RUN
+            samples = (
+                opencompass.read(args.run, results)
+                if found == OPENCOMPASS
+                else fmt.samples(args.run)
+            )
             audit = audit_log(
                 args.run,
                 found,
-                readers[found](),
+                samples,
                 upstream,
                 lmstyle,
                 dataset,

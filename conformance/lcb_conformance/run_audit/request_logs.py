@@ -4,7 +4,7 @@ Where each format keeps it (verified against the installed harness code; docs/au
 
 - lcb_runner: only ``--n`` and ``--temperature``, in the file name
   ``Scenario.<scenario>_<n>_<temperature>[_cot][_eval[_all]].json`` (path_utils,
-  run_audit.lcb_runner_files): its command-line arguments, which its runner sends as the
+  run_formats.lcb_runner_files): its command-line arguments, which its runner sends as the
   LMStyle's runner does, in every scenario (its runners build the request from the command
   line alone).
 - lm-evaluation-harness 0.4.13: ``arguments.gen_args_0.arg_1`` of every sample, the task's
@@ -39,8 +39,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from lcb_conformance.run_audit import lcb_runner_files
-from lcb_conformance.run_audit.logs import EVALSCOPE, LIGHTEVAL, LM_EVAL, OPENCOMPASS, LogError
 from lcb_conformance.run_audit.request import (
     MAX_TOKENS,
     NOT_RECORDED,
@@ -53,8 +51,23 @@ from lcb_conformance.run_audit.request import (
     Mixed,
     RunRequest,
 )
+from lcb_conformance.run_formats import (
+    evalscope,
+    lcb_runner,
+    lcb_runner_files,
+    lighteval,
+    lm_eval,
+    opencompass,
+)
+from lcb_conformance.run_formats.samples import LogError
 
-LCB_RUNNER = "lcb_runner"
+LCB_RUNNER, EVALSCOPE, OPENCOMPASS, LM_EVAL, LIGHTEVAL = (
+    lcb_runner.NAME,
+    evalscope.NAME,
+    opencompass.NAME,
+    lm_eval.NAME,
+    lighteval.NAME,
+)
 SAMPLING = (TEMPERATURE, TOP_P, MAX_TOKENS, STOP, THINKING, REASONING_EFFORT)
 # formats whose request is in a config file beside the samples (found, or --request-config)
 CONFIG_FILES = {

@@ -1,7 +1,7 @@
 """lcb_runner's results of its three other scenarios, audited sample by sample against
 lcb_runner's own prompt builders and extractors (run through lcb_conformance.upstream.scenarios).
 
-What lcb_runner 28fef95's main() writes (``output/<model_repr>/``, run_audit.lcb_runner_files),
+What lcb_runner 28fef95's main() writes (``output/<model_repr>/``, run_formats.lcb_runner_files),
 one row per problem, ``output_list`` the raw outputs and, what was graded:
 
 - self-repair, ``Scenario.selfrepair_1_<t>.json``: code generation's row (CodeGenerationProblem
@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lcb_conformance.run_audit import audit as run_audit
-from lcb_conformance.run_audit import lcb_runner_files
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit.audit import (
     CANNOT,
@@ -45,6 +44,7 @@ from lcb_conformance.run_audit.audit import (
     CacheIndex,
     Sample,
 )
+from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases, json_stream
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt

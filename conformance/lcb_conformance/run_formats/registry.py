@@ -12,19 +12,21 @@ from pathlib import Path
 from types import ModuleType
 
 import lcb_conformance.run_formats as package
+from lcb_conformance.run_formats import lcb_runner
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.suite import cases, json_stream
 
 
 @cache
 def formats() -> dict[str, ModuleType]:
-    """name -> the format's module, in module order."""
+    """name -> the format's module: lcb_runner's own first (the reference, first in messages
+    and choices), then the others in module order."""
     found = {}
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         if hasattr(module, "NAME"):
             found[module.NAME] = module
-    return found
+    return {lcb_runner.NAME: found.pop(lcb_runner.NAME), **found}
 
 
 def known() -> str:
@@ -39,6 +41,10 @@ class Peek:
     suffix: str
     opening: bytes = b""
     first: dict = field(default_factory=dict)
+
+
+# what a file's suffix alone says it is, for the message naming no format that reads it
+FILE_KINDS = {".parquet": "a parquet file, but ", ".jsonl": "JSON lines, but "}
 
 
 def peek(path: Path) -> Peek:
@@ -79,4 +85,4 @@ def detect(path: Path) -> ModuleType:
     for module in formats().values():
         if module.detect(found):
             return module
-    raise LogError(f"{path}: unknown format: not {known()}")
+    raise LogError(f"{path}: unknown format: {FILE_KINDS.get(path.suffix, '')}not {known()}")
