@@ -19,6 +19,7 @@ from lcb_conformance.upstream import grading
 REGRADE_KEYS = families.expected_keys(regrade.FAMILY)
 
 
+@pytest.mark.upstream  # lighteval's parquet details need pyarrow, in the upstream extra
 def test_every_fixture_run_has_a_regrade_golden():
     """runs.jsonl is what fixtures/regrade/build.py writes from fixtures/audit/ today, and
     each of its runs has a golden."""

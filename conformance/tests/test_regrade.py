@@ -29,7 +29,17 @@ FORMATS = {
 }
 
 
-@pytest.mark.parametrize("run", FORMATS, ids=[name for name, _ in FORMATS.values()])
+# lighteval's details are parquet: pyarrow comes with datasets, in the upstream extra
+_PARQUET = {inputs.LIGHTEVAL_RUN: [pytest.mark.upstream]}
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        pytest.param(run, id=name, marks=_PARQUET.get(run, []))
+        for run, (name, _) in FORMATS.items()
+    ],
+)
 def test_every_formats_fixture_run_is_read_with_the_harness_own_verdicts(run):
     fmt = registry.detect(run)
     samples = list(fmt.samples(run))

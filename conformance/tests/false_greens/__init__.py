@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lcb_conformance.cli import SUBCOMMANDS
+
 
 @dataclass(frozen=True)
 class FalseGreen:
@@ -29,6 +31,12 @@ class FalseGreen:
     needs: tuple[str, ...] = field(default=())  # "upstream": runs in the upstream env
     # substrings the command's stderr or stdout must hold (the one line naming the cause)
     says: tuple[str, ...] = field(default=())
+
+
+def commands(rows: list[FalseGreen]) -> list[str]:
+    """The commands the rows attack (a row typing a command that does not exist attacks the
+    dispatcher, not a command)."""
+    return sorted({row.command for row in rows} & {*SUBCOMMANDS, "pytest-plugin"})
 
 
 def all_cases() -> list[FalseGreen]:
