@@ -55,7 +55,7 @@ from pathlib import Path
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import results_file, views
 from lcb_conformance.reports import score
-from lcb_conformance.run_formats import registry
+from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.suite import exit_codes, releases, report_files
 from lcb_conformance.upstream import grading, resolver
@@ -243,6 +243,11 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
             f"{args.dataset} is not {meant}: " + "; ".join(mismatches)
         )
     fmt = registry.formats()[args.format] if args.format != "auto" else registry.detect(args.run)
+    if registry.scenario(fmt) != lcb_runner_files.CODE_GENERATION:
+        raise RegradeError(
+            f"{args.run}: {fmt.DESCRIBED}: regrade grades code generation samples only (this "
+            "scenario's regrade is not built yet)"
+        )
     lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
     order = list(dataset.entries)
     ids = problems_of(fmt, args.run, dataset)

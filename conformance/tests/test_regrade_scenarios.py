@@ -1,0 +1,92 @@
+"""lcb_runner's test output prediction and code execution results as run formats
+(run_formats/lcb_runner_test_output.py, lcb_runner_code_execution.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import regrade_inputs as inputs
+
+from lcb_conformance.run_formats import (
+    lcb_runner,
+    lcb_runner_code_execution,
+    lcb_runner_files,
+    lcb_runner_test_output,
+    registry,
+)
+from lcb_conformance.run_formats.samples import LogError
+
+READERS = {
+    lcb_runner_test_output.SCENARIO: lcb_runner_test_output,
+    lcb_runner_code_execution.SCENARIO: lcb_runner_code_execution,
+}
+RESULTS = sorted(
+    path
+    for scenario in READERS
+    for path in inputs.AUDIT.glob(f"lcb_runner/*/output/*/Scenario.{scenario}_*.json")
+    if not path.stem.endswith("_eval")
+)
+
+
+def _run_folder(path) -> str:
+    return path.parents[2].relative_to(inputs.AUDIT).as_posix()
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=lambda p: f"{_run_folder(p)}/{p.name}")
+def test_each_scenario_results_file_is_read_by_its_format(path):
+    """Every sample: the raw output, what lcb_runner graded (pred_list) and, in the
+    _eval_all file, its verdict; the problem named as the audit names it."""
+    fmt = registry.detect(path)
+    scenario = lcb_runner_files.parse(path.name).scenario
+    assert fmt is READERS[scenario]
+    assert registry.scenario(fmt) == scenario
+    rows = json.loads(path.read_text("utf-8"))
+    samples = list(fmt.samples(path))
+    assert [s.output for s in samples] == [o for row in rows for o in row["output_list"]]
+    assert [s.scored for s in samples] == [p for row in rows for p in row["pred_list"]]
+    assert [s.question_id for s in samples] == [
+        fmt.problem_name(row) for row in rows for _ in row["output_list"]
+    ]
+    if path.stem.endswith("_eval_all"):
+        assert [s.passed for s in samples] == [v for row in rows for v in row["graded_list"]]
+    else:
+        assert all(s.passed is None and s.unjudged for s in samples)
+
+
+def test_code_executions_cot_is_what_the_file_name_records():
+    folder = inputs.AUDIT / "lcb_runner" / "code-execution" / "output" / "GPT-4O-2024-08-06"
+    assert lcb_runner_code_execution.cot(folder / "Scenario.codeexecution_3_0.2_cot.json")
+    assert not lcb_runner_code_execution.cot(folder / "Scenario.codeexecution_3_0.2.json")
+
+
+def test_code_generation_results_stay_lcb_runners_format():
+    assert registry.detect(inputs.LCB_RUNNER_RUN) is lcb_runner
+    assert registry.scenario(lcb_runner) == lcb_runner_files.CODE_GENERATION
+
+
+def test_another_scenarios_file_is_refused_by_name(tmp_path):
+    """A code execution file read as test output prediction's (--format) is named."""
+    path = next(p for p in RESULTS if "codeexecution" in p.name)
+    with pytest.raises(LogError, match="codeexecution results, not testoutputprediction"):
+        list(lcb_runner_test_output.samples(path))
+
+
+@pytest.mark.parametrize(
+    "corrupt, says",
+    [
+        (lambda rows: rows[1].pop("pred_list"), "'pred_list' must be a list"),
+        (lambda rows: rows[1]["pred_list"].pop(), "output_list and pred_list differ"),
+        (lambda rows: rows[2]["graded_list"].pop(), "one verdict per output"),
+        (lambda rows: rows.append(dict(rows[0])), "appears twice"),
+        (lambda rows: rows[0]["pred_list"].__setitem__(0, 9), "prediction must be a string"),
+    ],
+)
+def test_a_malformed_results_file_is_named(tmp_path, corrupt, says):
+    source = next(p for p in RESULTS if p.name.endswith("_eval_all.json"))
+    rows = json.loads(source.read_text("utf-8"))
+    corrupt(rows)
+    path = tmp_path / source.name
+    path.write_text(json.dumps(rows), "utf-8")
+    with pytest.raises(LogError, match=says):
+        list(registry.detect(path).samples(path))
