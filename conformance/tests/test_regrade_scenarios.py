@@ -1,5 +1,6 @@
 """lcb_runner's test output prediction and code execution results as run formats
-(run_formats/lcb_runner_test_output.py, lcb_runner_code_execution.py)."""
+(run_formats/lcb_runner_test_output.py, lcb_runner_code_execution.py), and the
+regrade-scenarios goldens of their fixture runs (suite/families/regrade.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from lcb_conformance.run_formats import (
     registry,
 )
 from lcb_conformance.run_formats.samples import LogError
+from lcb_conformance.suite import goldens
+from lcb_conformance.suite.families import regrade as regrade_family
 
 READERS = {
     lcb_runner_test_output.SCENARIO: lcb_runner_test_output,
@@ -27,6 +30,8 @@ RESULTS = sorted(
     for path in inputs.AUDIT.glob(f"lcb_runner/*/output/*/Scenario.{scenario}_*.json")
     if not path.stem.endswith("_eval")
 )
+# the fixture runs lcb_runner's own main() extracted (the others: OpenCompass's extractor)
+LCB_RUNNERS_OWN = ("test-output", "code-execution", "code-execution-deepseek")
 
 
 def _run_folder(path) -> str:
@@ -90,3 +95,55 @@ def test_a_malformed_results_file_is_named(tmp_path, corrupt, says):
     path.write_text(json.dumps(rows), "utf-8")
     with pytest.raises(LogError, match=says):
         list(registry.detect(path).samples(path))
+
+
+def test_every_scenario_fixture_run_has_a_golden():
+    runs = regrade_family.scenario_runs()
+    files = {(_run_folder(p), p.name.replace("_eval_all", "")) for p in RESULTS}
+    assert {(run["run"], run["file"]) for run in runs.values()} == {
+        pair for pair in files if not pair[1].endswith("_eval_all.json")
+    }
+
+
+def _recorded_and_golden(key):
+    """What the run's _eval_all recorded per sample, (prediction, verdict), and what the
+    golden (lcb_runner's extractor and scorer re-run by regen) gives, by (problem, index)."""
+    run = regrade_family.scenario_runs()[key]
+    folder = inputs.AUDIT / run["run"] / "output"
+    (path,) = folder.glob("*/" + run["file"].replace(".json", "_eval_all.json"))
+    golden = json.loads(goldens.read(key))
+    recorded = {
+        (s.question_id, s.index): (s.scored, s.passed) for s in registry.detect(path).samples(path)
+    }
+    regraded = {
+        (problem, index): (prediction, golden["graded"][problem][index] == [True])
+        for problem in golden["problems"]
+        for index, prediction in enumerate(golden["predictions"][problem])
+    }
+    return run, recorded, regraded
+
+
+@pytest.mark.parametrize(
+    "key", regrade_family.scenario_keys(), ids=lambda key: f"{key.group}/{key.case}"
+)
+def test_the_golden_regrades_what_lcb_runners_own_runs_recorded(key):
+    """On the runs lcb_runner's own main() made, its recorded predictions and verdicts equal
+    the golden; on the runs made with OpenCompass's extractor, a verdict changes only where
+    the prediction does."""
+    run, recorded, regraded = _recorded_and_golden(key)
+    assert list(recorded) == list(regraded)
+    if run["run"].split("/")[1] in LCB_RUNNERS_OWN:
+        assert recorded == regraded
+    for sample, (prediction, verdict) in recorded.items():
+        if prediction == regraded[sample][0]:
+            assert verdict == regraded[sample][1], sample
+
+
+def test_opencompass_code_execution_extraction_changes_verdicts():
+    """OpenCompass's evaluator extracts a CoT answer without ``cot`` (so [ANSWER] is not looked
+    for): the golden, lcb_runner's CoT extraction, grades some of those samples otherwise."""
+    key = regrade_family.scenario_key_of("lcb_runner/code-execution-opencompass", cot=True)
+    _, recorded, regraded = _recorded_and_golden(key)
+    changed = [sample for sample in recorded if recorded[sample][1] != regraded[sample][1]]
+    assert changed
+    assert all(recorded[sample][0] != regraded[sample][0] for sample in changed)
