@@ -1,6 +1,7 @@
 """lcb_runner's test output prediction and code execution results as run formats
 (run_formats/lcb_runner_test_output.py, lcb_runner_code_execution.py), and the
-regrade-scenarios goldens of their fixture runs (suite/families/regrade.py)."""
+regrade-scenarios goldens of their fixture runs (suite/families/regrade.py), and `regrade` of
+those runs reproducing them (regrade/scenario_regrade.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import pytest
 import regrade_inputs as inputs
 
+from lcb_conformance import cli
 from lcb_conformance.run_formats import (
     lcb_runner,
     lcb_runner_code_execution,
@@ -17,7 +19,7 @@ from lcb_conformance.run_formats import (
     registry,
 )
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import goldens
+from lcb_conformance.suite import exit_codes, goldens, scenario_cases
 from lcb_conformance.suite.families import regrade as regrade_family
 
 READERS = {
@@ -147,3 +149,49 @@ def test_opencompass_code_execution_extraction_changes_verdicts():
     changed = [sample for sample in recorded if recorded[sample][1] != regraded[sample][1]]
     assert changed
     assert all(recorded[sample][0] != regraded[sample][0] for sample in changed)
+
+
+# --- end to end: regrade with lcb_runner's own extractor and scorer --------------------------
+
+ROWS = {
+    scenario_cases.TEST_OUTPUT: scenario_cases.TEST_OUTPUT_FILE,
+    scenario_cases.CODE_EXECUTION: scenario_cases.EXECUTION_FILE,
+}
+
+
+def _regrade(pytestconfig, upstream, run: dict, path, *argv) -> int:
+    if upstream.checkout is None:
+        pytest.skip("the installed stand-in scores differently (upstream/scenarios.py)")
+    return cli.main(["regrade", str(path), "--dataset", str(ROWS[run["scenario"]]),
+                     "--not-a-release", "--upstream", pytestconfig.getoption("--upstream"),
+                     *argv])  # fmt: skip
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize(
+    "key", regrade_family.scenario_keys(), ids=lambda key: f"{key.group}/{key.case}"
+)
+def test_each_scenario_run_regrades_to_lcb_runners_own_metrics(key, pytestconfig, upstream,
+                                                              tmp_path):  # fmt: skip
+    """regrade of the run's _eval_all: the golden's predictions, metrics and graded lists;
+    0 where the run recorded what lcb_runner gives, else 1 with the samples named."""
+    run, recorded, regraded = _recorded_and_golden(key)
+    (path,) = (inputs.AUDIT / run["run"] / "output").glob(
+        "*/" + run["file"].replace(".json", "_eval_all.json")
+    )
+    out = tmp_path / "report.json"
+    code = _regrade(pytestconfig, upstream, run, path, "--json", str(out))
+    report = json.loads(out.read_text("utf-8"))
+    assert report["regrade"] == json.loads(goldens.read(key))
+    changed = {(name, s["index"]) for name, found in report["changed"].items() for s in found}
+    assert changed == {sample for sample in recorded if recorded[sample] != regraded[sample]}
+    assert code == (exit_codes.DIFFERS if changed else exit_codes.OK) == report["exit_code"]
+
+
+@pytest.mark.upstream
+def test_a_run_without_verdicts_is_never_green(pytestconfig, upstream, capsys):
+    key = regrade_family.scenario_key_of("lcb_runner/test-output", cot=False)
+    run = regrade_family.scenario_runs()[key]
+    (path,) = (inputs.AUDIT / run["run"] / "output").glob("*/" + run["file"])
+    assert _regrade(pytestconfig, upstream, run, path) == exit_codes.INCOMPLETE
+    assert "records no verdicts" in capsys.readouterr().out

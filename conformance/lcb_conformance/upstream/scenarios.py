@@ -187,21 +187,46 @@ def scored_by(source: str, scenario: str) -> dict[str, dict]:
     return sandbox.run_child(__spec__.name, request, wall_limit)
 
 
+def regrade_runs(upstream: Upstream, runs: list[dict]) -> dict[str, dict]:
+    """Runs (``key``, ``scenario``, ``cot``, ``lmstyle``, ``problems``: [{name, outputs, and
+    ``predictions`` where they are given, not extracted}], ``rows``: name -> dataset row)
+    extracted and scored by upstream in one sandboxed child: key -> {"predictions", "scored"
+    ([metrics, results] as JSON data)}. UpstreamMissing for a stand-in known to score
+    differently; ChildFailed naming the run upstream failed on."""
+    if upstream.checkout is None and upstream.version() in STAND_IN_GAPS:
+        raise UpstreamMissing(
+            f"{upstream.describe_source()} scores differently: {STAND_IN_GAPS[upstream.version()]}"
+        )
+    source = str(upstream.checkout or upstream.source)
+    answers = _regraded_by(source, json.dumps(runs, sort_keys=True))
+    for key, answer in answers.items():
+        if "failure" in answer:
+            raise sandbox.ChildFailed(f"{upstream.describe_source()} on {key}: {answer['failure']}")
+    return answers
+
+
+@cache
+def _regraded_by(source: str, runs_json: str) -> dict[str, dict]:
+    runs = json.loads(runs_json)
+    wall_limit = CHILD_BASE_SECONDS + SECONDS_PER_GENERATION * sum(
+        len(problem["outputs"]) for run in runs for problem in run["problems"]
+    )
+    return sandbox.run_child(__spec__.name, {"upstream": source, "runs": runs}, wall_limit)
+
+
 def regrade_golden(upstream: Upstream, key) -> dict:
     """The regrade-scenarios golden of a fixture results file (suite/families/regrade.py):
     every run extracted and scored once per source, this one's as the golden records it."""
     from lcb_conformance.suite.families import regrade
 
-    if upstream.checkout is None and upstream.version() in STAND_IN_GAPS:
-        raise UpstreamMissing(
-            f"{upstream.describe_source()} scores differently: {STAND_IN_GAPS[upstream.version()]}"
-        )
     runs = regrade.scenario_runs()
-    run = runs[key]
-    source = str(upstream.checkout or upstream.source)
-    answer = regraded_by(source, json.dumps(list(runs.values()), sort_keys=True))[run_name(key)]
-    if "failure" in answer:
-        raise sandbox.ChildFailed(f"{upstream.describe_source()} {answer['failure']}")
+    named = [{"key": run_name(k), **run} for k, run in runs.items()]
+    answer = regrade_runs(upstream, named)[run_name(key)]
+    return golden_of(runs[key], answer)
+
+
+def golden_of(run: dict, answer: dict) -> dict:
+    """A run's regrade as the regrade-scenarios goldens record it."""
     metrics, results = answer["scored"]
     names = [problem["name"] for problem in run["problems"]]
     return {
@@ -219,22 +244,6 @@ def run_name(key) -> str:
     return f"{key.group}/{key.case}"
 
 
-@cache
-def regraded_by(source: str, runs_json: str) -> dict[str, dict]:
-    """Every scenario fixture run extracted and scored by upstream at ``source``, in one child:
-    str(golden key) -> {"predictions", "scored"} or {"failure"}."""
-    from lcb_conformance.suite.families import regrade
-
-    runs = [
-        {"key": run_name(regrade.scenario_key_of(run["run"], run["cot"])), **run}
-        for run in json.loads(runs_json)
-    ]
-    wall_limit = CHILD_BASE_SECONDS + SECONDS_PER_GENERATION * sum(
-        len(problem["outputs"]) for run in runs for problem in run["problems"]
-    )
-    return sandbox.run_child(__spec__.name, {"upstream": source, "runs": runs}, wall_limit)
-
-
 # ---- inside the child ------------------------------------------------------------------------
 
 
@@ -244,7 +253,8 @@ def _json_data(value):
 
 
 def _regrade_run(upstream: Upstream, run: dict) -> dict:
-    """One fixture run's raw outputs through the scenario's extractor and scorer."""
+    """One run's raw outputs through the scenario's extractor (or its given predictions) and
+    its scorer."""
     spec = SCENARIOS[run["scenario"]]
     problem_class = _function(upstream, spec.problem_module, spec.problem_class)
     metrics = _function(upstream, spec.metrics_module, spec.metrics)
@@ -252,6 +262,7 @@ def _regrade_run(upstream: Upstream, run: dict) -> dict:
     samples = [problem_class(**run["rows"][p["name"]]).get_evaluation_sample()
                for p in run["problems"]]  # fmt: skip
     predictions = [
+        problem["predictions"] if "predictions" in problem else
         [extract(upstream, run["scenario"], mode_of_run, run["lmstyle"], output)
          for output in problem["outputs"]]
         for problem in run["problems"]
@@ -264,7 +275,7 @@ def child_main(request_path: str, result_path: str) -> int:
     sandbox.block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     upstream = Upstream(request["upstream"])
-    if "runs" in request:  # the regrade-scenarios goldens
+    if "runs" in request:  # regrade_runs
         regraded: dict[str, dict] = {}
         for run in request["runs"]:
             try:
