@@ -110,7 +110,7 @@ def _passed(results: dict, index: int, sample: int) -> bool:
 
 
 def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
-    """Score the run with lcb_runner's extractor and scorer; the report every view renders."""
+    """Score the run with lcb_runner's extractor and scorer: the report (console, --json)."""
     scenario = lcb_runner_files.SUITE_SCENARIOS[fmt.SCENARIO]
     words = WORDS[scenario]
     _refuse_options(args, words)
