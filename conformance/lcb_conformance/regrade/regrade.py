@@ -27,6 +27,10 @@ A dataset that is no release (a private set, a fixture) is graded only with
 installed stand-in, nvidia-livecodebench 26.3: the stdin-buffer cases) is refused unless
 ``--accept-judge-differences``, and then every view names the cases.
 
+lcb_runner's test output prediction and code execution results hold predictions, not
+programs: regrade/scenario_regrade.py scores them with lcb_runner's own extractor and scorer
+instead of the judge.
+
 ``--shard I/N`` grades the problems at positions I-1, I-1+N, ... of the run's sorted problem
 ids (a deterministic slice); ``merge`` joins the N slices' results files into the whole run's,
 byte for byte what one unsliced regrade writes (docs/regrade.md: a job array's recipe).
@@ -55,7 +59,7 @@ from pathlib import Path
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import results_file, views
 from lcb_conformance.reports import score
-from lcb_conformance.run_formats import registry
+from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.suite import exit_codes, releases, report_files
 from lcb_conformance.upstream import grading, resolver
@@ -223,6 +227,10 @@ def why(harness: bool | None, regraded: bool, extraction: str, harness_code: boo
     return reasons + ([JUDGE] if harness_code != harness else [])
 
 
+def format_of(args: argparse.Namespace):
+    return registry.formats()[args.format] if args.format != "auto" else registry.detect(args.run)
+
+
 def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     """Check, grade, stream the results file; its header."""
     try:
@@ -242,7 +250,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
         raise RegradeError(
             f"{args.dataset} is not {meant}: " + "; ".join(mismatches)
         )
-    fmt = registry.formats()[args.format] if args.format != "auto" else registry.detect(args.run)
+    fmt = format_of(args)
     lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
     order = list(dataset.entries)
     ids = problems_of(fmt, args.run, dataset)
@@ -378,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("run", type=Path, help="the run's log (any format run_formats reads)")
     parser.add_argument("--dataset", type=Path, required=True, metavar="PATH",
                         help="code_generation_lite's JSONL files: a folder, or a Hugging Face "
-                        "cache folder")  # fmt: skip
+                        "cache folder (test output prediction, code execution: a JSON lines "
+                        "file of the scenario's rows)")  # fmt: skip
     parser.add_argument("--format", choices=("auto", *registry.formats()), default="auto")
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--style", metavar="LMSTYLE", help="the model's lcb_runner LMStyle")
@@ -448,6 +457,17 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["show"]:
         return show_main(argv[1:])
     args = build_parser().parse_args(argv)
+    try:
+        fmt = format_of(args)
+        if registry.scenario(fmt) != lcb_runner_files.CODE_GENERATION:
+            # predictions, not programs: lcb_runner's scenario scorer, not the judge
+            from lcb_conformance.regrade import scenario_regrade
+
+            lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
+            return scenario_regrade.main(args, fmt, lmstyle)
+    except (RegradeError, LogError) as error:
+        print(f"regrade: {error}", file=sys.stderr)
+        return exit_codes.UNUSABLE
     with tempfile.TemporaryDirectory(prefix="lcb-regrade-") as scratch:
         results_path = args.results or Path(scratch) / "regrade.jsonl"
         try:

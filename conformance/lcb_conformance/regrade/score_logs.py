@@ -38,6 +38,7 @@ from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade
 from lcb_conformance.reports import score
 from lcb_conformance.run_formats import registry
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.suite import exit_codes, releases, report_files
 from lcb_prompts import score as scoring
@@ -80,7 +81,8 @@ def parser():
 
 
 def _format(args):
-    """The run's format module; None for lcb_runner's files (reports/score.py reads them)."""
+    """The run's format module; None for lcb_runner's files of every scenario (reports/score.py
+    reads them)."""
     if args.format != "auto":
         chosen = registry.formats()[args.format]
     else:
@@ -88,7 +90,8 @@ def _format(args):
             chosen = registry.detect(args.run)
         except LogError:
             return None  # score's own reader names what is wrong with the file
-    return None if chosen.NAME == "lcb_runner" else chosen
+    lcb_runners = chosen.NAME == "lcb_runner" or registry.scenario(chosen) != CODE_GENERATION
+    return None if lcb_runners else chosen
 
 
 def _dataset(path: Path | None) -> datasets.Dataset | None:

@@ -15,9 +15,7 @@ from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
 from lcb_conformance.suite import json_stream
 
 NAME = "lcb_runner"
-DESCRIBED = (
-    "lcb_runner's results (a JSON array of rows with output_list and code_list or pred_list)"
-)
+DESCRIBED = "lcb_runner's results (a JSON array of rows with output_list and code_list)"
 # The problem's fields a row carries (what the score and the release check read).
 PROBLEM_FIELDS = ("question_id", "contest_date", "difficulty", "platform")
 NOT_GRADED = "a results file without graded_list (lcb_runner's _eval_all file has the verdicts)"
@@ -25,11 +23,7 @@ NOT_GRADED = "a results file without graded_list (lcb_runner's _eval_all file ha
 
 def detect(peek) -> bool:
     first = peek.first
-    return (
-        peek.opening == b"["
-        and "output_list" in first
-        and ("code_list" in first or "pred_list" in first)
-    )
+    return peek.opening == b"[" and "output_list" in first and "code_list" in first
 
 
 def model(path: Path) -> str | None:

@@ -1,6 +1,7 @@
 """Which format a finished run is in: every module of this package that declares a ``NAME``
 is a format (``detect(peek)``, ``samples(path)``, ``model(path)``, ``DESCRIBED``); adding a
-format is one module and one fixture run."""
+format is one module and one fixture run. A module declaring ``SCENARIO`` holds another of
+lcb_runner's scenarios than code generation (predictions, not programs)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 import lcb_conformance.run_formats as package
-from lcb_conformance.run_formats import lcb_runner
+from lcb_conformance.run_formats import lcb_runner, lcb_runner_files
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.suite import cases, json_stream
 
@@ -27,6 +28,12 @@ def formats() -> dict[str, ModuleType]:
         if hasattr(module, "NAME"):
             found[module.NAME] = module
     return {lcb_runner.NAME: found.pop(lcb_runner.NAME), **found}
+
+
+def scenario(module: ModuleType) -> str:
+    """The lcb_runner scenario whose samples the format holds (code generation unless the
+    module says otherwise)."""
+    return getattr(module, "SCENARIO", lcb_runner_files.CODE_GENERATION)
 
 
 def known() -> str:

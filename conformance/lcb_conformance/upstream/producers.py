@@ -88,6 +88,11 @@ class Producer:
         every run evaluated in one sandboxed child, once per source and process)."""
         return goldens.canonical_json(grading.regrade_golden(self.upstream, key))
 
+    def regrade_scenario(self, key: GoldenKey) -> str:
+        """lcb_runner's scenario extractor and metrics on a test output prediction or code
+        execution fixture run (upstream/scenarios.py: every run in one sandboxed child)."""
+        return goldens.canonical_json(scenarios.regrade_golden(self.upstream, key))
+
     def scenario_prompt(self, scenario: str, mode: str | None, lmstyle: str, value: dict):
         """(RETURNED, prompt) or (RAISED, {type, message}): what lcb_runner's prompt builder of
         a scenario does for one input and LMStyle (upstream/scenarios.py)."""

@@ -11,7 +11,9 @@ spelled as Python 3.12 spells it on every Python (3.11 says only the attribute's
 
 The scorers run upstream's own metric functions in a sandboxed child process
 (lcb_conformance.upstream.sandbox): test output prediction eval()s each prediction and code
-execution executes each one, both untrusted.
+execution executes each one, both untrusted. The same child gives the regrade-scenarios
+goldens: a fixture run's raw outputs through the scenario's extractor, then its scorer, as
+runner/scenario_router does.
 """
 
 from __future__ import annotations
@@ -185,6 +187,63 @@ def scored_by(source: str, scenario: str) -> dict[str, dict]:
     return sandbox.run_child(__spec__.name, request, wall_limit)
 
 
+def regrade_runs(upstream: Upstream, runs: list[dict]) -> dict[str, dict]:
+    """Runs (``key``, ``scenario``, ``cot``, ``lmstyle``, ``problems``: [{name, outputs, and
+    ``predictions`` where they are given, not extracted}], ``rows``: name -> dataset row)
+    extracted and scored by upstream in one sandboxed child: key -> {"predictions", "scored"
+    ([metrics, results] as JSON data)}. UpstreamMissing for a stand-in known to score
+    differently; ChildFailed naming the run upstream failed on."""
+    if upstream.checkout is None and upstream.version() in STAND_IN_GAPS:
+        raise UpstreamMissing(
+            f"{upstream.describe_source()} scores differently: {STAND_IN_GAPS[upstream.version()]}"
+        )
+    source = str(upstream.checkout or upstream.source)
+    answers = _regraded_by(source, json.dumps(runs, sort_keys=True))
+    for key, answer in answers.items():
+        if "failure" in answer:
+            raise sandbox.ChildFailed(f"{upstream.describe_source()} on {key}: {answer['failure']}")
+    return answers
+
+
+@cache
+def _regraded_by(source: str, runs_json: str) -> dict[str, dict]:
+    runs = json.loads(runs_json)
+    wall_limit = CHILD_BASE_SECONDS + SECONDS_PER_GENERATION * sum(
+        len(problem["outputs"]) for run in runs for problem in run["problems"]
+    )
+    return sandbox.run_child(__spec__.name, {"upstream": source, "runs": runs}, wall_limit)
+
+
+def regrade_golden(upstream: Upstream, key) -> dict:
+    """The regrade-scenarios golden of a fixture results file (suite/families/regrade.py):
+    every run extracted and scored once per source, this one's as the golden records it."""
+    from lcb_conformance.suite.families import regrade
+
+    runs = regrade.scenario_runs()
+    named = [{"key": run_name(k), **run} for k, run in runs.items()]
+    answer = regrade_runs(upstream, named)[run_name(key)]
+    return golden_of(runs[key], answer)
+
+
+def golden_of(run: dict, answer: dict) -> dict:
+    """A run's regrade as the regrade-scenarios goldens record it."""
+    metrics, results = answer["scored"]
+    names = [problem["name"] for problem in run["problems"]]
+    return {
+        "scenario": run["scenario"],
+        "cot": run["cot"],
+        "lmstyle": run["lmstyle"],
+        "problems": names,
+        "predictions": dict(zip(names, answer["predictions"], strict=True)),
+        "metrics": metrics,
+        "graded": {name: results[str(i)] for i, name in enumerate(names)},
+    }
+
+
+def run_name(key) -> str:
+    return f"{key.group}/{key.case}"
+
+
 # ---- inside the child ------------------------------------------------------------------------
 
 
@@ -193,10 +252,38 @@ def _json_data(value):
     return json.loads(json.dumps(value, default=lambda item: item.item()))
 
 
+def _regrade_run(upstream: Upstream, run: dict) -> dict:
+    """One run's raw outputs through the scenario's extractor (or its given predictions) and
+    its scorer."""
+    spec = SCENARIOS[run["scenario"]]
+    problem_class = _function(upstream, spec.problem_module, spec.problem_class)
+    metrics = _function(upstream, spec.metrics_module, spec.metrics)
+    mode_of_run = COT if run["cot"] else None
+    samples = [problem_class(**run["rows"][p["name"]]).get_evaluation_sample()
+               for p in run["problems"]]  # fmt: skip
+    predictions = [
+        problem["predictions"] if "predictions" in problem else
+        [extract(upstream, run["scenario"], mode_of_run, run["lmstyle"], output)
+         for output in problem["outputs"]]
+        for problem in run["problems"]
+    ]  # fmt: skip
+    scored = metrics(samples, predictions, **dict(spec.metrics_arguments))
+    return {"predictions": predictions, "scored": _json_data(scored)}
+
+
 def child_main(request_path: str, result_path: str) -> int:
     sandbox.block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     upstream = Upstream(request["upstream"])
+    if "runs" in request:  # regrade_runs
+        regraded: dict[str, dict] = {}
+        for run in request["runs"]:
+            try:
+                regraded[run["key"]] = _regrade_run(upstream, run)
+            except Exception as error:  # upstream failed on this run: report it
+                regraded[run["key"]] = {"failure": f"raised {type(error).__name__}: {error}"}
+        Path(result_path).write_text(json.dumps(regraded), "utf-8")
+        return exit_codes.OK
     spec = SCENARIOS[request["scenario"]]
     done: dict[str, dict] = {}
     try:

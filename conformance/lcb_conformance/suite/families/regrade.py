@@ -6,13 +6,21 @@ build.py). The golden holds the problems in order, the extracted code, the metri
 problem, every sample's graded list and metadata (normalised as the judge goldens are:
 "execution time" dropped, memory addresses blanked). What a regrade of the run is held to;
 upstream/grading.py's grade reproduces the graded lists and metadata from the code.
+
+regrade-scenarios/lcb_runner/<run>[_cot]: the same for lcb_runner's test output prediction and
+code execution fixture runs (fixtures/regrade/scenario_runs.jsonl, written by build.py): each
+raw output through lcb_runner's extract_test_output_code(output, LMStyle) or
+extract_execution_code(output, LMStyle, cot=...), then test_output_metrics(samples,
+predictions, k_list=[1, 5]) or code_execution_metrics(samples, predictions), as runner/
+scenario_router does, against the rows of fixtures/scenarios/. The golden holds the problems in
+the file's order, the predictions, the metrics and each problem's graded list.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from lcb_conformance.suite import cases, judge_cases
+from lcb_conformance.suite import cases, judge_cases, scenario_cases
 from lcb_conformance.suite.families import CANONICAL_JSON, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
@@ -49,6 +57,39 @@ def keys():
     return list(runs())
 
 
+SCENARIO_FAMILY = "regrade-scenarios"
+SCENARIO_RUNS_FILE = cases.FIXTURES_DIR / "regrade" / "scenario_runs.jsonl"
+COT_SUFFIX = "_cot"
+
+
+def scenario_key_of(run: str, cot: bool) -> GoldenKey:
+    """The golden of a results file of a run folder under fixtures/audit/: the folder's, with
+    _cot for a code execution CoT file."""
+    key = key_of(run)
+    return GoldenKey(SCENARIO_FAMILY, key.group, key.case + (COT_SUFFIX if cot else ""))
+
+
+@cache
+def scenario_runs() -> dict[GoldenKey, dict]:
+    """Each scenario results file's line of scenario_runs.jsonl, with ``rows``: problem name ->
+    its dataset row (fixtures/scenarios/)."""
+    found = {}
+    for number, run in cases.iter_jsonl(SCENARIO_RUNS_FILE):
+        rows = scenario_cases.problems(run["scenario"])
+        missing = sorted(p["row"] for p in run["problems"] if p["row"] not in rows)
+        if missing:
+            raise cases.FixtureError(f"{SCENARIO_RUNS_FILE}:{number}: no rows for {missing}")
+        key = scenario_key_of(run["run"], run["cot"])
+        if key in found:
+            raise cases.FixtureError(f"{SCENARIO_RUNS_FILE}:{number}: {key} given twice")
+        found[key] = {**run, "rows": {p["name"]: rows[p["row"]] for p in run["problems"]}}
+    return found
+
+
+def scenario_keys():
+    return list(scenario_runs())
+
+
 FAMILIES = (
     Family(
         FAMILY,
@@ -58,6 +99,19 @@ FAMILIES = (
         "canonical JSON",
         keys,
         lambda source, key: source.regrade(key),
+        suffix=JSON_SUFFIX,
+        compare=CANONICAL_JSON,
+        in_history=False,
+    ),
+    Family(
+        SCENARIO_FAMILY,
+        "regrade-scenarios",
+        "upstream extract_test_output_code or extract_execution_code per the run's LMStyle "
+        "(and CoT), then test_output_metrics (k_list [1, 5]) or code_execution_metrics, as "
+        "runner/scenario_router calls them, on each scenario fixture run's raw outputs, in a "
+        "sandboxed child (upstream/scenarios.py), as canonical JSON",
+        scenario_keys,
+        lambda source, key: source.regrade_scenario(key),
         suffix=JSON_SUFFIX,
         compare=CANONICAL_JSON,
         in_history=False,
