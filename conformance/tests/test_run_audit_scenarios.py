@@ -284,8 +284,12 @@ def test_self_repair_errors_every_lmstyle_raises_are_the_inputs_not_the_lmstyles
 
 
 def test_scenario_results_are_detected_as_lcb_runners():
+    """Their own run format (regrade reads them by scenario); the audit reads them as
+    lcb_runner's files, through scenario_results."""
     for run, name in (("test-output", TEST_OUTPUT), ("code-execution", COT)):
-        assert registry.detect(results(run, name)).NAME == run_audit.LCB_RUNNER
+        module = registry.detect(results(run, name))
+        assert registry.scenario(module) == name.split("_")[0].removeprefix("Scenario.")
+        assert module.NAME not in run_audit.FORMATS
 
 
 def drop_pred_list(data):

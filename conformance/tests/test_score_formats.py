@@ -50,7 +50,9 @@ def test_a_logs_own_verdicts_are_scored_both_ways(name, dataset, tmp_path, capsy
     code, out, _ = run_score(capsys, run, "--dataset", dataset, "--json", report_file)
     report = json.loads(report_file.read_text("utf-8"))
     verdicts = _verdicts(run)
-    assert code == exit_codes.OK == report["exit_code"]
+    # the fixture problems are in no release: the figures are printed, and are no LCB number
+    assert code == exit_codes.DIFFERS == report["exit_code"]
+    assert "none of the run's 4 problems is in any release" in out
     assert report["format"] == name
     assert report["lcb_runner"]["question_ids"] == FIXTURE_IDS
     own = 100 * verdicts.count(True) / len(verdicts)  # the same n on every problem
@@ -120,7 +122,8 @@ def test_positions_need_the_dataset_and_its_order(dataset, tmp_path, capsys):
 
 def test_lcb_runners_files_are_read_as_before(capsys, dataset):
     code, out, _ = run_score(capsys, inputs.LCB_RUNNER_RUN, "--format", "lcb_runner")
-    assert code == exit_codes.OK and "own verdicts" not in out
+    assert code == exit_codes.DIFFERS and "own verdicts" not in out
+    assert "none of the run's 4 problems is in any release" in out
     with pytest.raises(SystemExit) as stopped:
         run_score(capsys, inputs.LCB_RUNNER_RUN, "--dataset", dataset)
     assert stopped.value.code == exit_codes.UNUSABLE

@@ -45,6 +45,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from lcb_conformance.reports.report import CSS, _e
+from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import exit_codes, json_stream, releases, report_files
 from lcb_prompts import score as scoring
 
@@ -123,6 +124,13 @@ def read_run(path: Path) -> Run:
     """The run's rows (the fields scoring reads) and what its outputs show."""
     if not path.is_file():
         raise RunError(f"{path}: no such file")
+    named = lcb_runner_files.parse(path.name)
+    if named is not None and named.scenario != lcb_runner_files.CODE_GENERATION:
+        raise RunError(
+            f"{path}: lcb_runner's {named.scenario} results: score aggregates code generation "
+            "runs (their problems are the releases'); `lcb-conformance regrade RUN --dataset "
+            "ROWS` re-scores this scenario with lcb_runner's own metrics (docs/regrade.md)"
+        )
     run = Run(path)
     no_code = cut = derived_pass_1 = 0
     outputs_recorded = False
@@ -709,6 +717,13 @@ def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:
 def failures(report: dict, release_named: bool) -> list[str]:
     """Why the report fails, each in one line; none: exit 0."""
     found = []
+    nearest = report["problems"]["matches"][0]
+    if len(nearest["extra"]) == report["problems"]["count"]:
+        found.append(
+            f"none of the run's {report['problems']['count']} problems is in any release "
+            f"(the nearest, {nearest['tag']}, holds none of them): no figure here is a "
+            "LiveCodeBench number"
+        )
     if release_named and not report["problems"]["matches"][0]["equal"]:
         match = report["problems"]["matches"][0]
         found.append(

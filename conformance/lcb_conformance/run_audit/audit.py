@@ -84,7 +84,16 @@ from lcb_conformance.suite import (
 IDENTICAL, DIFFERS, CANNOT = requested.IDENTICAL, requested.DIFFERS, requested.CANNOT
 PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
-FORMATS = ("auto", *registry.formats())
+# the audit reads every scenario of lcb_runner's files as lcb_runner's (scenario_results), so its
+# formats are the harnesses' (run_formats' code generation readers)
+FORMATS = (
+    "auto",
+    *(
+        name
+        for name, module in registry.formats().items()
+        if registry.scenario(module) == lcb_runner_files.CODE_GENERATION
+    ),
+)
 LCB_RUNNER_FIELDS = {
     "question_id": str,
     "question_content": str,
@@ -797,7 +806,7 @@ def main(argv: list[str] | None = None) -> int:
 def _audit(args: argparse.Namespace) -> int:
     check_run_file(args.run)
     fmt = registry.detect(args.run)
-    found = fmt.NAME
+    found = fmt.NAME if fmt.NAME in FORMATS else LCB_RUNNER
     if args.format != "auto" and args.format != found:
         raise AuditInputError(f"{args.run}: --format {args.format}, but it reads as {found}")
     if found in NEEDS_DATASET and not args.dataset:

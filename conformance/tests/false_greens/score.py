@@ -167,3 +167,36 @@ CASES = [
     _row("an-object", (RUN,), UNUSABLE, "a metrics object is no eval_all file", _an_object),
     _row("samples-jsonl", (RUN,), UNUSABLE, "JSON lines are no eval_all array", _samples_jsonl),
 ]  # fmt: skip
+
+TEST_OUTPUT_RUN = (
+    "{fixtures}/audit/lcb_runner/test-output-opencompass/output/GPT-4O-2024-08-06/"
+    "Scenario.testoutputprediction_3_0.2_eval_all.json"
+)
+
+
+def _test_output_renamed(tmp: Path) -> None:
+    """lcb_runner's test output prediction results under a code generation file's name."""
+    source = Path(TEST_OUTPUT_RUN.format(fixtures=score_cases.SCORE_FIXTURES_DIR.parent))
+    (tmp / Path(RUN).name).write_bytes(source.read_bytes())
+
+
+CASES += [
+    FalseGreen(
+        id="score-another-scenario",
+        command="score",
+        argv=(TEST_OUTPUT_RUN,),
+        expect=exit_codes.UNUSABLE,
+        why="a test output prediction run scored as code generation: a figure over none of "
+        "the releases' problems",
+        says=("testoutputprediction results", "regrade"),
+    ),
+    FalseGreen(
+        id="score-no-problem-of-any-release",
+        command="score",
+        argv=(RUN,),
+        prepare=_test_output_renamed,
+        expect=exit_codes.DIFFERS,
+        why="a run none of whose problems any release holds is no LiveCodeBench number",
+        says=("is in any release",),
+    ),
+]
