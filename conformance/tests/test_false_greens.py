@@ -20,8 +20,16 @@ EXIT_CODES = {
 }
 
 
+# commands whose rows no tokenizer touches (the compat-tf* envs leave them to the upstream env)
+TRANSFORMERS_INDEPENDENT = {"regrade", "score"}
+
+
 def _marks(case: FalseGreen) -> list:
-    return [pytest.mark.upstream] if "upstream" in case.needs else [pytest.mark.selftest]
+    if "upstream" not in case.needs:
+        return [pytest.mark.selftest]
+    if case.command in TRANSFORMERS_INDEPENDENT:
+        return [pytest.mark.upstream, pytest.mark.transformers_independent]
+    return [pytest.mark.upstream]
 
 
 def _expand(argument: str, tmp: Path) -> str:
