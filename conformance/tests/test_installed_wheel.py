@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from lcb_conformance.suite import index, paths
-from lcb_conformance.tools import docs_figures
+from lcb_conformance.common import paths
+from lcb_conformance.suite import index
+from lcb_conformance_dev import docs_figures
 
 pytestmark = pytest.mark.selftest
 
@@ -166,6 +167,9 @@ def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
     }
     missing = [f for f in referred if f"lcb_conformance/data/fixtures/{f}" not in data]
     assert not missing, f"pyproject.toml's package-data lacks the fixtures {sorted(missing)}"
+    # the maintainers' tooling is a package of its own (dev/), never in the wheel
+    assert not [name for name in names if name.startswith(("lcb_conformance_dev/", "dev/"))]
+    assert not [name for name in names if name.startswith("dev/lcb_conformance_dev/")]
     workshop = ("peers/", "conformance/tests/", "conformance/examples/", "pyproject.toml")
     assert not [name for name in data if name.removeprefix("lcb_conformance/data/").startswith(
         workshop

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import hf_cache
+from lcb_conformance.tokenizers import hf_cache
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
