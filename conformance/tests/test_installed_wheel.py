@@ -136,7 +136,7 @@ def lcb_conformance(bin_dir: Path, cwd: Path, *args: str) -> subprocess.Complete
 
 
 def test_the_installed_suite_is_the_wheels(installed, tmp_path):
-    probe = "from lcb_conformance.suite import paths; print(paths.CHECKOUT, paths.ROOT)"
+    probe = "from lcb_conformance.common import paths; print(paths.CHECKOUT, paths.ROOT)"
     shown = subprocess.run(
         [str(installed / "python"), "-c", probe], cwd=tmp_path, capture_output=True, text=True
     )
