@@ -37,10 +37,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lcb_conformance.suite.extraction_rule import prefix_rule
-
 # Standard library only: transformers and upstream are imported once the offline cache is on.
-from lcb_conformance.tokenizers import hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite.extraction_rule import prefix_rule
 from lcb_prompts import PrefixExtractor, extract_code, extract_code_prefix, format_lcb_prompt
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,10 +16,10 @@ from golden_snapshot import extension_for
 from hypothesis import settings
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
 from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
 from lcb_conformance.suite import audit, goldens
-from lcb_conformance.tokenizers import hf_cache, real_vocab
 from lcb_conformance.upstream import INSTALLED, Upstream, UpstreamSourceError
 from lcb_conformance_dev import hypothesis_profiles
 
@@ -52,8 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--real-vocab",
         default=None,
         metavar="DIR",
-        help="the real-vocabulary files fetched by lcb_conformance.tokenizers.real_vocab_sources "
-        "(tox -e realvocab); the realvocab-marked tests need it",
+        help="the real-vocabulary files fetched by "
+        "lcb_conformance.offline_tokenizers.real_vocab_sources (tox -e realvocab); the "
+        "realvocab-marked tests need it",
     )
 
 

@@ -13,7 +13,7 @@ from false_greens import DEV_COMMANDS, FalseGreen, all_cases, commands
 
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, paths
-from lcb_conformance.tokenizers import hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
 
 CASES = all_cases()
 TESTS = Path(__file__).parent

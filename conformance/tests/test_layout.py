@@ -23,7 +23,7 @@ DEV = paths.ROOT / "dev" / "lcb_conformance_dev"
 # does not ship it).
 RANKS = {
     "common": 0,
-    "tokenizers": 1,
+    "offline_tokenizers": 1,
     "releases": 1,
     "suite": 2,
     "adapters": 3,

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from lcb_conformance.common import paths
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import audit, cases, deviations, families, goldens
 from lcb_conformance.suite.integrity import checksum_problems, missing_goldens, orphan_goldens
-from lcb_conformance.tokenizers import hf_cache
 from lcb_conformance.upstream import PINNED_COMMIT
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).

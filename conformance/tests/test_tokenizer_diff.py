@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import shutil
 
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.tokenizer_checks import tokenizer_diff
-from lcb_conformance.tokenizers import hf_cache
 
 R1 = "deepseek-ai__DeepSeek-R1-Distill-Qwen-7B"
 # The template before DeepSeek's February-2025 edit that made the generation prompt end in

@@ -55,6 +55,7 @@ from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
 from lcb_conformance.common import exit_codes, json_stream, report_files
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit import request_logs
 from lcb_conformance.run_audit.request_logs import (
@@ -72,7 +73,6 @@ from lcb_conformance.run_formats import (
 from lcb_conformance.run_formats.samples import LogError, Logged
 from lcb_conformance.runner.results import SCHEMA as RESULTS_SCHEMA
 from lcb_conformance.suite import cases, goldens, showdiff
-from lcb_conformance.tokenizers import hf_cache
 
 # every part of the audit (prompt, extraction, request) has the same outcomes
 IDENTICAL, DIFFERS, CANNOT = requested.IDENTICAL, requested.DIFFERS, requested.CANNOT

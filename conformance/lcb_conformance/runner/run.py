@@ -25,6 +25,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters import implementation, process, sandbox
 from lcb_conformance.adapters.implementation import NotProvided
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner import contract, properties
 from lcb_conformance.runner.results import (
     CONTRACT,
@@ -42,7 +43,6 @@ from lcb_conformance.runner.results import (
 )
 from lcb_conformance.suite import audit, families, goldens, index, judge_cases, showdiff
 from lcb_conformance.suite.families import judge as judge_family
-from lcb_conformance.tokenizers import hf_cache
 from lcb_conformance.upstream import judge
 
 CONTRACT_ROW = "API contract"  # the contract's rows of the verdict, by group

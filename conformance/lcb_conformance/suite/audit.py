@@ -13,8 +13,8 @@ import importlib.metadata
 import json
 from functools import cache
 
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import cases
-from lcb_conformance.tokenizers import hf_cache
 
 
 def transformers_line() -> str:

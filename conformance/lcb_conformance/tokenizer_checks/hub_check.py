@@ -21,8 +21,8 @@ import sys
 from dataclasses import dataclass
 
 from lcb_conformance.common import exit_codes
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import cases
-from lcb_conformance.tokenizers import hf_cache
 
 
 @dataclass(frozen=True)

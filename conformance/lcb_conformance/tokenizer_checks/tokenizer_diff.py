@@ -28,8 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.common import exit_codes
+from lcb_conformance.offline_tokenizers.token_ids import (
+    WITH_SPECIALS,
+    first_token_difference,
+    sequences,
+)
 from lcb_conformance.suite import audit, cases, goldens, showdiff
-from lcb_conformance.tokenizers.token_ids import WITH_SPECIALS, first_token_difference, sequences
 
 CHAT_STYLE = "generic"
 CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model

@@ -95,8 +95,8 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
 def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     """Every upstream golden of the families ``only`` names (default: all) judged against
     ``source``."""
+    from lcb_conformance.offline_tokenizers import hf_cache
     from lcb_conformance.suite import audit
-    from lcb_conformance.tokenizers import hf_cache
     from lcb_conformance.upstream import Upstream
     from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 
