@@ -1,4 +1,7 @@
-"""The dataset a regrade judges against: LiveCodeBench's published code_generation_lite files
+"""LiveCodeBench's published dataset (a folder or a Hugging Face cache) indexed, streamed, and
+checked against the release manifests before grading.
+
+The dataset a regrade judges against: LiveCodeBench's published code_generation_lite files
 (``test.jsonl`` .. ``test6.jsonl``, JSON lines, private tests as base64(zlib(pickle(json)))), in
 a local folder or a Hugging Face hub cache folder (``datasets--livecodebench--
 code_generation_lite``: ``snapshots/<revision>/`` the files, linked to ``blobs/<sha256>``).

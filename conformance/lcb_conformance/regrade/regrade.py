@@ -1,4 +1,5 @@
-"""`lcb-conformance regrade RUN --dataset PATH`: the comparable number from a finished run.
+"""`lcb-conformance regrade RUN --dataset PATH`: the comparable number from a finished run,
+lcb_runner's extraction and judge on every sample; `--shard I/N`, `merge`, `show`.
 
     lcb-conformance regrade RUN --dataset PATH [--format auto|lcb_runner|evalscope|opencompass|
         lm-eval|lighteval] [--style LMSTYLE | --model ID] [--release TAG | --not-a-release]

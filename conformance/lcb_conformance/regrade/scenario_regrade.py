@@ -1,4 +1,8 @@
-"""`lcb-conformance regrade` on lcb_runner's test output prediction and code execution results
+"""`regrade` on lcb_runner's test output prediction and code execution results: its extractor and
+scorer (upstream/scenarios.py, sandboxed) against the scenario's rows, per sample what changed
+and why.
+
+`lcb-conformance regrade` on lcb_runner's test output prediction and code execution results
 (run_formats/lcb_runner_test_output.py, lcb_runner_code_execution.py): their samples are
 predictions, not programs, so no judge: every raw output goes through lcb_runner's own
 extractor for the run's LMStyle (extract_test_output_code, or extract_execution_code with

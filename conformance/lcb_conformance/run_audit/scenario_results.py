@@ -1,5 +1,6 @@
-"""lcb_runner's results of its three other scenarios, audited sample by sample against
-lcb_runner's own prompt builders and extractors (run through lcb_conformance.upstream.scenarios).
+"""lcb_runner's self-repair, test output prediction and code execution results, sample by sample
+against its scenario prompt builders and extractors; where lcb_runner 28fef95 raises for the
+LMStyle.
 
 What lcb_runner 28fef95's main() writes (``output/<model_repr>/``, run_formats.lcb_runner_files),
 one row per problem, ``output_list`` the raw outputs and, what was graded:

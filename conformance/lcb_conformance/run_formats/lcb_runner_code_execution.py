@@ -1,4 +1,7 @@
-"""lcb_runner's code execution results, ``Scenario.codeexecution_<n>_<t>[_cot][_eval_all].json``
+"""lcb_runner's code execution results, direct or CoT as the file's name says (a problem named by
+its id).
+
+lcb_runner's code execution results, ``Scenario.codeexecution_<n>_<t>[_cot][_eval_all].json``
 (run_formats/lcb_runner_predictions.py): an execution-v2 row per problem (code, input, output,
 id, ...), its raw outputs, the values extract_execution_code kept and, in the _eval_all file,
 their verdicts. A problem is named by the row's ``id``; whether the run was CoT

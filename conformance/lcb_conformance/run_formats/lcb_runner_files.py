@@ -1,4 +1,7 @@
-"""lcb_runner's output layout (runner/main.py, utils/path_utils.py at 28fef95): what a results
+"""lcb_runner's output layout: what a results file's name records (scenario, n, temperature,
+CoT), its cache file and the code-generation run a self-repair run repaired.
+
+lcb_runner's output layout (runner/main.py, utils/path_utils.py at 28fef95): what a results
 file's name records, and the files lcb_runner keeps beside it.
 
     output/<model_repr>/Scenario.<scenario>_<n>_<temperature>[_cot][_eval|_eval_all].json

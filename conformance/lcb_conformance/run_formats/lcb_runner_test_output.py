@@ -1,4 +1,6 @@
-"""lcb_runner's test output prediction results, ``Scenario.testoutputprediction_<n>_<t>
+"""lcb_runner's test output prediction results (a problem named question_id/test_id).
+
+lcb_runner's test output prediction results, ``Scenario.testoutputprediction_<n>_<t>
 [_eval_all].json`` (run_formats/lcb_runner_predictions.py): a test_generation row per problem
 (question_id, test_id, the statement, starter_code, function_name), its raw outputs, the
 assertions extract_test_output_code kept and, in the _eval_all file, their verdicts. A problem

@@ -1,4 +1,7 @@
-"""The cases of lcb_runner's three other leaderboard scenarios: self-repair, test output
+"""The other three scenarios' inputs (fixtures/scenarios/): self-repair attempts, test output
+prediction and code execution rows, model outputs, grading cases; every LMStyle.
+
+The cases of lcb_runner's three other leaderboard scenarios: self-repair, test output
 prediction and code execution (fixtures/scenarios/).
 
 Each scenario's inputs are rows in the shape lcb_runner reads them:

@@ -1,4 +1,6 @@
-"""Model -> style: which lcb_prompts style, and which tokenizer snapshot, give a model the
+"""`lcb-conformance resolve`: model id → LMStyle → lcb_prompts call.
+
+Model -> style: which lcb_prompts style, and which tokenizer snapshot, give a model the
 prompt lcb_runner gives it on the leaderboard.
 
     lcb-conformance resolve MODEL_ID [--upstream pinned|installed|PATH] [--json]

@@ -1,4 +1,8 @@
-"""lcb_runner's three other leaderboard scenarios, run unmodified: self-repair
+"""lcb_runner's self-repair, test output prediction and code execution prompts (or what they
+raise), extractors and scorers (in a sandboxed child); a run's raw outputs through the extractor
+and the scorer (the regrade-scenarios goldens, `regrade` of those scenarios).
+
+lcb_runner's three other leaderboard scenarios, run unmodified: self-repair
 (prompts/self_repair.py), test output prediction (prompts/test_output_prediction.py,
 compute_test_output_prediction_metrics.py) and code execution (prompts/code_execution.py,
 compute_code_execution_metrics.py), with extraction_utils.py's extractors.

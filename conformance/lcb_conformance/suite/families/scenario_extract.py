@@ -1,4 +1,6 @@
-"""<scenario>/extract/...: lcb_runner's extractor of test output prediction and code
+"""Golden families: test output prediction's and code execution's extractors per LMStyle.
+
+<scenario>/extract/...: lcb_runner's extractor of test output prediction and code
 execution on every fixture output, for every LMStyle (the runner passes the model's LMStyle;
 extract_test_output_code reads [PYTHON] tags for CodeLLaMaInstruct only, and
 extract_execution_code ignores it, which these goldens would show changing).

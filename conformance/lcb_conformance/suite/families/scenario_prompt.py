@@ -1,4 +1,6 @@
-"""<scenario>/prompt/...: what lcb_runner's prompt builder of the three other leaderboard
+"""Golden families: each scenario's prompt per LMStyle, or what lcb_runner raises.
+
+<scenario>/prompt/...: what lcb_runner's prompt builder of the three other leaderboard
 scenarios does for every LMStyle, as canonical JSON: the prompt in its native shape (a string,
 a message list, Claude3's (system, messages)), or {"raises": {"type", "message"}} where
 lcb_runner raises (at 28fef95 most LMStyles reach a comparison with an LMStyle member 153931b

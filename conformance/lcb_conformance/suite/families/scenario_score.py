@@ -1,4 +1,6 @@
-"""<scenario>/score/<grading>: lcb_runner's scorer of test output prediction and code execution
+"""Golden families: test output prediction's and code execution's scorers, run sandboxed.
+
+<scenario>/score/<grading>: lcb_runner's scorer of test output prediction and code execution
 on one problem's generations, as canonical JSON [metrics, results]:
 
     test-output/score/<grading>     test_output_metrics([sample], [generations], k_list=[1, 5])
