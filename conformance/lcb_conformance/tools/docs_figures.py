@@ -68,6 +68,7 @@ from lcb_conformance.suite import (
     releases,
     report_files,
     scenario_cases,
+    scenarios,
     score_cases,
     styles,
 )
@@ -335,7 +336,7 @@ def _context_limits() -> str:
 
 
 def _scenario_raising_lmstyles(scenario: str) -> int:
-    mode = scenario_cases.DIRECT if scenario == scenario_cases.CODE_EXECUTION else None
+    mode = scenarios.DIRECT if scenarios.get(scenario).modes else None
     return sum(
         1
         for lmstyle in scenario_cases.LMSTYLES
