@@ -65,6 +65,7 @@ from lcb_conformance.suite import (
     index,
     judge_cases,
     scenario_cases,
+    scenarios,
     score_cases,
     styles,
 )
@@ -332,7 +333,7 @@ def _context_limits() -> str:
 
 
 def _scenario_raising_lmstyles(scenario: str) -> int:
-    mode = scenario_cases.DIRECT if scenario == scenario_cases.CODE_EXECUTION else None
+    mode = scenarios.DIRECT if scenarios.get(scenario).modes else None
     return sum(
         1
         for lmstyle in scenario_cases.LMSTYLES

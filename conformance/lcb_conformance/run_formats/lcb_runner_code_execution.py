@@ -14,20 +14,18 @@ from pathlib import Path
 
 from lcb_conformance.run_formats import lcb_runner_files, lcb_runner_predictions
 from lcb_conformance.run_formats.samples import Logged
-from lcb_conformance.suite import scenario_cases
+from lcb_conformance.suite import scenarios
 
 NAME = "lcb_runner_code_execution"
-SCENARIO = scenario_cases.LCB_RUNNER_NAMES[scenario_cases.CODE_EXECUTION]
+DECLARED = scenarios.by_run_format(NAME)  # its scenario's declaration
+SCENARIO = DECLARED.lcb_runner
 DESCRIBED = "lcb_runner's code execution results (rows with numsteps and pred_list)"
 model = lcb_runner_predictions.model
+problem_name = DECLARED.name_problem
 
 
 def detect(peek) -> bool:
-    return lcb_runner_predictions.detect(peek, "numsteps")
-
-
-def problem_name(row: dict) -> str:
-    return row["id"]
+    return lcb_runner_predictions.detect(peek, DECLARED.audit.marker)
 
 
 def cot(path: Path) -> bool:
