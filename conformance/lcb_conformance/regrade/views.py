@@ -150,8 +150,9 @@ def dataset_line(head: dict) -> str:
     if found["not_a_release"]:
         return f"dataset: {NO_RELEASE} (sha256 {found['sha256'][:16]})"
     return (
-        f"dataset: release {found['release']} ({found['problems_in_release']} problems, "
-        f"ids, dates, difficulties, platforms as its manifest; sha256 {found['sha256'][:16]})"
+        f"dataset: release {found['release']} ({found['problems_in_release']} problems; its "
+        "files the published ones, ids, dates, difficulties, platforms as its manifest; "
+        f"sha256 {found['sha256'][:16]})"
     )
 
 
