@@ -24,6 +24,8 @@ CALLS = {
     ),
 }
 
+EXTRACT = "scenarios.extract"  # upstream/scenarios.py: lcb_runner's extractor of the scenario
+
 
 def family_name(scenario: str) -> str:
     return f"{scenario}/extract"
@@ -45,7 +47,7 @@ def keys(scenario: str):
 def produce(source, key: GoldenKey) -> str:
     scenario, mode, lmstyle = parse(key)
     output = scenarios.outputs(scenario)[key.case].output
-    return source.scenario_extract(scenario, mode, lmstyle, output)
+    return source.run(EXTRACT, source.upstream, scenario, mode, lmstyle, output)
 
 
 def entry(key: GoldenKey) -> dict:
@@ -72,6 +74,7 @@ FAMILIES = tuple(
         produce,
         entry,
         fixtures=scenarios.FIXTURE_VALUES,
+        runs=(EXTRACT,),
     )
     for scenario in scenarios.FILES
 )

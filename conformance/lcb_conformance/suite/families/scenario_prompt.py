@@ -23,6 +23,7 @@ from lcb_conformance.suite.families import Family, NotText
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
 PROMPT_OR_RAISES = "prompt-or-raises"
+BUILD = "scenarios.prompt"  # upstream/scenarios.py: lcb_runner's builder, or what it raises
 RAISES = "raises"
 # scenario -> (the lcb_prompts function, its input's argument, upstream's builder in words)
 CALLS = {
@@ -79,7 +80,7 @@ def produce(source, key: GoldenKey) -> str:
     scenario, mode, lmstyle = parse(key)
     value = _inputs(scenario)[1][key.case]
     value = value.value() if isinstance(value, scenarios.Attempt) else value
-    return golden_text(*source.scenario_prompt(scenario, mode, lmstyle, value))
+    return golden_text(*source.run(BUILD, source.upstream, scenario, mode, lmstyle, value))
 
 
 def entry(key: GoldenKey) -> dict:
@@ -161,6 +162,7 @@ FAMILIES = tuple(
         compare=PROMPT_OR_RAISES,
         fixtures=scenarios.FIXTURE_VALUES,
         met_by_raising=expects_error,
+        runs=(BUILD,),
     )
     for scenario in scenarios.SCENARIOS
 )

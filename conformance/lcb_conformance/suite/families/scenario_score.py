@@ -34,6 +34,7 @@ CALLS = {
         "[generations])",
     ),
 }
+SCORE = "scenarios.score"  # upstream/scenarios.py: lcb_runner's scorer, in a sandboxed child
 SCORE_COLUMN = "score"  # the scorer's cell of a scenario's row of the verdict matrix
 
 
@@ -49,7 +50,7 @@ def keys(scenario: str):
 
 def produce(source, key: GoldenKey) -> str:
     scenario = key.family.removesuffix("/score")
-    return goldens.canonical_json(source.scenario_score(scenario, key.case))
+    return goldens.canonical_json(source.run(SCORE, source.upstream, scenario, key.case))
 
 
 def entry(key: GoldenKey) -> dict:
@@ -84,6 +85,7 @@ FAMILIES = tuple(
         compare=CANONICAL_JSON,
         sandboxed=True,
         fixtures=scenarios.FIXTURE_VALUES,
+        runs=(SCORE,),
     )
     for scenario in scenarios.FILES
 )
