@@ -90,12 +90,10 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             name: f"{pinned.package} ({pinned.manager}) {pinned.member} sha256 {pinned.sha256}"
             for name, pinned in sources.PINNED.items()
         },
+        # what a family's goldens depend on besides lcb_runner's commit, under the module's name
         **{
             name.partition(".")[0]: upstream_function(name)()
-            for name in dict.fromkeys(
-                family.provenance for family in families.registry().values()
-            )
-            if name
+            for name in sorted({f.provenance for f in families.registry().values() if f.provenance})
         },
         "kept_from_previous_run": [str(key) for key in failed],
     }
