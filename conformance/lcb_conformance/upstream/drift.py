@@ -69,7 +69,8 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
     from lcb_conformance.adapters.sandbox import ChildFailed
     from lcb_conformance.upstream import UpstreamMissing
-    from lcb_conformance.upstream.judge import JudgeRunError, known_gap
+    from lcb_conformance.upstream.judge import JudgeRunError
+    from lcb_conformance.upstream.producers import upstream_function
 
     try:
         produced = produce(key)
@@ -80,12 +81,13 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     recorded = goldens.read(key)
     if produced == recorded:
         return Verdict(str(key), IDENTICAL)
-    if key.family == goldens.JUDGE:
-        # an installed stand-in lacking a judge commit the case needs: named, not drift
-        gap = known_gap(produce.upstream, key.case)
+    family = families.get(key.family)
+    if family.known_gap:
+        # e.g. an installed stand-in lacking a judge commit the case needs: named, not drift
+        gap = upstream_function(family.known_gap)(produce.upstream, key.case)
         if gap:
             return Verdict(str(key), MISSING, gap)
-    list_change = families.get(key.family).list_change
+    list_change = family.list_change
     if list_change is not None and recorded is not None and not reference:
         change = list_change(key, recorded, produced)
         if change:
@@ -99,7 +101,7 @@ def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     from lcb_conformance.offline_tokenizers import hf_cache
     from lcb_conformance.suite import audit
     from lcb_conformance.upstream import Upstream
-    from lcb_conformance.upstream.producers import NotProducibleHere, Producer
+    from lcb_conformance.upstream.producers import Producer
 
     hf_cache.activate_offline_cache()
     upstream = Upstream(source)
@@ -113,7 +115,7 @@ def run(source: str, only: tuple[str, ...] | None = None) -> dict:
                 continue
             try:
                 verdicts.append(judge(key, produce, reference))
-            except NotProducibleHere as elsewhere:
+            except families.NotProducibleHere as elsewhere:
                 not_here[f"{key.family} ({elsewhere.counted_as})"] += 1
     return {
         "upstream": upstream.describe_source(),

@@ -41,6 +41,8 @@ from lcb_conformance.common import exit_codes
 from lcb_conformance.suite import families, goldens, scenario_cases, scenarios
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
+from lcb_conformance.upstream.producers import Producer
+from lcb_conformance.upstream.source import Upstream
 
 NOT_LISTED_EXIT = exit_codes.UNUSABLE  # the input names no model lcb_runner lists
 # listed, but no lcb_prompts style gives its prompt (with --scenario: lcb_runner raises)
@@ -448,9 +450,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _answer_scenario(args, resolution: Resolution, scenario: str, source: str) -> int:
-    from lcb_conformance.upstream import Upstream
-    from lcb_conformance.upstream.producers import Producer
-
     produce = None if args.upstream == PINNED else Producer(Upstream(args.upstream))
     answer = scenario_answer(scenario, resolution.lmstyle, produce)
     if args.json:
