@@ -8,7 +8,15 @@ import sys
 
 import pytest
 
-from lcb_conformance.suite import audit, cases, deviations, families, goldens, hf_cache, paths
+from lcb_conformance.suite import (
+    cases,
+    deviations,
+    families,
+    goldens,
+    hf_cache,
+    paths,
+    tokenization,
+)
 from lcb_conformance.suite.integrity import checksum_problems, missing_goldens, orphan_goldens
 from lcb_conformance.upstream import PINNED_COMMIT
 
@@ -106,7 +114,7 @@ def test_goldens_come_from_the_reference_upstream():
             PINNED_COMMIT,
             False,
         ), f"{run}: goldens not from lcb_runner {PINNED_COMMIT[:7]}; {REGEN}"
-    assert set(recorded["environments"]) == set(audit.AUDIT_LINES)
+    assert set(recorded["environments"]) == set(tokenization.TRANSFORMERS_LINES)
 
 
 def test_the_upstream_head_env_checks_out_the_pinned_commit():
@@ -134,7 +142,7 @@ def test_chat_templates_do_not_read_the_clock(repo_id, chat_tokenizer):
 
 
 def test_audits_and_matrix_are_recorded_for_every_transformers_line():
-    for line in audit.AUDIT_LINES:
+    for line in tokenization.TRANSFORMERS_LINES:
         assert goldens.GoldenKey(goldens.COMPARABILITY, "", line).path.is_file(), (
             f"no goldens for {line}: run `tox -e regen-{line.replace('transformers-', 'tf')}`"
         )

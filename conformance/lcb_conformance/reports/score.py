@@ -46,7 +46,7 @@ from pathlib import Path
 
 from lcb_conformance.reports.report import CSS, _e
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.suite import exit_codes, json_stream, releases, report_files
+from lcb_conformance.suite import exit_codes, json_stream, releases, report_files, shared_options
 from lcb_prompts import score as scoring
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
@@ -1073,8 +1073,7 @@ def parser(run_help: str = "lcb_runner's eval_all JSON file") -> argparse.Argume
     found.add_argument(
         "--model", metavar="NAME", help="the model of --published (default: the run's folder)"
     )
-    found.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
-    found.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
+    shared_options.add_reports(found)
     return found
 
 

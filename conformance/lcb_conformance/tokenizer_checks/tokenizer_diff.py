@@ -4,8 +4,8 @@
 
 OLD and NEW are tokenizer directories (tokenizer.json, tokenizer_config.json, ...) or, with
 network, Hub repo ids with an optional ``@revision``. Both are loaded through transformers'
-AutoTokenizer. For every style the token audits cover and every fixture problem, the prompt is
-lcb_runner's own (the goldens): the raw styles' prompt string, and for ``generic`` the
+AutoTokenizer. For every style the tokenization goldens cover and every fixture problem, the
+prompt is lcb_runner's own (the goldens): the raw styles' prompt string, and for ``generic`` the
 OpenAIChat messages rendered by each tokenizer's chat template with the generation prompt.
 Per style it reports how many rendered prompts changed, how many token sequences changed
 (the string tokenized with special tokens, as vLLM, SGLang and HF ``generate`` receive it from
@@ -27,7 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.suite import audit, cases, exit_codes, goldens, showdiff
+from lcb_conformance.suite import cases, exit_codes, goldens, showdiff, tokenization
 from lcb_conformance.suite.token_ids import WITH_SPECIALS, first_token_difference, sequences
 
 CHAT_STYLE = "generic"
@@ -147,7 +147,7 @@ def tokenizer_facts(tokenizer) -> dict[str, str]:
         for attr in ("bos_token", "bos_token_id", "eos_token", "eos_token_id")
     }
     facts["BOS added to a string"] = str(_bos_count(tokenizer, tokenizer("hi")["input_ids"]))
-    facts |= {m: audit.marker_status(tokenizer, m) for m in cases.STYLE_MARKERS}
+    facts |= {m: tokenization.marker_status(tokenizer, m) for m in cases.STYLE_MARKERS}
     return facts
 
 
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("new", help="tokenizer directory, or repo_id[@revision] with network")
     parser.add_argument(
         "--styles",
-        default=",".join(cases.AUDITED_STYLES),
+        default=",".join(cases.TOKENIZED_STYLES),
         help="comma-separated styles (default: %(default)s)",
     )
     parser.add_argument(
@@ -205,11 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     styles = [s for s in args.styles.split(",") if s]
-    unknown = sorted(set(styles) - set(cases.AUDITED_STYLES))
+    unknown = sorted(set(styles) - set(cases.TOKENIZED_STYLES))
     if unknown or not styles:
         parser.error(
             f"--styles: {'unknown ' + ', '.join(unknown) if unknown else 'none given'}; choose "
-            f"from {', '.join(cases.AUDITED_STYLES)}"
+            f"from {', '.join(cases.TOKENIZED_STYLES)}"
         )
     loaded = []
     for spec in (args.old, args.new):

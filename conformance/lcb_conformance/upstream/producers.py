@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.suite import audit, families, goldens, real_vocab
+from lcb_conformance.suite import families, goldens, real_vocab, tokenization
 from lcb_conformance.suite import real_vocab_sources as sources
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
@@ -24,7 +24,7 @@ from lcb_conformance.upstream import (
 
 
 class NotProducibleHere(LookupError):
-    """The golden belongs to another environment (a token audit of another transformers line)."""
+    """The golden belongs to another environment (a tokenization of another transformers line)."""
 
     counted_as = "other transformers line"
 
@@ -170,7 +170,7 @@ class Producer:
     @staticmethod
     def check_line(line: str) -> None:
         """Raise NotProducibleHere for a golden of another transformers line."""
-        if line != audit.transformers_line():
+        if line != tokenization.transformers_line():
             raise NotProducibleHere(
-                f"recorded under {line}; this environment runs {audit.transformers_line()}"
+                f"recorded under {line}; this environment runs {tokenization.transformers_line()}"
             )
