@@ -148,6 +148,18 @@ def test_resolve_all_answers_offline_from_the_pinned_list(capsys):
     assert 'format_lcb_prompt(row, style="deepseekr1")' in text
 
 
+def test_resolve_json_takes_a_file_like_every_command(capsys, tmp_path):
+    """--json FILE: the text on stdout, the answer as JSON in the file; --json -: the JSON on
+    stdout instead of the text (the same JSON)."""
+    answer = tmp_path / "answer.json"
+    assert resolver.main(["--json", str(answer), "deepseek-ai/DeepSeek-R1"]) == 0
+    assert "LMStyle:       DeepSeekR1" in capsys.readouterr().out
+    written = json.loads(answer.read_text("utf-8"))
+    assert (written["lmstyle"], written["style"]) == ("DeepSeekR1", "deepseekr1")
+    assert resolver.main(["--json", "-", "deepseek-ai/DeepSeek-R1"]) == 0
+    assert json.loads(capsys.readouterr().out) == written
+
+
 def test_a_table_change_of_list_entries_only_is_told_apart():
     golden = _resolver_golden()
     lines = golden.splitlines(keepends=True)
@@ -210,7 +222,7 @@ def test_resolve_command_reads_upstreams_list(capsys, pytestconfig):
     text = capsys.readouterr().out
     assert "LMStyle:       LLaMa3" in text
     assert "meta-llama/Meta-Llama-3-8B-Instruct" in text
-    assert resolver.main([source, "--json", "gpt-4o-2024-05-13"]) == 0
+    assert resolver.main([source, "--json", "-", "gpt-4o-2024-05-13"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["lmstyle"], data["style"], data["official"]) == ("OpenAIChat", "generic", True)
     assert resolver.main([source, "some-org/not-a-listed-model-7B"]) == resolver.NOT_LISTED_EXIT

@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
-from lcb_conformance.suite import audit, families
+from lcb_conformance.suite import families, tokenization
 from lcb_conformance.suite.families import NotProducibleHere
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import Upstream
@@ -76,7 +76,7 @@ class Producer:
     @staticmethod
     def check_line(line: str) -> None:
         """Raise NotProducibleHere for a golden of another transformers line."""
-        if line != audit.transformers_line():
+        if line != tokenization.transformers_line():
             raise NotProducibleHere(
-                f"recorded under {line}; this environment runs {audit.transformers_line()}"
+                f"recorded under {line}; this environment runs {tokenization.transformers_line()}"
             )

@@ -3,12 +3,12 @@ upstream lcb_runner, and what changed shown.
 
     lcb-conformance regen --upstream PATH [--check]
 
-Goldens come from the reference only: a clean LiveCodeBench checkout at
+Goldens come from the pinned commit only: a clean LiveCodeBench checkout at
 upstream.PINNED_COMMIT (PATH); any other source is refused, except with --check, which
 compares any upstream (a checkout of another commit, 'installed') with the goldens.
-Upstream families (prompts, extractions, chat renderings, token audits, token ids, the
+Upstream families (prompts, extractions, chat renderings, tokenizations, token ids, the
 matrix) come from upstream only; the reference-impl families come from the reference
-lcb_prompts (they have no upstream twin). Token audits, token ids and the matrix are recorded
+lcb_prompts (they have no upstream twin). Tokenizations, token ids and the matrix are recorded
 per transformers line; a run regenerates its own line's and leaves the other's untouched.
 Token ids need the real vocabularies (LCB_REAL_VOCAB_CACHE, real_vocab_sources); a run
 without them keeps the token-id goldens as they are and says so.
@@ -33,15 +33,14 @@ import platform
 import sys
 import traceback
 
-from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.common import exit_codes, paths, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
-from lcb_conformance.suite import audit, cases, families, goldens, index, showdiff
+from lcb_conformance.suite import cases, families, goldens, index, showdiff, tokenization
 from lcb_conformance.suite.families import NotProducibleHere
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
-    INSTALLED,
     PINNED_COMMIT,
     Upstream,
     UpstreamMissing,
@@ -53,11 +52,11 @@ TRACKED_PACKAGES = ("transformers", "tokenizers", "huggingface_hub", "jinja2")
 
 
 def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
-    """What made the goldens. Token audits differ per transformers line, so the package
+    """What made the goldens. Tokenizations differ per transformers line, so the package
     versions are recorded per line; a regen under one line keeps the other's record."""
     recorded = goldens.provenance()
     environments = recorded.get("environments", {})
-    environments[audit.transformers_line()] = {
+    environments[tokenization.transformers_line()] = {
         "python": platform.python_version(),
         "packages": {name: importlib.metadata.version(name) for name in TRACKED_PACKAGES},
         "upstream": upstream.provenance(),
@@ -73,7 +72,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
                     hf_cache.SNAPSHOTS_DIR / repo_id.replace("/", "__")
                 ),
                 "chat_template_sha256": hashlib.sha256(
-                    audit.load_tokenizer(repo_id).chat_template.encode("utf-8")
+                    hf_cache.load_tokenizer(repo_id).chat_template.encode("utf-8")
                 ).hexdigest(),
             }
             for repo_id in cases.CHAT_TOKENIZERS
@@ -96,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="lcb-conformance regen", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument(
-        "--upstream",
-        default=INSTALLED,
+    shared_options.add(
+        parser,
+        "upstream",
         metavar="PATH",
-        help="a LiveCodeBench checkout at the reference commit "
+        help="a LiveCodeBench checkout at the pinned commit "
         f"({PINNED_COMMIT[:7]}); with --check also another checkout or 'installed'",
     )
     parser.add_argument(
@@ -117,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     except UpstreamSourceError as error:
         print(f"lcb-conformance regen: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
-    if not args.check and not upstream.is_reference():
+    if not args.check and not upstream.is_pinned():
         print(
             f"lcb-conformance regen: goldens come from lcb_runner at {PINNED_COMMIT[:7]} only; "
             f"{upstream.describe_source()} is not a clean checkout of it ({CHECKOUT_HINT}). "
@@ -145,13 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     for key in expected:
         try:
             text = generate(key)
-        except NotProducibleHere as elsewhere:  # another line's audit, no real vocabularies
+        except NotProducibleHere as elsewhere:  # another line's tokenization, no real vocabularies
             if not counts.get(elsewhere.counted_as):
                 print(f"KEPT    {key.family} ({elsewhere.counted_as}): {elsewhere}")
             counts[elsewhere.counted_as] = counts.get(elsewhere.counted_as, 0) + 1
             continue
         except UpstreamMissing as missing:
-            if not args.check:  # the reference lacks it: a broken reference, keep the golden
+            if not args.check:  # the pinned commit lacks it: a broken checkout, keep the golden
                 failed.append(key)
                 counts["failed"] += 1
                 print(f"FAILED {key}: {missing} (old golden kept)")

@@ -30,11 +30,12 @@ from functools import cache
 from lcb_conformance.suite.goldens import SUFFIX, GoldenKey
 
 # How an implementation's answer is compared with a golden (the case index's "compare"): the
-# text itself; as canonical JSON; its token audit under the call's tokenizer; a judge verdict
+# text itself; as canonical JSON; its tokenization under the call's tokenizer
+# (suite/tokenization.py; the value keeps its first name); a judge verdict
 # normalised as docs/judge.md says.
 TEXT = "text"
 CANONICAL_JSON = "canonical-json"
-TOKEN_AUDIT = "token-audit"
+TOKENIZATION = "token-audit"
 JUDGE_VERDICT = "judge-verdict"
 
 
@@ -147,12 +148,12 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
     return tuple(sorted(key for family in registry().values() for key in family.keys()))
 
 
-def fixture_value(reference: dict) -> object:
-    """The value a case's fixture reference ({"fixture": file, "id": entry}) stands for."""
+def fixture_value(pointer: dict) -> object:
+    """The value a case's fixture pointer ({"fixture": file, "id": entry}) stands for."""
     for family in registry().values():
-        if reference["fixture"] in family.fixtures:
-            return family.fixtures[reference["fixture"]](reference["id"])
-    raise ValueError(f"no golden family reads the fixture file {reference['fixture']!r}")
+        if pointer["fixture"] in family.fixtures:
+            return family.fixtures[pointer["fixture"]](pointer["id"])
+    raise ValueError(f"no golden family reads the fixture file {pointer['fixture']!r}")
 
 
 def upstream_functions() -> set[str]:
@@ -167,7 +168,7 @@ def upstream_functions() -> set[str]:
 
 def in_this_environment(key: GoldenKey) -> bool:
     """False for a golden recorded under another transformers line."""
-    from lcb_conformance.suite.audit import transformers_line
+    from lcb_conformance.suite.tokenization import transformers_line
 
     line_of = get(key.family).line_of
     return line_of is None or line_of(key) == transformers_line()

@@ -5,7 +5,7 @@ the upstream families, one file per transformers line."""
 
 from __future__ import annotations
 
-from lcb_conformance.suite import audit, goldens
+from lcb_conformance.suite import goldens, tokenization
 from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import GoldenKey
 
@@ -22,7 +22,9 @@ FAMILIES = (
         goldens.COMPARABILITY,
         "comparability",
         "matrix.py over the upstream families, per transformers line",
-        lambda: (GoldenKey(goldens.COMPARABILITY, "", line) for line in audit.AUDIT_LINES),
+        lambda: (
+            GoldenKey(goldens.COMPARABILITY, "", line) for line in tokenization.TRANSFORMERS_LINES
+        ),
         produce,
         line_of=lambda key: key.case,
         in_history=False,

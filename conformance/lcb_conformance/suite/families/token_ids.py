@@ -1,6 +1,6 @@
 """Golden family: the token ids under the real tokenizers, per transformers line.
 
-token-ids/<transformers line>/<tokenizer>/<style>__<question_id>: the token ids the audited
+token-ids/<transformers line>/<tokenizer>/<style>__<question_id>: the token ids the tokenized
 prompts reach a model as, under the real tokenizers (real_vocab.py), per transformers line.
 No implementation is held to them here (the real vocabularies are not in the offline
 snapshots); the realvocab envs hold the tokenizers to them (test_token_ids.py)."""
@@ -14,7 +14,7 @@ from lcb_conformance.offline_tokenizers import real_vocab, token_ids
 from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
 from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.families import Family, NotProducibleHere
-from lcb_conformance.suite.families.token_audit import audit_keys, audited_prompt, line_of
+from lcb_conformance.suite.families.tokenization import line_of, tokenization_keys, tokenized_prompt
 from lcb_conformance.suite.goldens import GoldenKey
 
 
@@ -59,10 +59,10 @@ def real_tokenizer(source, repo_id: str):
 def produce(source, key: GoldenKey) -> str:
     """The string with and without special tokens, and for generic also upstream's OpenAIChat
     messages through the template with tokenize=True."""
-    line, tokenizer, style, question_id = goldens.parse_audit_key(key)
+    line, tokenizer, style, question_id = goldens.parse_tokenized_key(key)
     source.check_line(line)
     real = real_tokenizer(source, tokenizer)
-    prompt = audited_prompt(source, style, tokenizer, question_id)
+    prompt = tokenized_prompt(source, style, tokenizer, question_id)
     messages = (
         source.upstream.chat_messages(cases.problems()[question_id])
         if style == "generic"
@@ -75,10 +75,10 @@ FAMILIES = (
     Family(
         goldens.TOKEN_IDS,
         "token-ids",
-        "token_ids.py: the token-audited upstream prompts (generic also as upstream's "
+        "token_ids.py: the tokenized upstream prompts (generic also as upstream's "
         "OpenAIChat messages through the template, tokenize=True) tokenized by the real "
         "tokenizers (real_vocab.py, from real_vocabularies), per transformers line",
-        lambda: audit_keys(goldens.TOKEN_IDS),
+        lambda: tokenization_keys(goldens.TOKEN_IDS),
         produce,
         entry=lambda key: {
             "upstream": "upstream's prompt tokenized by the real tokenizer",
