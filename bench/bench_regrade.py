@@ -98,7 +98,7 @@ def upstream_child(request_path: str, result_path: str) -> int:
     seconds = time.perf_counter() - start
     answer = {
         "seconds": seconds,
-        "graded": {p: grading._json_data(results[i]) for i, p in enumerate(problems)},
+        "graded": {p: grading.json_data(results[i]) for i, p in enumerate(problems)},
         "metadata": {p: metadata[i] for i, p in enumerate(problems)},
     }
     Path(result_path).write_text(json.dumps(answer), "utf-8")
