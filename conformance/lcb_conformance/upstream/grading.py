@@ -29,7 +29,8 @@ which this judge, run with ``upstream``, differs from the goldens (28fef95's ver
 :func:`require_reference_judge` raises :class:`JudgeDiffers` naming them (PyPI's
 nvidia-livecodebench 26.3 predates 16de2a1's stdin fix: it differs on the stdin-buffer cases).
 
-How it runs. ``grade`` starts one grading process (upstream/grading_process.py) under the supervisor every untrusted run uses (adapters/untrusted.py's Contained: the judge's
+How it runs. ``grade`` starts one grading process (upstream/grading_process.py) under the
+supervisor every untrusted run uses (adapters/untrusted.py's Contained: the judge's
 address-space limit, nothing it starts outlives it, internet sockets refused, a fresh temporary
 working directory) and streams samples to it and verdicts back over two pipes. That process
 imports little beside lcb_runner's judge (compute_code_generation_metrics, which imports
@@ -63,6 +64,7 @@ import selectors
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -309,11 +311,12 @@ CODEGEN_CHILD_OVERHEAD_SECONDS = 120
 def codegen_metrics(upstream: Upstream, runs: list[dict]) -> dict[str, dict]:
     """lcb_runner's own evaluation of each run (fixtures/regrade/runs.jsonl lines, with
     ``rows``: question_id -> dataset row), in one sandboxed child: every raw output through
-    ``extract_code(output, LMStyle)``, then ``codegen_metrics(samples, code lists)`` with its
-    defaults (16 processes, timeout 6 s), as lcb_runner's runner/main does. Per run: the
-    problems in order, the extracted code, and codegen_metrics' [metrics, results, metadata]
-    as JSON data (metadata as its JSON strings). UpstreamMissing for a stand-in known to
-    compute them differently."""
+    ``extract_code(output, LMStyle)`` (a run giving ``code``, question_id -> code list, instead
+    of ``outputs`` and ``lmstyle`` is graded as it is: the regrade bench's), then
+    ``codegen_metrics(samples, code lists)`` with its defaults (16 processes, timeout 6 s), as
+    lcb_runner's runner/main does. Per run: the problems in order, the code, codegen_metrics'
+    [metrics, results, metadata] as JSON data (metadata as its JSON strings), and the seconds
+    the call took. UpstreamMissing for a stand-in known to compute them differently."""
     if upstream.checkout is None and upstream.version() in STAND_IN_GAPS:
         raise UpstreamMissing(
             f"{upstream.describe_source()} evaluates differently: "
@@ -328,8 +331,8 @@ def _codegen_metrics_by(source: str, runs_json: str) -> dict[str, dict]:
     tests = sum(
         judge.count_tests(run["rows"][problem]) or 1
         for run in runs
-        for problem, outputs in run["outputs"].items()
-        for _ in outputs
+        for problem, generations in run.get("code", run.get("outputs")).items()
+        for _ in generations
     )
     wall_limit = (TIMEOUT + 1) * tests + 5 * len(runs) + CODEGEN_CHILD_OVERHEAD_SECONDS
     request = {"upstream": source, "runs": runs}
@@ -373,16 +376,26 @@ def codegen_child_main(request_path: str, result_path: str) -> int:
     metrics = upstream.module("evaluation.compute_code_generation_metrics")
     done = {}
     for run in request["runs"]:
-        problems = sorted(run["outputs"])
+        problems = sorted(run.get("code", run.get("outputs")))
         samples = [
             benchmark.CodeGenerationProblem(**run["rows"][p]).get_evaluation_sample()
             for p in problems
         ]
-        code = [
-            [upstream.extract_as(run["lmstyle"], o) for o in run["outputs"][p]] for p in problems
-        ]
+        if "code" in run:
+            code = [run["code"][p] for p in problems]
+        else:
+            code = [
+                [upstream.extract_as(run["lmstyle"], o) for o in run["outputs"][p]]
+                for p in problems
+            ]
+        start = time.perf_counter()
         scored = metrics.codegen_metrics(samples, code)
-        done[run["run"]] = {"problems": problems, "code": code, "scored": json_data(scored)}
+        done[run["run"]] = {
+            "problems": problems,
+            "code": code,
+            "scored": json_data(scored),
+            "seconds": time.perf_counter() - start,
+        }
     Path(result_path).write_text(json.dumps(done), "utf-8")
     return exit_codes.OK
 
