@@ -23,9 +23,10 @@ the steadier figure there.
 
 Every graded list and metadata string must be identical (metadata with its "execution time"
 dropped and memory addresses blanked, as the judge goldens normalise); the bench stops
-otherwise, save for one difference it counts and names: a time limit (-3) one side reached
-where the other gave the judge golden's verdict (lcb_runner's own, on a machine not starved),
-as a program recursing 50,000 deep can on a loaded machine.
+otherwise, save for one difference it counts and names: a time limit one side reached (-3,
+or check_correctness' global timeout: -5) where the other gave the judge golden's verdict
+(lcb_runner's own, on a machine not starved), as a program recursing 50,000 deep can on a
+loaded machine.
 
 Memory: grade alone over the instant set at 1x and at --memory-scale times, each in a fresh
 process reading the peak resident size of the caller and of the largest process of the
@@ -134,10 +135,17 @@ def golden_verdicts() -> dict[tuple[str, str], list]:
     }
 
 
+def starved_of_time(results: list, metadata: str, other: list, golden_results: list) -> bool:
+    """Whether ``results`` is a time limit (-3, or check_correctness' global timeout: the child
+    killed, a -5 TestRunnerError) where ``other`` is lcb_runner's own verdict, the golden's."""
+    timed_out = -3 in results or json.loads(metadata).get("error_code") == -5
+    return timed_out and other == golden_results and results != golden_results
+
+
 def check_identical(samples, upstream_answer: dict, graded: list[grading.Graded]) -> dict:
     """How many verdicts are identical, and how many differ only by a time limit one side
     reached on a machine others share while the other side gave lcb_runner's own verdict (the
-    judge golden's); the bench stops on any other difference."""
+    judge golden's: :func:`starved_of_time`); the bench stops on any other difference."""
     goldens_by_program = golden_verdicts()
     differing, starved = [], 0
     for sample, mine in zip(samples, graded, strict=True):
@@ -148,8 +156,9 @@ def check_identical(samples, upstream_answer: dict, graded: list[grading.Graded]
         ) == grading.comparable_metadata(their_metadata):
             continue
         golden_results = goldens_by_program[(sample.problem_id, sample.code)]
-        one_timed_out = (-3 in theirs) != (-3 in mine.graded)
-        if one_timed_out and golden_results in (theirs, mine.graded):
+        if starved_of_time(theirs, their_metadata, mine.graded, golden_results) or (
+            starved_of_time(mine.graded, mine.metadata, theirs, golden_results)
+        ):
             starved += 1
             print(f"TIME LIMIT UNDER LOAD {sample.problem_id}#{sample.sample_index}: grade "
                   f"{mine.graded}, codegen_metrics {theirs}", file=sys.stderr)  # fmt: skip
