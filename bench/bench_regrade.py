@@ -126,27 +126,32 @@ def run_grade(upstream: Upstream, samples: list[grading.Sample], workers: int) -
     }
 
 
-def golden_verdicts() -> dict[tuple[str, str], list]:
-    """(problem, program) -> the judge golden's graded list: lcb_runner's verdict on it."""
-    return {
-        (case.problem, case.program): golden(case.id)["results"]
-        for case in judge_cases.judge_cases().values()
-        if "rejected" not in golden(case.id)
-    }
+def golden_verdicts() -> dict[tuple[str, str], tuple[list, dict]]:
+    """(problem, program) -> the judge golden's graded list and normalised metadata:
+    lcb_runner's verdict on it."""
+    verdicts = {}
+    for case in judge_cases.judge_cases().values():
+        verdict = golden(case.id)
+        if "rejected" not in verdict:
+            verdicts[(case.problem, case.program)] = (verdict["results"], verdict["metadata"])
+    return verdicts
 
 
-def starved_of_time(results: list, metadata: str, other: list, golden_results: list) -> bool:
-    """Whether ``results`` is a time limit (-3, or check_correctness' global timeout: the child
-    killed, a -5 TestRunnerError) where ``other`` is lcb_runner's own verdict, the golden's."""
+def starved_of_time(one: tuple[list, str], other: tuple[list, str], reference) -> bool:
+    """Whether the verdict ``one`` (graded list, metadata string) is a time limit (-3, or
+    check_correctness' global timeout: the child killed, a -5 TestRunnerError) where
+    ``other`` is lcb_runner's own verdict, ``reference`` (the judge golden's)."""
+    (results, metadata), (other_results, other_metadata) = one, other
     timed_out = -3 in results or json.loads(metadata).get("error_code") == -5
-    return timed_out and other == golden_results and results != golden_results
+    other_is_reference = (other_results, grading.comparable_metadata(other_metadata)) == reference
+    return timed_out and other_is_reference
 
 
 def check_identical(samples, upstream_answer: dict, graded: list[grading.Graded]) -> dict:
     """How many verdicts are identical, and how many differ only by a time limit one side
     reached on a machine others share while the other side gave lcb_runner's own verdict (the
     judge golden's: :func:`starved_of_time`); the bench stops on any other difference."""
-    goldens_by_program = golden_verdicts()
+    reference = golden_verdicts()
     differing, starved = [], 0
     for sample, mine in zip(samples, graded, strict=True):
         theirs = upstream_answer["graded"][sample.problem_id][sample.sample_index]
@@ -155,10 +160,9 @@ def check_identical(samples, upstream_answer: dict, graded: list[grading.Graded]
             mine.metadata
         ) == grading.comparable_metadata(their_metadata):
             continue
-        golden_results = goldens_by_program[(sample.problem_id, sample.code)]
-        if starved_of_time(theirs, their_metadata, mine.graded, golden_results) or (
-            starved_of_time(mine.graded, mine.metadata, theirs, golden_results)
-        ):
+        verdicts = (mine.graded, mine.metadata), (theirs, their_metadata)
+        expected = reference[(sample.problem_id, sample.code)]
+        if starved_of_time(*verdicts, expected) or starved_of_time(*verdicts[::-1], expected):
             starved += 1
             print(f"TIME LIMIT UNDER LOAD {sample.problem_id}#{sample.sample_index}: grade "
                   f"{mine.graded}, codegen_metrics {theirs}", file=sys.stderr)  # fmt: skip
