@@ -6,9 +6,10 @@
 The samples are the judge corpus's programs (fixtures/judge/), --programs per problem (each
 problem's programs in turn, repeated), over the problems whose rows lcb_runner reads. Two
 sets: "instant" (the programs whose golden verdict is reached at once: no -3 time limit, no
--5 runner error, not the huge-output and deep-recursion ones) and "mix" (every program of the
-problem in turn: runtime errors, exit(), programs that loop or sleep until a time limit). Both
-sides get the same samples and lcb_runner's default timeout (6 s), on this machine as it is:
+-5 runner error, none of the huge-output, deep-recursion and timeout categories) and "mix"
+(every program of the problem in turn: runtime errors, exit(), programs that loop or sleep
+until a time limit). Both sides get the same samples and lcb_runner's default timeout (6 s),
+on this machine as it is:
 
 - lcb_runner: ``codegen_metrics(samples, generations)`` with its defaults (16 processes, a
   Manager and a process per sample), in the child under the supervisor that the regrade
@@ -52,8 +53,9 @@ from lcb_conformance.upstream import Upstream, grading, judge
 
 TIMEOUT = grading.TIMEOUT
 INSTANT, MIX = "instant", "mix"
-# not instant though no time limit is reached: megabytes printed, 50000 frames deep
-SLOW_CATEGORIES = ("huge-output", "recursion")
+# not instant though no time limit is reached: megabytes printed, 50000 frames deep, a loop
+# at import that compile_code's alarm stops (a -4, not a -3)
+SLOW_CATEGORIES = ("huge-output", "recursion", "timeout")
 
 
 def golden(case_id: str) -> dict:
