@@ -152,19 +152,27 @@ def main() -> int:
     options = parser.parse_args()
     upstream = Upstream(options.upstream)
     sets = {kind: sample_set(kind, options.programs) for kind in options.sets.split(",")}
+    # the programs run here as under the judge: in a temporary directory, with its limit
+    resource.setrlimit(resource.RLIMIT_AS, (judge.MEMORY_LIMIT_BYTES, judge.MEMORY_LIMIT_BYTES))
+    with tempfile.TemporaryDirectory(prefix="lcb-profile-work-") as work:
+        os.chdir(work)
+        profile(upstream, sets, options.functions)
+    return 0
+
+
+def profile(upstream: Upstream, sets: dict, functions: int) -> None:
     gc.collect()
     for kind, samples in sets.items():  # grade's side first: lcb_runner's imports datasets
         mine = grade_side(upstream, samples, None)
         print(f"{kind} ({len(samples)} samples), grade: {rounded(mine)}", flush=True)
-        if options.functions:
+        if functions:
             with tempfile.TemporaryDirectory(prefix="lcb-profile-") as directory:
                 grade_side(upstream, samples, Path(directory))
-                top_functions(Path(directory), len(samples), options.functions)
+                top_functions(Path(directory), len(samples), functions)
     upstream.module("benchmarks.code_generation")  # as codegen_metrics' caller has
     for kind, samples in sets.items():
         theirs = upstream_side(upstream, samples)
         print(f"{kind} ({len(samples)} samples), codegen_metrics: {rounded(theirs)}", flush=True)
-    return 0
 
 
 def rounded(figures: dict) -> dict:
