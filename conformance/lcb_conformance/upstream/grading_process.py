@@ -7,8 +7,8 @@ It is the process every sample's child is forked from, so it imports little: the
 library, lcb_runner's judge (evaluation.compute_code_generation_metrics, which imports
 testing_util and numpy) and the few names of this package it needs, nothing of the suite's
 readers and reports; a smaller process forks and exits faster. Rows are decoded in a child
-forked before any lcb_runner import (:class:`_Decoder`), which alone imports the ``datasets``
-library.
+forked before any lcb_runner import (:class:`_Decoder`), which alone imports lcb_runner's
+benchmark modules. Where the time goes: docs/performance.md (bench/profile_regrade.py).
 """
 
 from __future__ import annotations
