@@ -13,7 +13,7 @@ problem rebuilt and looked up in the cache) and reads the child's peak memory. T
 show whether memory stays flat as the file grows. ``--format lm-eval``: the same samples as
 lm-evaluation-harness's samples file instead (a JSON line per problem: doc, the prompt as
 arguments.gen_args_0.arg_0, resps, filtered_resps), audited with ``--style``. Figures for
-docs/audit.md, not assertions.
+docs/audit-formats.md, not assertions.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from lcb_conformance.common import report_files
 from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.suite import cases, report_files
+from lcb_conformance.suite import cases
 from lcb_conformance.upstream import Upstream
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,10 +14,10 @@ import sys
 
 import pytest
 
-from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
-from lcb_conformance.upstream import grading, judge, sandbox
+from lcb_conformance.upstream import grading, judge
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
 # compat-tf* envs leave them to the upstream env)

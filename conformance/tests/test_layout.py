@@ -9,44 +9,18 @@ from pathlib import Path
 
 import pytest
 
-import lcb_conformance
-from lcb_conformance.suite import paths
+from lcb_conformance.common import paths
+from lcb_conformance_dev import layout_table
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
 
-PACKAGE = Path(lcb_conformance.__file__).parent
-LAYOUT = paths.ROOT / "docs" / "layout.md"
-# A module may import its own layer and those with a lower rank. Tools are the developer's
-# commands, imported by no layer: they may read every layer (docs_figures counts the contract's
-# cases, the judge's limits, the report's and `--version`'s figures for the docs).
-RANKS = {
-    "suite": 0,
-    "adapters": 1,
-    "upstream": 2,
-    "tokenizer_checks": 2,
-    "runner": 3,
-    "run_formats": 3,
-    "reports": 4,
-    "run_audit": 5,
-    "regrade": 5,
-    "cli": 6,
-    "tools": 7,
-}
-
-
-def modules() -> list[str]:
-    return sorted(
-        path.relative_to(PACKAGE).as_posix()
-        for path in PACKAGE.rglob("*.py")
-        if path.name != "__init__.py"
-    )
-
-
-def layer(name: str) -> str:
-    """'suite/cases.py' -> 'suite'; 'lcb_conformance.upstream.source' -> 'upstream'."""
-    parts = name.removeprefix("lcb_conformance.").replace(".", "/").split("/")
-    return "cli" if parts[0] in ("cli", "cli.py", "plugin", "plugin.py") else parts[0]
+PACKAGE = layout_table.PACKAGE
+LAYOUT = paths.ROOT / "docs" / "layout-modules.md"  # generated: layout_table.py
+RANKS = layout_table.RANKS  # a module may import its own layer and those of a lower rank
+modules = layout_table.modules
+layer = layout_table.layer
+TABLE = re.compile(r"<!-- figure: layout-modules -->\n(.*?)\n<!-- /figure -->", re.S)
 
 
 def imported_layers(path: Path) -> set[str]:
@@ -64,10 +38,19 @@ def imported_layers(path: Path) -> set[str]:
     return found
 
 
-def test_the_layout_page_lists_every_module_and_no_other():
-    table = re.findall(r"^\| [a-z ]+ \| `([a-z_/]+\.py)` \|", LAYOUT.read_text("utf-8"), re.M)
-    listed = set(table)
-    assert listed == set(modules())
+def test_the_layout_page_holds_the_table_generated_from_the_tree():
+    """A module added or removed, or whose docstring's first sentence changed, changes the
+    generated table: the page must be rewritten (docs_figures --write)."""
+    (on_page,) = TABLE.findall(LAYOUT.read_text("utf-8"))
+    assert on_page == layout_table.table(), (
+        "docs/layout.md's module table is not the tree's: run "
+        "`python -m lcb_conformance_dev.docs_figures --write`"
+    )
+
+
+def test_the_generated_table_lists_every_module_and_no_other():
+    listed = re.findall(r"^\| [a-z ]+ \| `([a-z_/]+\.py)` \|", layout_table.table(), re.M)
+    assert sorted(listed) == sorted(modules() + layout_table.dev_modules())
 
 
 @pytest.mark.parametrize(
@@ -78,7 +61,7 @@ def test_the_layout_page_lists_every_module_and_no_other():
 def test_every_subpackage_says_its_job(package):
     docstring = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
     assert docstring, f"lcb_conformance/{package}/__init__.py: say what the subpackage is for"
-    assert layer(package) in RANKS, f"{package}: give it a layer in this test and in docs/layout.md"
+    assert layer(package) in RANKS, f"{package}: give its layer a rank in layout_table.RANKS"
 
 
 @pytest.mark.parametrize("module", modules())
@@ -87,6 +70,14 @@ def test_no_module_imports_from_a_layer_above(module):
     imported = imported_layers(PACKAGE / module)
     above = {other for other in imported if RANKS[other] > RANKS[own]}
     assert not above, f"{module} ({own}) imports from {sorted(above)}"
+
+
+@pytest.mark.parametrize("module", modules())
+def test_no_module_imports_the_development_package(module):
+    tree = ast.parse((PACKAGE / module).read_text("utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not {name for name in imported if name.startswith("lcb_conformance_dev")}, module
 
 
 # What a view must not read: a test runner's text (node ids, failure and skip reports) or a

@@ -13,8 +13,9 @@ import json
 import pytest
 
 import lcb_prompts.score
+from lcb_conformance import releases
 from lcb_conformance.reports import score
-from lcb_conformance.suite import goldens, releases, score_cases
+from lcb_conformance.suite import goldens, score_cases
 from lcb_conformance.suite.families import score as score_family
 from lcb_conformance.suite.goldens import GoldenKey
 

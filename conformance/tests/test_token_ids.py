@@ -9,10 +9,11 @@ import json
 
 import pytest
 
-from lcb_conformance.suite import audit, families, goldens, token_ids
-from lcb_conformance.suite import real_vocab_sources as sources
+from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
+from lcb_conformance.offline_tokenizers import token_ids
+from lcb_conformance.suite import audit, families, goldens
 from lcb_conformance.tokenizer_checks import tokenizer_diff
-from lcb_conformance.upstream.producers import NotProducibleHere, Producer
+from lcb_conformance.upstream.producers import Producer
 
 THIS_LINE = [
     key for key in families.expected_keys(goldens.TOKEN_IDS) if families.in_this_environment(key)
@@ -90,5 +91,5 @@ def test_without_the_real_vocabularies_token_ids_are_not_producible_here(tmp_pat
     """What makes regeneration keep the token-id goldens instead of failing or deleting them
     (the upstream is never reached: the real tokenizers come first)."""
     monkeypatch.setattr(sources, "DEFAULT_CACHE", tmp_path)
-    with pytest.raises(NotProducibleHere, match="token ids need the real vocabularies"):
+    with pytest.raises(families.NotProducibleHere, match="token ids need the real vocabularies"):
         Producer(upstream=None)(THIS_LINE[0])

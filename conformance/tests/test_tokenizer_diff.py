@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from lcb_conformance.suite import hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 
 R1 = "deepseek-ai__DeepSeek-R1-Distill-Qwen-7B"

@@ -1,9 +1,12 @@
-"""An implementation in another process: ``--impl-cmd "CMD ..."`` runs any program (another
+"""`--impl-cmd CMD`: an implementation in another process, over JSON lines, with time and memory
+limits.
+
+An implementation in another process: ``--impl-cmd "CMD ..."`` runs any program (another
 Python, another language, a harness with torch) that speaks JSON lines on stdin/stdout; a
 Python adapter in its own environment is served by :mod:`lcb_conformance.adapters.jsonl_server`,
 run by path with that environment's interpreter.
 
-Protocol 1 (docs/implementations.md; JSON Schema: docs/adapter-protocol.schema.json). The
+Protocol 1 (docs/impl-cmd.md; JSON Schema: docs/adapter-protocol.schema.json). The
 suite writes one request a line and reads one response a line:
 
     {"id": 1, "function": "describe", "args": {}}
@@ -46,7 +49,7 @@ from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NOT_PROVIDED_TYPE, NotProvided
 from lcb_conformance.adapters.jsonl_server import PARAMETERS, PROTOCOL
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
 
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
 DEFAULT_MEMORY_MB = 4096  # address space of the program

@@ -1,4 +1,8 @@
-"""`lcb-conformance score RUN` on a finished run of any format run_formats reads: lcb_runner's
+"""`lcb-conformance score` on any format's log: lcb_runner's files to reports/score.py; another
+harness's verdicts as eval_all rows through `report_on`, its problems named by position through
+the regrade's guard; a log without verdicts per sample: the checks and no figure.
+
+`lcb-conformance score RUN` on a finished run of any format run_formats reads: lcb_runner's
 eval_all files go to reports/score.py as they are; any other harness's log (evalscope,
 OpenCompass, lm-eval, lighteval) is read through its format's reader and scored the same way.
 
@@ -34,13 +38,14 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from lcb_conformance import releases
+from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade
 from lcb_conformance.reports import score
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import exit_codes, releases, report_files
 from lcb_prompts import score as scoring
 
 NOT_COMPUTED = (

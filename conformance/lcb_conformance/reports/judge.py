@@ -1,4 +1,6 @@
-"""What a judge costs the score: where an implementation's judge_program disagrees with
+"""An implementation's judge vs the judge goldens: false pass / false fail.
+
+What a judge costs the score: where an implementation's judge_program disagrees with
 lcb_runner's judge goldens, and which way.
 
     python -m lcb_conformance.reports.judge --impl MODULE[:ATTR] [--impl-path DIR]
@@ -29,8 +31,9 @@ import sys
 from collections import Counter
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.runner import options
-from lcb_conformance.suite import exit_codes, goldens, report_files
+from lcb_conformance.suite import goldens
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge
 

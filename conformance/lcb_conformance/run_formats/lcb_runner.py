@@ -1,4 +1,6 @@
-"""lcb_runner's own code-generation results, ``output/<model_repr>/Scenario.codegeneration_
+"""lcb_runner's code-generation results and eval_all files (output_list, code_list, graded_list).
+
+lcb_runner's own code-generation results, ``output/<model_repr>/Scenario.codegeneration_
 <n>_<temperature>[_eval_all].json``: a JSON array of rows with the problem's fields,
 ``output_list`` (raw outputs), ``code_list`` (what extract_code kept and the judge ran) and, in
 the ``_eval_all`` file, ``graded_list`` (the judge's verdict per output). Its other three
@@ -10,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
-from lcb_conformance.suite import json_stream
 
 NAME = "lcb_runner"
 DESCRIBED = "lcb_runner's results (a JSON array of rows with output_list and code_list)"

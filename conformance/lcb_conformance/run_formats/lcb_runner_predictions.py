@@ -1,4 +1,7 @@
-"""What lcb_runner 28fef95's main() writes for its test output prediction and code execution
+"""lcb_runner's test output prediction and code execution results, read for their two format
+modules (output_list, pred_list, graded_list).
+
+What lcb_runner 28fef95's main() writes for its test output prediction and code execution
 scenarios (``output/<model_repr>/Scenario.<scenario>_<n>_<temperature>[_cot][_eval_all].json``):
 a JSON array of the dataset's rows, each with ``output_list`` (raw outputs), ``pred_list``
 (what its extractor kept and its scorer graded) and, in the ``_eval_all`` file, ``graded_list``
@@ -9,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
-from lcb_conformance.suite import json_stream
 
 NOT_GRADED = "a results file without graded_list (lcb_runner's _eval_all file has the verdicts)"
 # what a row carries beside the dataset's fields

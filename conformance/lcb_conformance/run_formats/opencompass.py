@@ -1,4 +1,7 @@
-"""OpenCompass 0.5.4's predictions, ``predictions/<model>/<dataset>.json``
+"""OpenCompass's predictions and, beside them, its results' details (extracted_prediction,
+correct per replica).
+
+OpenCompass 0.5.4's predictions, ``predictions/<model>/<dataset>.json``
 (GenInferencerOutputHandler): an object ``{"<idx>": {"origin_prompt", "prediction", "gold"}}``,
 the dataset repeated ``n`` times (idx = replica * size + position); ``gold`` is the output
 column, the question_id in livecodebench_gen. What was scored, and its verdict, are in
@@ -12,8 +15,8 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats.samples import LogError, Logged, chat_messages, check_strings
-from lcb_conformance.suite import json_stream
 
 NAME = "opencompass"
 DESCRIBED = "OpenCompass's predictions (a JSON object of {origin_prompt, prediction, gold})"

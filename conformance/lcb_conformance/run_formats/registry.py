@@ -1,4 +1,8 @@
-"""Which format a finished run is in: every module of this package that declares a ``NAME``
+"""Which format a run is in, for audit, score and regrade alike: every module of the package with
+a `NAME` is one (detect, samples, model); the one-line error naming what a file is when none
+reads it.
+
+Which format a finished run is in: every module of this package that declares a ``NAME``
 is a format (``detect(peek)``, ``samples(path)``, ``model(path)``, ``DESCRIBED``); adding a
 format is one module and one fixture run. A module declaring ``SCENARIO`` holds another of
 lcb_runner's scenarios than code generation (predictions, not programs)."""
@@ -13,9 +17,10 @@ from pathlib import Path
 from types import ModuleType
 
 import lcb_conformance.run_formats as package
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner, lcb_runner_files
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import cases, json_stream
+from lcb_conformance.suite import cases
 
 
 @cache

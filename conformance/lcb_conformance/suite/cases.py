@@ -1,4 +1,7 @@
-"""The conformance cases: fixture inputs (problem rows, model outputs, contexts) and the
+"""Fixture inputs and the case tables: prompt and message variants (from the style table), chat
+renderings, audited problems.
+
+The conformance cases: fixture inputs (problem rows, model outputs, contexts) and the
 style matrix that maps each implementation style onto an lcb_runner LMStyle.
 
 Fixture files are JSON lines written with ensure_ascii=True, so every CR, U+2028 or emoji
@@ -14,7 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import paths, styles
+from lcb_conformance.common import paths
+from lcb_conformance.suite import styles
 from lcb_conformance.suite.styles import LLAMA3_TOKENIZER
 
 FIXTURES_DIR = paths.FIXTURES_DIR
@@ -129,10 +133,10 @@ AUDITED_PROBLEMS = (
     "lc_special_tokens_chat_log",
     "lc_special_tokens_deepseek_think",
 )
-# The styles whose prompt a tokenizer sees as a string: generic (rendered by each family's
-# template) and the raw strings of open-weight models; token-audited under every family.
-# (claude, gemini and geminithinking are sent to an API, which tokenizes them its own way.)
-AUDITED_STYLES = ("generic", "codeqwen", "deepseek", "genericbase", "qwq", "deepseekr1")
+# The styles whose prompt a tokenizer sees as a string (the style table's): generic (rendered by
+# each family's template) and the raw strings of open-weight models; token-audited under every
+# family. (claude, gemini and geminithinking are sent to an API, which tokenizes them its own way.)
+AUDITED_STYLES = styles.TOKENIZED_STYLES
 # The markers the styles and templates rely on; the audit says which are one special token.
 STYLE_MARKERS = (
     "<|begin_of_text|>",
@@ -153,8 +157,8 @@ STYLE_MARKERS = (
 # style, with the LMStyle its extraction goldens are produced from (the style table's).
 EXTRACTION_LMSTYLES = styles.EXTRACTION_LMSTYLES
 # extract_code_prefix has no upstream twin; its reference-impl goldens cover the seed's styles
-# (every other style extracts by the generic rule).
-PREFIX_STYLES = ("generic", "codeqwen", "deepseek", "genericbase")
+# (the style table's; every other style extracts by the generic rule).
+PREFIX_STYLES = styles.SEED_STYLES
 
 
 class FixtureError(ValueError):

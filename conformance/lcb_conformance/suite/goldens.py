@@ -1,4 +1,4 @@
-"""The golden store: where each case's expected bytes live, and their integrity manifest.
+"""The golden store: keys, files, canonical JSON, the integrity manifest, provenance.
 
 Goldens are raw UTF-8 files, compared byte for byte: text (.txt) for strings, canonical JSON
 (.json, :func:`canonical_json`) for message-shaped prompts. Only the regeneration command
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import paths
+from lcb_conformance.common import paths
 
 GOLDENS_DIR = paths.GOLDENS_DIR
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"

@@ -1,4 +1,5 @@
-"""`lcb-conformance tokenizer-diff OLD NEW`: what a tokenizer upgrade changes in the model input.
+"""`lcb-conformance tokenizer-diff OLD NEW`: what a tokenizer upgrade changes in prompts, token
+ids, BOS/EOS, markers.
 
     lcb-conformance tokenizer-diff OLD NEW [--styles generic,deepseekr1] [--problems N]
 
@@ -27,8 +28,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.suite import audit, cases, exit_codes, goldens, showdiff
-from lcb_conformance.suite.token_ids import WITH_SPECIALS, first_token_difference, sequences
+from lcb_conformance.common import exit_codes
+from lcb_conformance.offline_tokenizers.token_ids import (
+    WITH_SPECIALS,
+    first_token_difference,
+    sequences,
+)
+from lcb_conformance.suite import audit, cases, goldens, showdiff
 
 CHAT_STYLE = "generic"
 CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model

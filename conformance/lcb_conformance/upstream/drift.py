@@ -1,4 +1,5 @@
-"""Drift: how an upstream lcb_runner differs from the goldens, case by case, told apart by kind.
+"""`lcb-conformance drift`: how an upstream lcb_runner differs from the goldens, a verdict per
+case told apart by kind; `--history` over commits.
 
     lcb-conformance drift [--upstream installed|PATH] [--no-tokens] [--json FILE]
     lcb-conformance drift --history REPO COMMIT... [--json FILE] [--markdown FILE]
@@ -38,7 +39,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lcb_conformance.suite import exit_codes, families, goldens, report_files
+from lcb_conformance.common import exit_codes, report_files
+from lcb_conformance.suite import families, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
@@ -65,9 +67,10 @@ class Verdict:
 
 def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
+    from lcb_conformance.adapters.sandbox import ChildFailed
     from lcb_conformance.upstream import UpstreamMissing
-    from lcb_conformance.upstream.judge import JudgeRunError, known_gap
-    from lcb_conformance.upstream.sandbox import ChildFailed
+    from lcb_conformance.upstream.judge import JudgeRunError
+    from lcb_conformance.upstream.producers import upstream_function
 
     try:
         produced = produce(key)
@@ -78,12 +81,13 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     recorded = goldens.read(key)
     if produced == recorded:
         return Verdict(str(key), IDENTICAL)
-    if key.family == goldens.JUDGE:
-        # an installed stand-in lacking a judge commit the case needs: named, not drift
-        gap = known_gap(produce.upstream, key.case)
+    family = families.get(key.family)
+    if family.known_gap:
+        # e.g. an installed stand-in lacking a judge commit the case needs: named, not drift
+        gap = upstream_function(family.known_gap)(produce.upstream, key.case)
         if gap:
             return Verdict(str(key), MISSING, gap)
-    list_change = families.get(key.family).list_change
+    list_change = family.list_change
     if list_change is not None and recorded is not None and not reference:
         change = list_change(key, recorded, produced)
         if change:
@@ -94,9 +98,10 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
 def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     """Every upstream golden of the families ``only`` names (default: all) judged against
     ``source``."""
-    from lcb_conformance.suite import audit, hf_cache
+    from lcb_conformance.offline_tokenizers import hf_cache
+    from lcb_conformance.suite import audit
     from lcb_conformance.upstream import Upstream
-    from lcb_conformance.upstream.producers import NotProducibleHere, Producer
+    from lcb_conformance.upstream.producers import Producer
 
     hf_cache.activate_offline_cache()
     upstream = Upstream(source)
@@ -110,7 +115,7 @@ def run(source: str, only: tuple[str, ...] | None = None) -> dict:
                 continue
             try:
                 verdicts.append(judge(key, produce, reference))
-            except NotProducibleHere as elsewhere:
+            except families.NotProducibleHere as elsewhere:
                 not_here[f"{key.family} ({elsewhere.counted_as})"] += 1
     return {
         "upstream": upstream.describe_source(),
@@ -196,7 +201,7 @@ def history(repo: Path, commits: list[str]) -> list[dict]:
                     "--json",
                     str(report),
                 ],
-                stdin=subprocess.DEVNULL,  # no judge reads the caller's stdin (docs/judge.md)
+                stdin=subprocess.DEVNULL,  # no judge reads our stdin (docs/judge-sandbox.md)
                 capture_output=True,
                 text=True,
                 timeout=COMMIT_TIMEOUT,

@@ -1,4 +1,8 @@
-"""lcb_runner's own grading of code-generation samples, fast: the judge of ``regrade``.
+"""lcb_runner's judge, fast: samples streamed to one grading process under the supervisor
+(grading_process.py), verdicts back in order; the judge check refusing a stand-in;
+codegen_metrics for the regrade goldens and the regrade bench.
+
+lcb_runner's own grading of code-generation samples, fast: the judge of ``regrade``.
 
 Interface (agreed with ``regrade``)::
 
@@ -69,9 +73,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcb_conformance.adapters import sandbox
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import exit_codes
-from lcb_conformance.upstream import grading_process, judge, sandbox
+from lcb_conformance.common import exit_codes
+from lcb_conformance.upstream import grading_process, judge
 from lcb_conformance.upstream.grading_process import HeldProblems, json_data
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
 

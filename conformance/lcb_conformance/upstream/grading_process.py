@@ -1,4 +1,8 @@
-"""The grading process of upstream/grading.py (``python -m lcb_conformance.upstream.grading_process
+"""The grading process, lean: run_test in a child forked per sample, upstream's
+evaluate_generations_by_problem on its outcome; rows decoded by upstream's CodeGenerationProblem
+in a child forked before any lcb_runner import.
+
+The grading process of upstream/grading.py (``python -m lcb_conformance.upstream.grading_process
 SOURCE WORKERS TIMEOUT INCOMING OUTGOING``, under the supervisor): reads rows and samples as JSON
 lines from INCOMING, forks one child per sample running lcb_runner's ``run_test``, and writes
 each sample's answer to OUTGOING in the samples' order (grading.py's docstring says how and why).
@@ -28,7 +32,7 @@ import types
 from dataclasses import dataclass
 
 from lcb_conformance.adapters.jsonl_server import block_internet, plain
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 from lcb_conformance.upstream.source import Upstream
 
 # Rows decoded and held by the grading process at once (least recently used dropped): a

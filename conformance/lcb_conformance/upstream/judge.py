@@ -1,4 +1,7 @@
-"""The judge: how lcb_runner grades a program against a problem's tests, as goldens.
+"""lcb_runner's judge (or an implementation's) run on the corpus in sandboxed child processes;
+verdict normalisation.
+
+The judge: how lcb_runner grades a program against a problem's tests, as goldens.
 
 A judge case is a (problem, candidate program) pair from fixtures/judge/: problems are rows in
 the dataset's schema (public tests as JSON, private tests as JSON or in the dataset's
@@ -18,7 +21,8 @@ directory, output to files, and internet sockets refused. When the child ends, o
 limit passes, every process it started is killed -- in another session, double-forked,
 ignoring SIGTERM or still forking -- before run_batch returns. The child's stdin is /dev/null:
 lcb_runner's judge leaves a judged program the real ``open``, so ``open(0)`` reads the judging
-process's own stdin (docs/judge.md), and a judge must read nothing there, wherever it runs.
+process's own stdin (docs/judge-sandbox.md), and a judge must read nothing there, wherever it
+runs.
 
 An --impl-cmd implementation's judge runs in its own process instead (:func:`run_served`): the
 program is started afresh for the judge under the same supervisor and limits (the memory
@@ -45,10 +49,10 @@ import time
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation, process
+from lcb_conformance.adapters import implementation, process, sandbox
 from lcb_conformance.adapters.jsonl_server import JUDGE, SANDBOX_VARIABLE, plain
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
     CASES_FILE,
     CATEGORIES,
@@ -58,7 +62,6 @@ from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as ju
     judge_cases,
     problems,
 )
-from lcb_conformance.upstream import sandbox
 
 # The child's address-space limit. lcb_runner sets none (reliability_guard(None)); this one is
 # the suite's, far above what any case needs (the largest prints a few MB).
@@ -216,6 +219,16 @@ def upstream_outcomes(source: str) -> dict[str, dict]:
     """Every corpus case judged by the upstream at ``source`` (run_batch outcomes), once per
     process: regeneration, --check and the drift tests of one run share it."""
     return run_batch(upstream_spec(source), list(judge_cases().values()))
+
+
+def golden_verdict(upstream, case_id: str) -> str:
+    """The judge golden of one corpus case: ``upstream``'s verdict (an upstream.Upstream; the
+    whole corpus judged once per source and process), as canonical JSON."""
+    outcome = upstream_outcomes(str(upstream.checkout or upstream.source))[case_id]
+    if "verdict" not in outcome:  # the judge child failed, or lcb_runner's judge raised
+        why = outcome.get("failed") or implementation.describe_raised(outcome["raised"])
+        raise JudgeRunError(f"{upstream.describe_source()} judged no verdict: {why}")
+    return canonical(outcome["verdict"])
 
 
 def impl_spec(name: str) -> dict:

@@ -1,6 +1,6 @@
 """The false-green table: inputs and fakes on which a command must NOT exit 0.
 
-A conformance gate is worth exactly as much as its green (docs/verdict.md, "Every path to
+A conformance gate is worth exactly as much as its green (docs/exit-0.md, "Every path to
 exit 0"). Each module of this package holds the rows of one topic as ``CASES``, a list of
 ``FalseGreen``; test_false_greens.py runs every row through the command's own ``main`` and
 fails when the exit code is not the row's (never 0). A row is data: the command, its
@@ -19,13 +19,19 @@ from pathlib import Path
 
 from lcb_conformance.cli import SUBCOMMANDS
 
+# The maintainers' commands outside `lcb-conformance` (dev/, not in the wheel): name -> module
+# whose main(argv) runs it.
+DEV_COMMANDS = {"peers": "lcb_conformance_dev.peers"}
+
 
 @dataclass(frozen=True)
 class FalseGreen:
     id: str
-    command: str  # the subcommand, as `lcb-conformance COMMAND` (the plugin: "pytest-plugin")
+    # the subcommand, as `lcb-conformance COMMAND`; the plugin: "pytest-plugin"; a
+    # maintainers' command: its DEV_COMMANDS name
+    command: str
     argv: tuple[str, ...]
-    expect: int  # the exit code this input must give (suite/exit_codes.py); never 0
+    expect: int  # the exit code this input must give (common/exit_codes.py); never 0
     why: str  # the false claim an exit 0 would make
     prepare: Callable[[Path], None] | None = None
     needs: tuple[str, ...] = field(default=())  # "upstream": runs in the upstream env
@@ -36,7 +42,7 @@ class FalseGreen:
 def commands(rows: list[FalseGreen]) -> list[str]:
     """The commands the rows attack (a row typing a command that does not exist attacks the
     dispatcher, not a command)."""
-    return sorted({row.command for row in rows} & {*SUBCOMMANDS, "pytest-plugin"})
+    return sorted({row.command for row in rows} & {*SUBCOMMANDS, *DEV_COMMANDS, "pytest-plugin"})
 
 
 def all_cases() -> list[FalseGreen]:

@@ -1,4 +1,6 @@
-"""judge/<case>: lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
+"""Golden family: lcb_runner's judge verdicts on the judge corpus.
+
+judge/<case>: lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
 (suite/judge_cases.py), normalised, as canonical JSON. An implementation's judge_program runs
 only in sandboxed child processes, or in its own --impl-cmd process under the same limits
 (upstream/judge.py); a row whose tests upstream cannot decode has a "rejected" golden recording
@@ -14,6 +16,7 @@ from lcb_conformance.suite.families import JUDGE_VERDICT, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
 JUDGE_COLUMN = "judge"  # the judge_program row of the verdict matrix
+GOLDEN_VERDICT = "judge.golden_verdict"  # upstream/judge.py: lcb_runner's judge, sandboxed
 
 
 def keys():
@@ -48,12 +51,15 @@ FAMILIES = (
         "judge",
         "upstream's judge on fixtures/judge (upstream/judge.py), as canonical JSON",
         keys,
-        lambda source, key: source.judge_verdict(key.case),
+        lambda source, key: source.run(GOLDEN_VERDICT, source.upstream, key.case),
         entry,
         render=lambda verdict, arguments: goldens.canonical_json(verdict),
         suffix=JSON_SUFFIX,
         compare=JUDGE_VERDICT,
         sandboxed=True,
         fixtures=judge_cases.FIXTURE_VALUES,
+        runs=(GOLDEN_VERDICT,),
+        provenance="judge.provenance",
+        known_gap="judge.known_gap",
     ),
 )

@@ -1,4 +1,7 @@
-"""lcb_runner's lists: lm-styles/lm_styles (its LMStyle names and LanguageModelList as data,
+"""Golden families: lcb_runner's LMStyle and model lists, the resolver table; their drift as list
+changes.
+
+lcb_runner's lists: lm-styles/lm_styles (its LMStyle names and LanguageModelList as data,
 what `lcb-conformance resolve` answers from offline) and resolver/models (every LMStyle and
 listed model resolved to an lcb_prompts style). Their drift is a list change, told apart from
 a prompt change."""
@@ -12,6 +15,10 @@ from dataclasses import dataclass
 from lcb_conformance.suite import goldens
 from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
+
+# upstream/resolver.py: lcb_runner's lm_styles read, and the resolver's table over it
+MODEL_LIST = "resolver.ModelList.of"
+TABLE = "resolver.table"
 
 
 def lm_styles_change(key: GoldenKey, recorded: str, produced: str) -> str:
@@ -83,7 +90,6 @@ def _entries(text: str) -> tuple[dict[str, list[str]], list[str]]:
     return styles, models
 
 
-
 def resolver_change(key: GoldenKey, recorded: str, produced: str) -> str:
     change = compare_tables(recorded, produced)
     return change.describe() if change.list_only else ""
@@ -95,16 +101,20 @@ FAMILIES = (
         "lm-styles",
         "upstream lm_styles: LMStyle names and LanguageModelList",
         lambda: [GoldenKey(goldens.LM_STYLES, "", goldens.LM_STYLES_CASE)],
-        lambda source, key: goldens.canonical_json(source.model_list().as_json()),
+        lambda source, key: goldens.canonical_json(
+            source.run(MODEL_LIST, source.upstream).as_json()
+        ),
         suffix=JSON_SUFFIX,
         list_change=lm_styles_change,
+        runs=(MODEL_LIST,),
     ),
     Family(
         goldens.RESOLVER,
         "resolver",
         "resolver.py over upstream lm_styles.LanguageModelList",
         lambda: [GoldenKey(goldens.RESOLVER, "", goldens.RESOLVER_CASE)],
-        lambda source, key: source.resolver_table(),
+        lambda source, key: source.run(TABLE, source.run(MODEL_LIST, source.upstream)),
         list_change=resolver_change,
+        runs=(MODEL_LIST, TABLE),
     ),
 )

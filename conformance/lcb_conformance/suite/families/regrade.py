@@ -1,4 +1,8 @@
-"""regrade/<harness>/<run>: lcb_runner's own evaluation of a fixture run's raw outputs, as
+"""Golden families: lcb_runner's extract_code and codegen_metrics on each fixture run's raw
+outputs; its test output prediction and code execution extractors and metrics on those scenarios'
+fixture runs (fixtures/regrade).
+
+regrade/<harness>/<run>: lcb_runner's own evaluation of a fixture run's raw outputs, as
 canonical JSON: each output through ``extract_code(output, LMStyle)`` for the run's LMStyle,
 then ``codegen_metrics(samples, code lists)`` with its defaults, against the tests of the rows
 the run was made from (fixtures/regrade/runs.jsonl, written from fixtures/audit/ by its
@@ -20,11 +24,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from lcb_conformance.suite import cases, judge_cases, scenario_cases
+from lcb_conformance.suite import cases, goldens, judge_cases, scenario_cases
 from lcb_conformance.suite.families import CANONICAL_JSON, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
 FAMILY = "regrade"
+# upstream/grading.py: every run's extraction and codegen_metrics in one sandboxed child
+REGRADE = "grading.regrade_golden"
 RUNS_FILE = cases.FIXTURES_DIR / "regrade" / "runs.jsonl"
 # the fixture files a run's rows come from (runs.jsonl's "problems")
 ROWS = {
@@ -60,6 +66,8 @@ def keys():
 SCENARIO_FAMILY = "regrade-scenarios"
 SCENARIO_RUNS_FILE = cases.FIXTURES_DIR / "regrade" / "scenario_runs.jsonl"
 COT_SUFFIX = "_cot"
+# upstream/scenarios.py: every scenario run's extractor and metrics in one sandboxed child
+REGRADE_SCENARIO = "scenarios.regrade_golden"
 
 
 def scenario_key_of(run: str, cot: bool) -> GoldenKey:
@@ -98,10 +106,11 @@ FAMILIES = (
         "on each fixture run's raw outputs, in a sandboxed child (upstream/grading.py), as "
         "canonical JSON",
         keys,
-        lambda source, key: source.regrade(key),
+        lambda source, key: goldens.canonical_json(source.run(REGRADE, source.upstream, key)),
         suffix=JSON_SUFFIX,
         compare=CANONICAL_JSON,
         in_history=False,
+        runs=(REGRADE,),
     ),
     Family(
         SCENARIO_FAMILY,
@@ -111,9 +120,12 @@ FAMILIES = (
         "runner/scenario_router calls them, on each scenario fixture run's raw outputs, in a "
         "sandboxed child (upstream/scenarios.py), as canonical JSON",
         scenario_keys,
-        lambda source, key: source.regrade_scenario(key),
+        lambda source, key: goldens.canonical_json(
+            source.run(REGRADE_SCENARIO, source.upstream, key)
+        ),
         suffix=JSON_SUFFIX,
         compare=CANONICAL_JSON,
         in_history=False,
+        runs=(REGRADE_SCENARIO,),
     ),
 )

@@ -1,4 +1,6 @@
-"""request/<variant>/<LMStyle>: the request lcb_runner's runner classes build for each of its
+"""The request goldens: what lcb_runner's runner classes send per LMStyle and command line.
+
+request/<variant>/<LMStyle>: the request lcb_runner's runner classes build for each of its
 19 prompting LMStyles (suite/styles.py), recorded by running them against fake clients
 (upstream/runner_requests.py): the runner, the clients it makes, every call with its
 arguments (model, messages or prompt as a marker, n, temperature, top_p, max tokens, stop,
@@ -17,6 +19,9 @@ from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
 REQUEST = "request"
+# upstream/runner_requests.py: lcb_runner's runner classes against recording fake clients, every
+# request recorded in one child (once per producer)
+RECORD_ALL = "runner_requests.record_all"
 # variant -> lcb_runner command-line arguments after --model
 VARIANTS = {
     "default": [],
@@ -47,7 +52,12 @@ def recorded_cases() -> list[tuple[str, str, list[str]]]:
 
 def produce(source, key: GoldenKey) -> str:
     environment = {variant: env for (_, variant), env in WITH_ENVIRONMENT.items()}
-    records = source.requests(cases.problems()[PROBLEM], recorded_cases(), environment)
+    records = source.once(
+        REQUEST,
+        lambda: source.run(
+            RECORD_ALL, source.upstream, cases.problems()[PROBLEM], recorded_cases(), environment
+        ),
+    )
     return goldens.canonical_json(records[f"{key.group}/{key.case}"])
 
 
@@ -60,11 +70,12 @@ FAMILIES = (
         lambda: (GoldenKey(REQUEST, variant, lmstyle) for lmstyle, variant, _ in recorded_cases()),
         produce,
         suffix=JSON_SUFFIX,
+        runs=(RECORD_ALL,),
     ),
 )
 
 
-# --- the summary table of docs/score.md (a generated figure: lcb_conformance.tools.docs_figures)
+# --- docs/score-goldens.md's summary table (a generated figure: lcb_conformance_dev.docs_figures)
 
 SENT = (
     "n", "candidate_count", "temperature", "top_p", "p", "max_tokens", "max_tokens_to_sample",

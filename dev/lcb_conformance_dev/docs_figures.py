@@ -1,9 +1,9 @@
 """The figures of README.md and docs/: counted by the suite and written into the pages, or
 measured and kept with the date and the command that measured them.
 
-    python -m lcb_conformance.tools.docs_figures --write [--wheel WHEEL]
-    python -m lcb_conformance.tools.docs_figures --check [--wheel WHEEL]
-    python -m lcb_conformance.tools.docs_figures --list
+    python -m lcb_conformance_dev.docs_figures --write [--wheel WHEEL]
+    python -m lcb_conformance_dev.docs_figures --check [--wheel WHEEL]
+    python -m lcb_conformance_dev.docs_figures --list
 
 A generated figure is a marked span; the marks are HTML comments, invisible when rendered:
 
@@ -51,33 +51,31 @@ from hypothesis import settings
 
 import lcb_prompts.extraction
 import lcb_prompts.score
-from lcb_conformance import cli
-from lcb_conformance.reports import peers, report
+from lcb_conformance import cli, releases
+from lcb_conformance.common import exit_codes, paths, report_files
+from lcb_conformance.reports import report
 from lcb_conformance.reports import score as score_report
 from lcb_conformance.run_audit import audit
 from lcb_conformance.runner import contract, properties
 from lcb_conformance.suite import (
     cases,
     deviations,
-    exit_codes,
     families,
     goldens,
     index,
     judge_cases,
-    paths,
-    releases,
-    report_files,
     scenario_cases,
+    scenarios,
     score_cases,
     styles,
 )
 from lcb_conformance.suite.families import request, scenario_prompt, score
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.tokenizer_checks import tokenizer_diff
-from lcb_conformance.tools import hypothesis_profiles
 from lcb_conformance.upstream import differential, judge
+from lcb_conformance_dev import hypothesis_profiles, layout_table, peers
 
-WRITE_COMMAND = "python -m lcb_conformance.tools.docs_figures --write"
+WRITE_COMMAND = "python -m lcb_conformance_dev.docs_figures --write"
 WHEEL_COMMAND = (
     "pip wheel --no-deps --no-build-isolation -w /tmp/lcb-wheel . && "
     f"{WRITE_COMMAND} --wheel /tmp/lcb-wheel/lcb_conformance-*.whl"
@@ -100,9 +98,9 @@ MEASUREMENT = re.compile(
 )
 # Time and size figures that are no measurement: (page, the phrase holding the figure).
 NOT_MEASURED = (
-    ("docs/judge.md", "a new pid every 20 ms"),  # a test program's pace
-    ("docs/judge.md", "a 5 GiB allocation"),  # a test program's request, above the limit
-    ("docs/score.md", "the contest date + 24 h in UTC"),  # the site's date rule
+    ("docs/judge-sandbox.md", "a new pid every 20 ms"),  # a test program's pace
+    ("docs/judge-sandbox.md", "a 5 GiB allocation"),  # a test program's request, above the limit
+    ("docs/score-goldens.md", "the contest date + 24 h in UTC"),  # the site's date rule
     ("docs/hardening.md", "4 KiB tokens"),  # how the contract cuts its 10 MB context
     # lcb_prompts' scenario scorers' limits (scenario_scoring.py) and lcb_runner's 3 s
     ("docs/lcb_prompts.md", "a 4 GiB address"),
@@ -112,7 +110,7 @@ NOT_MEASURED = (
 UNMEASURED_ADVICE = (
     "time or size figures outside a measured block: put each in <!-- measured YYYY-MM-DD: "
     "COMMAND --> … <!-- /measured -->, make it a generated figure, or (a constant, not a "
-    "measurement) list it in lcb_conformance.tools.docs_figures.NOT_MEASURED"
+    "measurement) list it in lcb_conformance_dev.docs_figures.NOT_MEASURED"
 )
 WORDS = ":words"  # a figure spelt out: "six"
 SMALL = (
@@ -335,7 +333,7 @@ def _context_limits() -> str:
 
 
 def _scenario_raising_lmstyles(scenario: str) -> int:
-    mode = scenario_cases.DIRECT if scenario == scenario_cases.CODE_EXECUTION else None
+    mode = scenarios.DIRECT if scenarios.get(scenario).modes else None
     return sum(
         1
         for lmstyle in scenario_cases.LMSTYLES
@@ -349,6 +347,7 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "styles-table": _styles_table,
     "request-table": lambda: "\n".join(request.summary_lines()),
     "comparability-excerpt": _comparability_excerpt,
+    "layout-modules": layout_table.table,
     # the fixtures and the case index
     "problems": lambda: len(cases.problems()),
     "problems-starter-code-none": lambda: sum(
@@ -539,8 +538,12 @@ class Difference:
 
     def __str__(self) -> str:
         fix = WHEEL_COMMAND if self.mark.spec.split()[0] in BUILT else WRITE_COMMAND
-        return (f"{self.mark.where()}: figure '{self.mark.spec}' is {self.mark.value!r} on the "
-                f"page, {self.computed!r} now; run `{fix}`")  # fmt: skip
+        shown, now = self.mark.value, self.computed
+        if "\n" in shown + now:  # a block: its first line that differs
+            pairs = zip(shown.splitlines() + [""], now.splitlines() + [""], strict=False)
+            shown, now = next(((a, b) for a, b in pairs if a != b), (shown, now))
+        return (f"{self.mark.where()}: figure '{self.mark.spec}' is {shown!r} on the "
+                f"page, {now!r} now; run `{fix}`")  # fmt: skip
 
 
 def differences(page: Path, built: dict[str, str] | None = None,
@@ -642,7 +645,7 @@ def stale_allowances() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m lcb_conformance.tools.docs_figures",
+        prog="python -m lcb_conformance_dev.docs_figures",
         description="Write or check the figures of README.md and docs/ from the suite's data.",
     )
     action = parser.add_mutually_exclusive_group(required=True)

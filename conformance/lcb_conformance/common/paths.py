@@ -1,4 +1,5 @@
-"""Where the suite's files are: the one module that decides, every other module asks it.
+"""Where the suite's files are: the checkout's directories, or the installed package's `data/`;
+the one module that decides, every other module asks it.
 
 The suite's data (goldens with INDEX.json and PROVENANCE.json, fixtures, tokenizer snapshots,
 deviations, the schemas) is laid out the same way in two places:
@@ -47,7 +48,7 @@ SUITE_DIR = ROOT / "conformance"
 GOLDENS_DIR = SUITE_DIR / "goldens"
 EXAMPLES_DIR = SUITE_DIR / "examples"  # a checkout's only
 DEVIATIONS_FILE = SUITE_DIR / "deviations.toml"
-# The problem-set manifests of every release tag and leaderboard window (suite/releases.py).
+# The problem-set manifests of every release tag and leaderboard window (releases.py).
 RELEASES_DIR = SUITE_DIR / "releases"
 CASE_INDEX_SCHEMA = SUITE_DIR / "case-index.schema.json"
 # JSON Schema of the --json report (lcb_conformance.reports.report.SCHEMA)

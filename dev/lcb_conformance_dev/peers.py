@@ -1,18 +1,21 @@
-"""The peers report: every peer adapter (peers/) run through the conformance suite, on one page.
+"""`python -m lcb_conformance_dev.peers`: every peer adapter (peers/) run through the suite,
+and the pages docs/peers.md and docs/peers-matrix.md written from the runs.
 
-    lcb-conformance peers run peers.MODULE [--python PYTHON] [--out-dir build/peers]
-    lcb-conformance peers render [--out-dir build/peers] [--output docs/peers.md]
+    python -m lcb_conformance_dev.peers run peers.MODULE [--python PYTHON] [--out-dir build/peers]
+    python -m lcb_conformance_dev.peers render [--out-dir build/peers] [--output docs/peers.md]
 
 ``run`` (in the peer's own tox env, where the peer is installed) runs the suite through the
 lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
 the installed peer's version. With ``--python``, the peer is installed for that interpreter
 (another Python, or clashing dependencies) and the adapter is served from it by the generic
 server over ``--impl-cmd`` (adapters/jsonl_server.py, this checkout and its ``conformance/``
-on the server's path). ``render`` reads every stored run and writes the page: per peer
-and cell of the verdict matrix (style x tokenizer family) the cases, passed, failed and the
-first failing case with its showdiff report, each prediction of the peers survey checked
-against what the run found, and which way each judge verdict differs from lcb_runner's (from
-the verdicts the run's judge tests recorded). ``tox -m peers`` does both for every peer.
+on the server's path). ``render`` reads every stored run and writes two pages: the summary
+(``--output``: per peer the verdict, the judge's differences, the predictions observed; the
+requests; the aggregators) and beside it peers-matrix.md: per peer and cell of the verdict
+matrix (style x tokenizer family) the cases, passed, failed and the first failing case with
+its showdiff report, each prediction of the peers survey checked against what the run found,
+and which way each judge verdict differs from lcb_runner's (from the verdicts the run's judge
+tests recorded). ``tox -m peers`` does both for every peer.
 """
 
 from __future__ import annotations
@@ -31,17 +34,9 @@ from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
 
+from lcb_conformance.common import exit_codes, paths, report_files
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import (
-    cases,
-    deviations,
-    exit_codes,
-    goldens,
-    index,
-    paths,
-    report_files,
-    showdiff,
-)
+from lcb_conformance.suite import cases, deviations, goldens, index, showdiff
 from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.suite.families import request
 from lcb_conformance.suite.goldens import GoldenKey
@@ -51,7 +46,9 @@ OUT_DIR = paths.ROOT / "build" / "peers"
 PREDICTIONS_FILE = paths.ROOT / "peers" / "predictions.toml"
 REQUESTS_FILE = paths.ROOT / "peers" / "requests.toml"
 OUTPUT = paths.ROOT / "docs" / "peers.md"
+MATRIX_NAME = "peers-matrix.md"  # written beside OUTPUT, linked from it
 REGEN_COMMAND = "tox -m peers"
+PROG = "python -m lcb_conformance_dev.peers"
 PEERS = (
     "nvidia_generic_oai",
     "evalscope_lcb",
@@ -138,7 +135,7 @@ def run(module_name: str, out_dir: Path, python: str | None = None) -> int:
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name, python)
         stored = report_files.write_reports(
-            "lcb-conformance peers",
+            PROG,
             {"JSON": (path, lambda: json.dumps(report, ensure_ascii=False) + "\n")},
         )
         if not stored:
@@ -725,7 +722,7 @@ def render(reports: list[dict]) -> str:
         "adapter in `peers/` calling the peer's own code, the suite run by `lcb-conformance "
         "--impl peers.<module> --json`, or over `--impl-cmd` with the adapter served by the "
         "generic server from the peer's own Python where it needs another, then "
-        "`lcb-conformance peers render`). "
+        "`python -m lcb_conformance_dev.peers render`). "
         "Do not edit by hand.",
         "",
         'A cell is a style x tokenizer family of the verdict matrix; "cases run" excludes '
@@ -737,7 +734,10 @@ def render(reports: list[dict]) -> str:
         "checked against each run. The judge column counts the "
         "pairs of the judge corpus (docs/judge.md) where the peer's own judge gives another pass "
         "verdict than lcb_runner's: a false pass scores a program lcb_runner fails, a false "
-        "fail fails one it passes; each peer's section lists those cases.",
+        "fail fails one it passes.",
+        "",
+        f"Each peer's section, with its cells, first differences, judge cases and predictions, "
+        f"is in [{MATRIX_NAME}]({MATRIX_NAME}).",
         "",
         "| peer | version | adapter | golden cases run | identical | not identical "
         "| not provided | verdict | closest official style "
@@ -767,6 +767,18 @@ def render(reports: list[dict]) -> str:
     if missing:
         lines += [f"No run stored for: {', '.join(missing)}.", ""]
     lines += request_lines(reports) + score_lines(reports)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_matrix(reports: list[dict]) -> str:
+    """The page beside the summary: each peer's section."""
+    lines = [
+        "# Peers: each harness's verdict matrix",
+        "",
+        f"Generated by `{REGEN_COMMAND}` with [peers.md](peers.md), the summary. Do not edit by "
+        "hand.",
+        "",
+    ]
     for report in reports:
         lines += render_peer(report)
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -882,7 +894,7 @@ def load_reports(out_dir: Path) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="lcb-conformance peers")
+    parser = argparse.ArgumentParser(prog=PROG)
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the suite for one peer adapter")
     run_parser.add_argument("module", help="e.g. peers.evalscope_lcb")
@@ -892,11 +904,13 @@ def main(argv: list[str] | None = None) -> int:
         "--impl-cmd (the generic server)",
     )
     run_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
-    render_parser = commands.add_parser("render", help="write the page from the stored runs")
+    render_parser = commands.add_parser(
+        "render", help=f"write the page and {MATRIX_NAME} beside it from the stored runs"
+    )
     render_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
     render_parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
-    if refusal := paths.outside_checkout("lcb-conformance peers"):
+    if refusal := paths.outside_checkout(PROG):
         print(refusal, file=sys.stderr)
         return exit_codes.UNUSABLE
     if args.command == "run":
@@ -904,17 +918,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         reports = load_reports(args.out_dir)
     except ValueError as error:
-        print(f"lcb-conformance peers: {error}", file=sys.stderr)
+        print(f"{PROG}: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
     if not reports:
         print(
-            f"lcb-conformance peers: no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`",
+            f"{PROG}: no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`",
             file=sys.stderr,
         )
         return exit_codes.UNUSABLE
     print(f"{len(reports)} peers")
     written = report_files.write_reports(
-        "lcb-conformance peers", {"Markdown": (args.output, lambda: render(reports))}
+        PROG,
+        {
+            "Markdown": (args.output, lambda: render(reports)),
+            "Markdown matrix": (args.output.parent / MATRIX_NAME, lambda: render_matrix(reports)),
+        },
     )
     return exit_codes.OK if written else report_files.REPORT_NOT_WRITTEN
 
