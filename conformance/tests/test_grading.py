@@ -9,12 +9,15 @@ from __future__ import annotations
 import itertools
 import json
 import runpy
+import subprocess
+import sys
 
 import pytest
 
+from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
-from lcb_conformance.upstream import grading
+from lcb_conformance.upstream import grading, judge
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
 # compat-tf* envs leave them to the upstream env)
@@ -134,3 +137,37 @@ def test_the_stand_ins_codegen_metrics_gap_is_real(upstream):
     metrics = answer[run["run"]]["scored"][0]
     assert metrics != json.loads(goldens.read(key))["metrics"]
     assert "pass@1_stderr" in metrics
+
+
+# In a fresh process (this one may hold lcb_runner's benchmark, imported with the real
+# datasets): the grading process's row decoder, its answer for every judge corpus row.
+DECODE_WITHOUT_DATASETS = """
+import json, os, sys
+from lcb_conformance.upstream import grading_process, judge
+decoder = grading_process._Decoder(sys.argv[1], keep_open=())
+answers = {problem: decoder.decode(row) for problem, row in judge.problems().items()}
+os.close(decoder.rows)
+os.waitpid(decoder.pid, 0)
+print(json.dumps(answers))
+"""
+
+
+@pytest.mark.upstream
+def test_the_row_decoder_without_datasets_decodes_as_lcb_runner_does(upstream):
+    """The grading process's row decoder imports lcb_runner's benchmark with a stand-in for
+    the datasets library (it never loads a dataset): every judge corpus row decodes to what
+    upstream's own CodeGenerationProblem gives with the real library, and a row it cannot
+    read is rejected the same way."""
+    done = subprocess.run(
+        [sys.executable, "-c", DECODE_WITHOUT_DATASETS, grading._source(upstream)],
+        capture_output=True, text=True, check=True, env=sandbox.child_environment(),
+    )  # fmt: skip
+    decoded = json.loads(done.stdout)
+    benchmark = upstream.module("benchmarks.code_generation")  # with the real datasets
+    for problem, row in judge.problems().items():
+        try:
+            expected = {"sample": benchmark.CodeGenerationProblem(**row).get_evaluation_sample()}
+        except Exception as error:
+            expected = judge.rejected(implementation.raised(error))
+        assert decoded[problem] == expected, problem
+    assert any("rejected" in answer for answer in decoded.values())
