@@ -30,7 +30,7 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-from lcb_conformance.reports import console
+from lcb_conformance.reports import console, report
 from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
 from lcb_conformance.runner import options, results
 from lcb_conformance.runner import run as runner
@@ -289,8 +289,6 @@ def report_main(argv: list[str]) -> int:
 
 def _views(verdict: Verdict, args: argparse.Namespace) -> int:
     """The reports first (a console that fails cannot lose them), then the console."""
-    from lcb_conformance.reports import report
-
     written = report_files.write_reports(
         "lcb-conformance",
         {

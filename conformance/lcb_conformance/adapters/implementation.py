@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from lcb_conformance.adapters.jsonl_server import NOT_PROVIDED as NOT_PROVIDED_TYPE
 from lcb_conformance.adapters.jsonl_server import error_record
 from lcb_conformance.adapters.rendering import RENDERED_STYLE, render_messages
-from lcb_conformance.suite import deviations
+from lcb_conformance.suite import deviations, index
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
 # The functions of the protocol the reference documents; a golden family may hold an adapter
@@ -74,8 +74,6 @@ API = (
 
 def functions() -> tuple[str, ...]:
     """Every function the suite may call on an adapter: the protocol's, then the index's."""
-    from lcb_conformance.suite import index
-
     return tuple(dict.fromkeys([*API, *index.functions()]))
 REFERENCE = "lcb_prompts"
 # The styles the suite has cases for (format_lcb_prompt, extract_code, extract_code_prefix).

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 
 from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
-from lcb_conformance.reports.report import CSS, _e
+from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.suite import exit_codes, releases
 
 SCHEMA = "lcb-conformance-regrade-report/1"
@@ -234,22 +234,22 @@ def _changes(problem: dict) -> str:
 def to_html(report: dict) -> str:
     status = "pass" if report["exit_code"] == exit_codes.OK else "fail"
     rows = "".join(
-        f"<tr><td>{_e(p['question_id'])}</td><td>{_e(p['status'])}</td>"
+        f"<tr><td>{escape(p['question_id'])}</td><td>{escape(p['status'])}</td>"
         f"<td>{p['regrade_passed']}/{p['samples']}</td>"
         f"<td>{'-' if p['harness_passed'] is None else p['harness_passed']}</td>"
-        f"<td>{_e(_changes(p))}</td></tr>"
+        f"<td>{escape(_changes(p))}</td></tr>"
         for p in report["problems"]
     )
     body = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>lcb-conformance regrade: {_e(report['header']['run'])} ({status})</title>",
+        f"<title>lcb-conformance regrade: {escape(report['header']['run'])} ({status})</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>lcb-conformance regrade</h1>",
-        f'<p class="headline {status}" id="verdict">{_e(headline(report))}</p>',
+        f'<p class="headline {status}" id="verdict">{escape(headline(report))}</p>',
         '<h2 id="numbers">The numbers</h2>',
-        f"<pre>{_e(render(report))}</pre>",
+        f"<pre>{escape(render(report))}</pre>",
         '<h2 id="problems">Per problem</h2>',
         "<table><thead><tr><th>problem</th><th>status</th><th>lcb_runner passed</th>"
         f"<th>harness passed</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>",

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
 
+from lcb_conformance.adapters import jsonl_server
 from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.suite import (
     cases,
@@ -112,8 +113,6 @@ def describe(module_name: str, python: str | None = None) -> dict:
 
 def impl_cmd(module_name: str, python: str) -> str:
     """The --impl-cmd that serves the adapter from ``python`` through the generic server."""
-    from lcb_conformance.adapters import jsonl_server
-
     folders = (paths.ROOT, paths.ROOT / "conformance")
     return shlex.join(
         [python, jsonl_server.PATH, module_name]

@@ -32,22 +32,17 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.run_audit import auditor
 from lcb_conformance.run_audit import request as requested
-from lcb_conformance.run_audit.audit import (
-    CANNOT,
-    DIFFERS,
-    IDENTICAL,
-    NO_CACHE,
-    Audit,
-    AuditInputError,
-    CacheIndex,
-    Sample,
-)
+from lcb_conformance.run_audit.audit_result import CANNOT, DIFFERS, IDENTICAL, Audit, Sample
+from lcb_conformance.run_audit.auditor import NO_CACHE, AuditInputError, CacheIndex
+from lcb_conformance.run_audit.request_logs import LCB_RUNNER
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases, json_stream
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt
+from lcb_conformance.upstream import scenarios as upstream_scenarios
+from lcb_conformance.upstream.source import UpstreamMissing
 
 SELF_REPAIR = scenarios.LCB_RUNNER_NAMES[scenarios.SELF_REPAIR]
 TEST_OUTPUT = scenarios.LCB_RUNNER_NAMES[scenarios.TEST_OUTPUT]
@@ -60,7 +55,7 @@ WORDS = {
 OUTPUTS = {"output_list": list}
 # the fields each results row is checked for (self-repair's: code generation's)
 ROW_FIELDS = {
-    SELF_REPAIR: run_audit.LCB_RUNNER_FIELDS,
+    SELF_REPAIR: auditor.LCB_RUNNER_FIELDS,
     TEST_OUTPUT: {
         "question_id": str, "test_id": int, "question_content": str, "starter_code": str,
         "function_name": str, **OUTPUTS, "pred_list": list,
@@ -160,7 +155,7 @@ def read_repaired(path: Path) -> dict[str, Attempts]:
                 row["code_list"],
                 row["graded_list"],
                 row["metadata"],
-                [run_audit.outputs_digest([output]) for output in row["output_list"]],
+                [auditor.outputs_digest([output]) for output in row["output_list"]],
             )
     except json_stream.JsonStreamError as error:
         raise AuditInputError(str(error)) from None
@@ -183,7 +178,7 @@ def lcb_runner_raises(scenario: str, cot: bool, lmstyle: str) -> str:
     )
 
 
-class ScenarioAuditor(run_audit.Auditor):
+class ScenarioAuditor(auditor.Auditor):
     """The samples of one scenario's results rows, against upstream's builder and
     extractor for it."""
 
@@ -209,8 +204,6 @@ class ScenarioAuditor(run_audit.Auditor):
     def extract(self, output: str) -> str:
         if self.scenario == SELF_REPAIR:
             return super().extract(output)
-        from lcb_conformance.upstream import scenarios as upstream_scenarios
-
         return upstream_scenarios.extract(
             self.upstream, self.suite_scenario, self.mode, self.lmstyle, output
         )
@@ -218,9 +211,6 @@ class ScenarioAuditor(run_audit.Auditor):
     def built(self, value: dict) -> tuple[str, object]:
         """(RETURNED, the prompt) or (RAISED, what lcb_runner raised) for one input; (None,
         why) when upstream cannot say (no such builder, a tokenizer it cannot load)."""
-        from lcb_conformance.upstream import UpstreamMissing
-        from lcb_conformance.upstream import scenarios as upstream_scenarios
-
         try:
             return upstream_scenarios.prompt(
                 self.upstream, self.suite_scenario, self.mode, self.lmstyle, value
@@ -265,7 +255,7 @@ class ScenarioAuditor(run_audit.Auditor):
         }
         outcome, built = self.built(value)
         if outcome == scenarios.RETURNED and built == "":
-            if run_audit.outputs_digest([output]) == attempts.outputs[index]:
+            if auditor.outputs_digest([output]) == attempts.outputs[index]:
                 return IDENTICAL, ACCEPTED
             return DIFFERS, ACCEPTED_CHANGED
         return self.expected(outcome, built, [output], label, audit)
@@ -319,12 +309,12 @@ class ScenarioAuditor(run_audit.Auditor):
 def check_row(path: Path, line: int, element: object, scenario: str) -> dict:
     """A results row with the scenario's fields, outputs and graded values paired."""
     if scenario == SELF_REPAIR:
-        return run_audit.check_row(path, line, element)
+        return auditor.check_row(path, line, element)
     if not isinstance(element, dict):
         raise AuditInputError(f"{path}:{line}: a row is {type(element).__name__}, not an object")
     scenarios.check_fields(path, line, element, ROW_FIELDS[scenario], AuditInputError)
     label = f"{path}:{line}: problem {problem_name(scenario, element)!r}"
-    run_audit.check_paired(
+    auditor.check_paired(
         label, element["output_list"], element["pred_list"], ("predictions", "prediction")
     )
     return element
@@ -346,7 +336,7 @@ def audit_scenario_run(
     the request its file name records; AuditInputError on unusable input."""
     audit = Audit(
         str(path),
-        run_audit.LCB_RUNNER,
+        LCB_RUNNER,
         lmstyle,
         upstream.describe_source(),
         cache and str(cache.path),
@@ -356,7 +346,7 @@ def audit_scenario_run(
     )
     auditor = ScenarioAuditor(upstream, lmstyle, scenario, cot, cache, dataset, repaired, show)
     seen: set[str] = set()
-    with run_audit.tokenizers_memoised(lmstyle):
+    with auditor.tokenizers_memoised(lmstyle):
         try:
             for line, element in json_stream.iter_array(path):
                 row = check_row(path, line, element, scenario)
@@ -370,7 +360,7 @@ def audit_scenario_run(
     if not seen:
         raise AuditInputError(f"{path}: no rows")
     n_why = SELF_REPAIR_N if scenario == SELF_REPAIR else ""
-    run_audit.check_request(audit, path, Counter(), variant=variant, n_why=n_why)
+    auditor.check_request(audit, path, Counter(), variant=variant, n_why=n_why)
     return audit
 
 

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from lcb_conformance.suite import paths
 
+# The key type and its file suffixes live with the families (a key's suffix is its family's);
+# every module names them from here.
+from lcb_conformance.suite.families import JSON_SUFFIX, SUFFIX, GoldenKey  # noqa: F401
+
 GOLDENS_DIR = paths.GOLDENS_DIR
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
 PROVENANCE_FILE = GOLDENS_DIR / "PROVENANCE.json"
 DEVIATIONS_FILE = paths.DEVIATIONS_FILE
-SUFFIX = ".txt"
-JSON_SUFFIX = ".json"
 REGEN_COMMAND = "tox -e regen -- --upstream PATH_TO_LIVECODEBENCH_CHECKOUT"
 
 # The names of the golden families other modules refer to; each family is defined by its
@@ -40,31 +41,6 @@ LM_STYLES_CASE = "lm_styles"
 JUDGE = "judge"
 REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
 REFERENCE_DECODE = "reference-impl/decode_context"
-
-
-@dataclass(frozen=True, order=True)
-class GoldenKey:
-    family: str
-    group: str  # prompt variant, extraction style, ...; "" for families without one
-    case: str  # question_id, output id or context id
-
-    @property
-    def suffix(self) -> str:
-        from lcb_conformance.suite import families
-
-        return families.suffix_of(self.family)
-
-    @property
-    def relative(self) -> str:
-        parts = [self.family, self.group] if self.group else [self.family]
-        return "/".join([*parts, self.case + self.suffix])
-
-    @property
-    def path(self) -> Path:
-        return GOLDENS_DIR / self.relative
-
-    def __str__(self) -> str:
-        return self.relative.removesuffix(self.suffix)
 
 
 def canonical_json(value) -> str:

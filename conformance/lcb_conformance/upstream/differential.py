@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.suite import cases, exit_codes, goldens, hf_cache, showdiff
+from lcb_conformance.suite import audit, cases, exit_codes, goldens, hf_cache, showdiff
+from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
 # Counted besides DIFFER: differences in whitespace alone (showdiff.severity).
@@ -113,8 +114,6 @@ def memoised_from_pretrained():
 
 def _available_upstream(source: str):
     """(upstream, its description), imported now; LookupError saying why it cannot be."""
-    from lcb_conformance.upstream import UpstreamSourceError
-
     try:
         upstream = _row_cached_upstream(source)
         upstream.lmstyle("OpenAIChat")  # imports lcb_runner
@@ -125,9 +124,6 @@ def _available_upstream(source: str):
 
 def _row_cached_upstream(source: str):
     """Upstream whose problem(row) is built once per row (for all of that row's variants)."""
-    from lcb_conformance.upstream import (
-        Upstream,  # after activate_offline_cache(): it imports transformers
-    )
 
     class RowCachedUpstream(Upstream):
         _row: object = None
@@ -228,8 +224,6 @@ def _expected(upstream, variant, row: dict) -> str:
 
 
 def _actual(impl, variant, row: dict):
-    from lcb_conformance.suite import audit
-
     if isinstance(variant, cases.MessageVariant):
         return goldens.canonical_json(impl.format_lcb_messages(row, style=variant.style))
     return impl.format_lcb_prompt(
@@ -244,8 +238,6 @@ def compare(
     impl, upstream, rows: Iterable[dict], variants, total: int | None = None, full_rows=False
 ) -> Result:
     """Every row x variant; ``total`` rows (for the progress bar) when known."""
-    from lcb_conformance.upstream import UpstreamMissing
-
     result = Result()
     active = []
     for variant in variants:

@@ -38,8 +38,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lcb_conformance.suite import exit_codes, families, goldens, report_files
+from lcb_conformance.suite import audit, exit_codes, families, goldens, hf_cache, report_files
 from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import INSTALLED, Upstream, UpstreamMissing, UpstreamSourceError
+from lcb_conformance.upstream.judge import JudgeRunError, known_gap
+from lcb_conformance.upstream.producers import NotProducibleHere, Producer
+from lcb_conformance.upstream.sandbox import ChildFailed
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
 # --no-tokens (and every --history commit): the families built from upstream's prompts,
@@ -65,10 +69,6 @@ class Verdict:
 
 def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
-    from lcb_conformance.upstream import UpstreamMissing
-    from lcb_conformance.upstream.judge import JudgeRunError, known_gap
-    from lcb_conformance.upstream.sandbox import ChildFailed
-
     try:
         produced = produce(key)
     except UpstreamMissing as missing:
@@ -94,10 +94,6 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
 def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     """Every upstream golden of the families ``only`` names (default: all) judged against
     ``source``."""
-    from lcb_conformance.suite import audit, hf_cache
-    from lcb_conformance.upstream import Upstream
-    from lcb_conformance.upstream.producers import NotProducibleHere, Producer
-
     hf_cache.activate_offline_cache()
     upstream = Upstream(source)
     produce = Producer(upstream)
@@ -244,8 +240,6 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lcb_conformance.upstream import INSTALLED, UpstreamSourceError
-
     parser = argparse.ArgumentParser(
         prog="lcb-conformance drift", description=__doc__.split("\n\n")[0]
     )

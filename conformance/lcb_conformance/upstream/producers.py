@@ -16,11 +16,11 @@ from lcb_conformance.upstream import (
     judge,
     leaderboard,
     matrix,
-    resolver,
     runner_requests,
     scenarios,
     score,
 )
+from lcb_conformance.upstream.model_list import ModelList, table
 
 
 class NotProducibleHere(LookupError):
@@ -137,11 +137,11 @@ class Producer:
             self._requests = runner_requests.record_all(self.upstream, row, cases, environment)
         return self._requests
 
-    def model_list(self) -> resolver.ModelList:
-        return resolver.ModelList.of(self.upstream)
+    def model_list(self) -> ModelList:
+        return ModelList.of(self.upstream)
 
     def resolver_table(self) -> str:
-        return resolver.table(self.model_list())
+        return table(self.model_list())
 
     def real_tokenizer(self, repo_id: str):
         """The real tokenizer (real_vocab.py), built from the real-vocabulary cache

@@ -15,8 +15,13 @@ import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
-from lcb_conformance.suite.goldens import SUFFIX, GoldenKey
+from lcb_conformance.suite import paths
+from lcb_conformance.suite.audit import transformers_line
+
+SUFFIX = ".txt"
+JSON_SUFFIX = ".json"
 
 # How an implementation's answer is compared with a golden (the case index's "compare"): the
 # text itself; as canonical JSON; its token audit under the call's tokenizer; a judge verdict
@@ -25,6 +30,29 @@ TEXT = "text"
 CANONICAL_JSON = "canonical-json"
 TOKEN_AUDIT = "token-audit"
 JUDGE_VERDICT = "judge-verdict"
+
+
+@dataclass(frozen=True, order=True)
+class GoldenKey:
+    family: str
+    group: str  # prompt variant, extraction style, ...; "" for families without one
+    case: str  # question_id, output id or context id
+
+    @property
+    def suffix(self) -> str:
+        return suffix_of(self.family)
+
+    @property
+    def relative(self) -> str:
+        parts = [self.family, self.group] if self.group else [self.family]
+        return "/".join([*parts, self.case + self.suffix])
+
+    @property
+    def path(self) -> Path:
+        return paths.GOLDENS_DIR / self.relative
+
+    def __str__(self) -> str:
+        return self.relative.removesuffix(self.suffix)
 
 
 class NotText(TypeError):
@@ -131,8 +159,6 @@ def fixture_value(reference: dict) -> object:
 
 def in_this_environment(key: GoldenKey) -> bool:
     """False for a golden recorded under another transformers line."""
-    from lcb_conformance.suite.audit import transformers_line
-
     line_of = get(key.family).line_of
     return line_of is None or line_of(key) == transformers_line()
 
