@@ -395,6 +395,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _refused(command: str, error: results_file.RegradeFileError) -> int:
+    """One stderr line; INCOMPLETE for slices that do not cover the run, else UNUSABLE."""
+    print(f"{command}: {error}", file=sys.stderr)
+    if isinstance(error, results_file.ShardsIncomplete):
+        return exit_codes.INCOMPLETE
+    return exit_codes.UNUSABLE
+
+
 def merge_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="lcb-conformance regrade merge",
@@ -407,12 +415,8 @@ def merge_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         results_file.merge(args.slices, args.results)
-    except results_file.ShardsIncomplete as error:
-        print(f"regrade merge: {error}", file=sys.stderr)
-        return exit_codes.INCOMPLETE
     except results_file.RegradeFileError as error:
-        print(f"regrade merge: {error}", file=sys.stderr)
-        return exit_codes.UNUSABLE
+        return _refused("regrade merge", error)
     return _views(args, args.results)
 
 
@@ -425,12 +429,8 @@ def show_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         return _views(args, args.results)
-    except results_file.ShardsIncomplete as error:
-        print(f"regrade show: {error}", file=sys.stderr)
-        return exit_codes.INCOMPLETE
     except results_file.RegradeFileError as error:
-        print(f"regrade show: {error}", file=sys.stderr)
-        return exit_codes.UNUSABLE
+        return _refused("regrade show", error)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -287,11 +287,7 @@ def render_unjudged(report: dict) -> str:
             f"{metric['problems']:,} problems in the window: {metric['mean']:.2f} (the harness's "
             "figure, not a pass@1 of either computation)"
         )
-    if report["flags"]:
-        lines += ["", "flags:", *(f"  - {flag}" for flag in report["flags"])]
-    if "claim" in report:
-        lines += ["", _claim_line(report)]
-    return "\n".join(lines)
+    return "\n".join(lines + score_render.closing_lines(report, _claim_line))
 
 
 def headline_unjudged(report: dict) -> str:

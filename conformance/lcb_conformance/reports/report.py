@@ -352,27 +352,8 @@ def to_html(verdict: Verdict) -> str:
     failures = verdict.failures()
     anchors = _anchors(failures)
     status = "pass" if verdict.exit_code() == 0 else "fail"
-    upstream = data["goldens"]["upstream"] or {}
-    upstream_text = ", ".join(f"{k}={v}" for k, v in sorted(upstream.items())) or "unknown"
     impl = verdict.impl
-    meta = [
-        ("implementation", impl.get("name")),
-        ("provides", ", ".join(provided(impl)) or "-"),
-        ("not provided", ", ".join(impl.get("not_provided", [])) or "-"),
-        (
-            "styles",
-            ", ".join(impl["styles"]) if impl.get("styles") is not None else "all (no STYLES)",
-        ),
-        ("declared deviations", ", ".join(impl.get("deviations", [])) or "none"),
-        ("goldens from upstream", upstream_text),
-        ("transformers", f"{data['transformers']['version']} ({data['transformers']['line']})"),
-        ("totals", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data["totals"].items() if v)),
-    ]
-    diffs_note = (
-        f"<p>Side-by-side diffs for the first {HTML_DIFFS}; every case is in the JSON report.</p>"
-        if len(failures) > HTML_DIFFS
-        else ""
-    )
+    meta = _meta(verdict, data)
     matrix = data["comparability_matrix"]
     body = [
         "<!DOCTYPE html>",
@@ -400,6 +381,40 @@ def to_html(verdict: Verdict) -> str:
         "<p>Content differences in what the model is sent first, whitespace-only last; each "
         "group links to its first case.</p>",
         groups_list(verdict, anchors),
+        *_closest_and_cells(verdict, data, anchors),
+        *_failure_sections(failures),
+        f'<h2 id="comparability">Comparability matrix ({escape(matrix["golden_key"])})</h2>',
+        "<p>lcb_runner's prompts per style and tokenizer family, from the upstream goldens "
+        "(what an implementation that passes the matching cells reproduces).</p>",
+        f"<pre>{escape(matrix['text'] or '(no matrix golden for this transformers line)')}</pre>",
+        "</body></html>",
+    ]
+    return "\n".join(body) + "\n"
+
+
+def _meta(verdict: Verdict, data: dict) -> list[tuple[str, object]]:
+    """What was run: the implementation, what it provides, the goldens, transformers, totals."""
+    upstream = data["goldens"]["upstream"] or {}
+    upstream_text = ", ".join(f"{k}={v}" for k, v in sorted(upstream.items())) or "unknown"
+    impl = verdict.impl
+    return [
+        ("implementation", impl.get("name")),
+        ("provides", ", ".join(provided(impl)) or "-"),
+        ("not provided", ", ".join(impl.get("not_provided", [])) or "-"),
+        (
+            "styles",
+            ", ".join(impl["styles"]) if impl.get("styles") is not None else "all (no STYLES)",
+        ),
+        ("declared deviations", ", ".join(impl.get("deviations", [])) or "none"),
+        ("goldens from upstream", upstream_text),
+        ("transformers", f"{data['transformers']['version']} ({data['transformers']['line']})"),
+        ("totals", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data["totals"].items() if v)),
+    ]
+
+
+def _closest_and_cells(verdict: Verdict, data: dict, anchors: dict[str, str]) -> list[str]:
+    """The closest official styles, the per-cell table and the API contract's."""
+    return [
         '<h2 id="closest">Closest official style</h2>',
         "<p>Which lcb_runner LMStyle each of its prompts, messages and extractions equals "
         "(or comes closest to, with the first difference), over every input it answered.</p>",
@@ -418,6 +433,17 @@ def to_html(verdict: Verdict) -> str:
         f"<p>{escape(verdict.not_provided_line(verdict.summaries()))}</p>",
         '<h2 id="contract">API contract (apart from comparability)</h2>',
         cells_table(verdict.contract_summaries(), anchors, "contract-cells"),
+    ]
+
+
+def _failure_sections(failures: list[CaseResult]) -> list[str]:
+    """Every case not identical, the first HTML_DIFFS with a side-by-side diff."""
+    diffs_note = (
+        f"<p>Side-by-side diffs for the first {HTML_DIFFS}; every case is in the JSON report.</p>"
+        if len(failures) > HTML_DIFFS
+        else ""
+    )
+    return [
         f'<h2 id="failures">Cases not identical ({len(failures)})</h2>',
         diffs_note,
         *(
@@ -427,13 +453,7 @@ def to_html(verdict: Verdict) -> str:
             ]
             or ["<p>None.</p>"]
         ),
-        f'<h2 id="comparability">Comparability matrix ({escape(matrix["golden_key"])})</h2>',
-        "<p>lcb_runner's prompts per style and tokenizer family, from the upstream goldens "
-        "(what an implementation that passes the matching cells reproduces).</p>",
-        f"<pre>{escape(matrix['text'] or '(no matrix golden for this transformers line)')}</pre>",
-        "</body></html>",
     ]
-    return "\n".join(body) + "\n"
 
 
 def write_html(verdict: Verdict, path: Path) -> None:

@@ -137,6 +137,18 @@ def lcb_runner_view(rows, scope: Scope) -> dict:
     }
 
 
+def mean_fields(start: str, end: str, shown: list[dict], values: list[float]) -> dict:
+    """A per-problem mean's fields (the leaderboard's, the site's): its window, the problems it
+    counts, its value and its value as shown (two decimals)."""
+    return {
+        "window": [start, end],
+        "count": len(shown),
+        "question_ids": sorted(r["question_id"] for r in shown),
+        "value": mean_of(values),
+        "mean": None if not values else round(mean_of(values), 2),
+    }
+
+
 def leaderboard_view(rows, scope: Scope, start: str, end: str, zone: str) -> dict:
     """The leaderboard's computation on the run over [start, end] (its builder in ``zone``):
     what its site would show for this file, and what the run lacks of the scope's problems;
@@ -147,11 +159,7 @@ def leaderboard_view(rows, scope: Scope, start: str, end: str, zone: str) -> dic
     return {
         "rule": "build_leaderboard_json.py + leaderboardLib.tsx: contest_date (as UTC) + 1 day "
         f"between the date marks (midnights in {zone})",
-        "window": [start, end],
-        "count": len(shown),
-        "question_ids": sorted(r["question_id"] for r in shown),
-        "value": mean_of(values),
-        "mean": None if not values else round(mean_of(values), 2),
+        **mean_fields(start, end, shown, values),
         "shown": scoring.leaderboard_columns(shown),
         "standard_error": as_percent(scoring.standard_error([v / 100 for v in values])),
         **_coverage(shown, [r["question_id"] for r in expected]),

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from lcb_conformance.reports.score_run import RunError, listed_ids, mean_of
+from lcb_conformance.reports.score_figures import mean_fields
+from lcb_conformance.reports.score_run import RunError, listed_ids
 from lcb_prompts import score as scoring
 
 
@@ -107,11 +108,7 @@ def published_view(published: Published, rows, start: str, end: str, zone: str) 
     return {
         "file": str(published.path),
         "model": published.model,
-        "window": [start, end],
-        "count": len(shown),
-        "question_ids": sorted(r["question_id"] for r in shown),
-        "value": mean_of(values),
-        "mean": None if not values else round(mean_of(values), 2),
+        **mean_fields(start, end, shown, values),
         "shown": scoring.site_columns(shown),
         "differences": found,
         "differing_in_window": [d["question_id"] for d in found if d["in_window"]],

@@ -3,6 +3,8 @@ published data, the claim), its headline and its HTML page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.reports.score_claims import claim_sentence
 from lcb_conformance.reports.score_figures import (
@@ -144,11 +146,17 @@ def render(report: dict) -> str:
             f"the file disagrees with itself: pass@1 is not graded_list.count(True)/len on "
             f"{len(report['inconsistent'])} rows ({listed_ids(report['inconsistent'])})",
         ]
+    return "\n".join(lines + closing_lines(report, claim_sentence))
+
+
+def closing_lines(report: dict, claim: Callable[[dict], str]) -> list[str]:
+    """What closes a score's text: the rows' flags, and the claim's sentence (``claim``)."""
+    lines = []
     if report["flags"]:
         lines += ["", "flags:", *(f"  - {flag}" for flag in report["flags"])]
     if "claim" in report:
-        lines += ["", claim_sentence(report)]
-    return "\n".join(lines)
+        lines += ["", claim(report)]
+    return lines
 
 
 def headline(report: dict) -> str:

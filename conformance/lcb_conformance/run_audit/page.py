@@ -14,6 +14,7 @@ from __future__ import annotations
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.run_audit import audit_result
 from lcb_conformance.run_audit import request as requested
+from lcb_conformance.run_audit.request_logs import LCB_RUNNER
 
 
 def _problem_rows(audit: audit_result.Audit) -> str:
@@ -62,7 +63,7 @@ def to_html(audit: audit_result.Audit) -> str:
         ("format", audit.format),
         *(
             [("scenario", audit.scenario + (" --cot_code_execution" if audit.cot else ""))]
-            if audit.format == audit_result.LCB_RUNNER
+            if audit.format == LCB_RUNNER
             else []
         ),
         ("LMStyle", audit.lmstyle),

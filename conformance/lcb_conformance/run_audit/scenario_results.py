@@ -344,7 +344,9 @@ def audit_scenario_run(
         cot,
         lcb_runner_raises(scenario, cot, lmstyle),
     )
-    auditor = ScenarioAuditor(upstream, lmstyle, scenario, cot, cache, dataset, repaired, show)
+    scenario_auditor = ScenarioAuditor(
+        upstream, lmstyle, scenario, cot, cache, dataset, repaired, show
+    )
     seen: set[str] = set()
     with auditor.tokenizers_memoised(lmstyle):
         try:
@@ -354,7 +356,7 @@ def audit_scenario_run(
                 if name in seen:
                     raise AuditInputError(f"{path}:{line}: problem {name!r} appears twice")
                 seen.add(name)
-                auditor.row(path, line, row, audit)
+                scenario_auditor.row(path, line, row, audit)
         except json_stream.JsonStreamError as error:
             raise AuditInputError(str(error)) from None
     if not seen:

@@ -6,21 +6,16 @@ their verdicts. A problem is named by the row's ``id``; whether the run was CoT
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from lcb_conformance.run_formats import lcb_runner_files, lcb_runner_predictions
-from lcb_conformance.run_formats.samples import Logged
 from lcb_conformance.suite import scenario_cases
 
 NAME = "lcb_runner_code_execution"
 SCENARIO = scenario_cases.LCB_RUNNER_NAMES[scenario_cases.CODE_EXECUTION]
 DESCRIBED = "lcb_runner's code execution results (rows with numsteps and pred_list)"
-model = lcb_runner_predictions.model
-
-
-def detect(peek) -> bool:
-    return lcb_runner_predictions.detect(peek, "numsteps")
+model = lcb_runner_files.model
 
 
 def problem_name(row: dict) -> str:
@@ -33,5 +28,6 @@ def cot(path: Path) -> bool:
     return parsed is not None and parsed.cot
 
 
-def samples(path: Path) -> Iterator[Logged]:
-    return lcb_runner_predictions.samples(path, SCENARIO, problem_name)
+# the scenario's rows carry "numsteps"; lcb_runner_predictions reads them
+detect = partial(lcb_runner_predictions.detect, marker="numsteps")
+samples = partial(lcb_runner_predictions.samples, scenario=SCENARIO, name_of=problem_name)

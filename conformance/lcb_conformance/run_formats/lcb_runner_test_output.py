@@ -6,26 +6,21 @@ is named ``question_id/test_id``, as the audit names it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+from functools import partial
 
-from lcb_conformance.run_formats import lcb_runner_predictions
-from lcb_conformance.run_formats.samples import Logged
+from lcb_conformance.run_formats import lcb_runner_files, lcb_runner_predictions
 from lcb_conformance.suite import scenario_cases
 
 NAME = "lcb_runner_test_output"
 SCENARIO = scenario_cases.LCB_RUNNER_NAMES[scenario_cases.TEST_OUTPUT]
 DESCRIBED = "lcb_runner's test output prediction results (rows with test_id and pred_list)"
-model = lcb_runner_predictions.model
-
-
-def detect(peek) -> bool:
-    return lcb_runner_predictions.detect(peek, "test_id")
+model = lcb_runner_files.model
 
 
 def problem_name(row: dict) -> str:
     return f"{row['question_id']}/{row['test_id']}"
 
 
-def samples(path: Path) -> Iterator[Logged]:
-    return lcb_runner_predictions.samples(path, SCENARIO, problem_name)
+# the scenario's rows carry "test_id"; lcb_runner_predictions reads them
+detect = partial(lcb_runner_predictions.detect, marker="test_id")
+samples = partial(lcb_runner_predictions.samples, scenario=SCENARIO, name_of=problem_name)

@@ -140,25 +140,24 @@ def exit_code(result: dict) -> int:
     return exit_codes.OK
 
 
+def _groups(result: dict, status: str) -> Counter:
+    """Golden group (a key without its case) -> its verdicts of ``status``."""
+    return Counter(
+        verdict["key"].rsplit("/", 1)[0]
+        for verdict in result["verdicts"]
+        if verdict["status"] == status
+    )
+
+
 def summary(result: dict) -> str:
     counts = ", ".join(f"{n} {status}" for status, n in sorted(result["counts"].items()))
     lines = [f"{result['upstream']}: {result['verdict'].upper()} ({counts or 'no case compared'})"]
-    differing = Counter(
-        verdict["key"].rsplit("/", 1)[0]
-        for verdict in result["verdicts"]
-        if verdict["status"] == DIFFERS
-    )
-    for group, n in sorted(differing.items()):
+    for group, n in sorted(_groups(result, DIFFERS).items()):
         lines.append(f"  differs: {group} ({n} cases)")
     for verdict in result["verdicts"]:
         if verdict["status"] == MODEL_LIST:
             lines.append(f"  model list: {verdict['key']}: {verdict['detail']}")
-    missing = Counter(
-        verdict["key"].rsplit("/", 1)[0]
-        for verdict in result["verdicts"]
-        if verdict["status"] == MISSING
-    )
-    for group, n in sorted(missing.items()):
+    for group, n in sorted(_groups(result, MISSING).items()):
         lines.append(f"  missing: {group} ({n} cases)")
     for group, n in sorted(result.get("not_judged_here", {}).items()):
         lines.append(f"  not judged here: {group}: {n} cases")
@@ -290,10 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not written:
         return report_files.REPORT_NOT_WRITTEN
-    for code in (exit_codes.DIFFERS, exit_codes.INCOMPLETE):
-        if code in codes:
-            return code
-    return exit_codes.OK
+    return exit_codes.of_checks(codes)
 
 
 if __name__ == "__main__":
