@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import paths
-
-# The key type and its file suffixes live with the families (a key's suffix is its family's);
-# every module names them from here.
-from lcb_conformance.suite.families import JSON_SUFFIX, SUFFIX, GoldenKey  # noqa: F401
+from lcb_conformance.suite import families, paths
+from lcb_conformance.suite.families import JSON_SUFFIX, SUFFIX  # noqa: F401 (as goldens.*)
 
 GOLDENS_DIR = paths.GOLDENS_DIR
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
@@ -41,6 +39,39 @@ LM_STYLES_CASE = "lm_styles"
 JUDGE = "judge"
 REFERENCE_PREFIX = "reference-impl/extract_code_prefix"
 REFERENCE_DECODE = "reference-impl/decode_context"
+
+
+@dataclass(frozen=True, order=True)
+class GoldenKey:
+    family: str
+    group: str  # prompt variant, extraction style, ...; "" for families without one
+    case: str  # question_id, output id or context id
+
+    @property
+    def suffix(self) -> str:
+        return families.suffix_of(self.family)
+
+    @property
+    def relative(self) -> str:
+        parts = [self.family, self.group] if self.group else [self.family]
+        return "/".join([*parts, self.case + self.suffix])
+
+    @property
+    def path(self) -> Path:
+        return GOLDENS_DIR / self.relative
+
+    def __str__(self) -> str:
+        return self.relative.removesuffix(self.suffix)
+
+
+def key_of(name: str) -> GoldenKey:
+    """The key of a golden's relative path or id ("prompt/generic/x.txt", "prompt/generic/x")."""
+    found = (family for family in families.registry() if name.startswith(family + "/"))
+    family = max(found, key=len, default=None)
+    if family is None:
+        raise ValueError(f"{name!r} is in no golden family ({', '.join(families.registry())})")
+    group, _, case = name[len(family) + 1 :].rpartition("/")
+    return GoldenKey(family, group, case.removesuffix(families.get(family).suffix))
 
 
 def canonical_json(value) -> str:

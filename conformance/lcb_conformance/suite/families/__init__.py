@@ -15,11 +15,14 @@ import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lcb_conformance.suite import paths
 from lcb_conformance.suite.audit import transformers_line
 
+if TYPE_CHECKING:  # goldens imports this package: a key's suffix is its family's
+    from lcb_conformance.suite.goldens import GoldenKey
+
+# A golden file's suffix: text, or JSON (a family's ``suffix``).
 SUFFIX = ".txt"
 JSON_SUFFIX = ".json"
 
@@ -30,29 +33,6 @@ TEXT = "text"
 CANONICAL_JSON = "canonical-json"
 TOKEN_AUDIT = "token-audit"
 JUDGE_VERDICT = "judge-verdict"
-
-
-@dataclass(frozen=True, order=True)
-class GoldenKey:
-    family: str
-    group: str  # prompt variant, extraction style, ...; "" for families without one
-    case: str  # question_id, output id or context id
-
-    @property
-    def suffix(self) -> str:
-        return suffix_of(self.family)
-
-    @property
-    def relative(self) -> str:
-        parts = [self.family, self.group] if self.group else [self.family]
-        return "/".join([*parts, self.case + self.suffix])
-
-    @property
-    def path(self) -> Path:
-        return paths.GOLDENS_DIR / self.relative
-
-    def __str__(self) -> str:
-        return self.relative.removesuffix(self.suffix)
 
 
 class NotText(TypeError):
@@ -124,15 +104,6 @@ def get(name: str) -> Family:
 
 def upstream_families() -> tuple[str, ...]:
     return tuple(name for name, family in registry().items() if family.upstream)
-
-
-def key_of(name: str) -> GoldenKey:
-    """The key of a golden's relative path or id ("prompt/generic/x.txt", "prompt/generic/x")."""
-    family = max((f for f in registry() if name.startswith(f + "/")), key=len, default=None)
-    if family is None:
-        raise ValueError(f"{name!r} is in no golden family ({', '.join(registry())})")
-    group, _, case = name[len(family) + 1 :].rpartition("/")
-    return GoldenKey(family, group, case.removesuffix(get(family).suffix))
 
 
 def suffix_of(family: str) -> str:
