@@ -18,7 +18,7 @@ import pytest
 from lcb_conformance.adapters import implementation, jsonl_server, process
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import DIFFERS, ERROR, IDENTICAL, NOT_PROVIDED
-from lcb_conformance.suite import families, goldens, judge_cases
+from lcb_conformance.suite import goldens, judge_cases
 
 pytestmark = pytest.mark.selftest
 
@@ -206,7 +206,7 @@ def test_lcb_runners_judge_reads_nothing_from_the_judging_process_stdin(upstream
         timeout=600, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout == goldens.read(families.key_of(f"judge/{case.id}"))
+    assert done.stdout == goldens.read(goldens.key_of(f"judge/{case.id}"))
 
 
 # ---- a harness in its own environment: the same results as in-process ------------------------
