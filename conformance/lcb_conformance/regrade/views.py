@@ -1,7 +1,7 @@
 """A regrade's views, all computed from its results file (regrade/results_file.py): the
-comparable number both ways (reports/score.py's lcb_runner and leaderboard views, held to the
-score goldens), the harness's own number on the same problems, and per problem what changed
-and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""
+comparable number both ways (reports/score_figures.py's lcb_runner and leaderboard views, held
+to the score goldens), the harness's own number on the same problems, and per problem what
+changed and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""
 
 from __future__ import annotations
 
@@ -73,8 +73,9 @@ def _rows(problems: dict[str, list[dict]], verdict) -> list[dict]:
 
 
 def numbers(rows: list[dict], window, release: str | None) -> dict:
-    """compute_scores' and the leaderboard's numbers over ``rows`` (reports/score.py), held to
-    the release's problems in the window (the dataset's release; no release: the nearest)."""
+    """compute_scores' and the leaderboard's numbers over ``rows`` (reports/score_figures.py),
+    held to the release's problems in the window (the dataset's release; no release: the
+    nearest)."""
     start, end = window or (None, None)
     tag = release or releases.closest([r["question_id"] for r in rows])[0].tag
     scope = score.Scope(tag, start, end, named=bool(window))
