@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from lcb_conformance.common import exit_codes, paths, report_files, shared_options
-from lcb_conformance.reports import console
+from lcb_conformance.reports import console, report
 from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
 from lcb_conformance.runner import options, results
 from lcb_conformance.runner import run as runner
@@ -285,8 +285,6 @@ def report_main(argv: list[str]) -> int:
 
 def _views(verdict: Verdict, args: argparse.Namespace) -> int:
     """The reports first (a console that fails cannot lose them), then the console."""
-    from lcb_conformance.reports import report
-
     written = report_files.write_reports(
         "lcb-conformance",
         {

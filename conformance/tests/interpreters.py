@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,19 @@ def python(version: str) -> Path:
             f"e.g. `pyenv install {version}`, to run this test"
         )
     return found
+
+
+DEBIAN_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
+
+
+def other_python(which: str) -> Path:
+    """Python ``which`` ("3.10", see python), or "debian": the system's python3 when it is
+    not the suite's own; a skip when there is none."""
+    if which != "debian":
+        return python(which)
+    if not DEBIAN_PYTHON.is_file() or DEBIAN_PYTHON.resolve() == Path(sys.executable).resolve():
+        pytest.skip(f"no Python besides {sys.executable} at {DEBIAN_PYTHON}")
+    return DEBIAN_PYTHON
 
 
 def venv_with_lcb_prompts(interpreter: Path, directory: Path) -> Path:

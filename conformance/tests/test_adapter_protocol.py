@@ -13,7 +13,7 @@ import lcb_prompts
 from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
 from lcb_conformance.adapters.rendering import RENDERED_STYLE, NotMessages
-from lcb_conformance.suite import cases, families, goldens, index
+from lcb_conformance.suite import cases, goldens, index
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
 
@@ -158,7 +158,7 @@ def test_messages_only_adapter_is_held_to_every_generic_prompt_through_its_messa
         if arguments.get("tokenizer") is not None:
             arguments["tokenizer"] = chat_tokenizer(arguments["tokenizer"])
         rendered = messages_only.format_lcb_prompt(**arguments)
-        assert rendered == goldens.read(families.key_of(case["golden"])), case["id"]
+        assert rendered == goldens.read(goldens.key_of(case["golden"])), case["id"]
 
 
 def test_messages_only_adapter_has_no_string_styles(messages_only):

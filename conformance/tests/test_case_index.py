@@ -50,10 +50,10 @@ def test_a_deviation_case_points_at_its_own_golden_for_whoever_declares_it():
     assert deviating
     for case in deviating:
         assert case["golden"].startswith(goldens.EXTRACT_AFTER_THINK + "/"), case["id"]
-        declared = families.key_of(index.golden_held_to(case, (case["deviation"],)))
+        declared = goldens.key_of(index.golden_held_to(case, (case["deviation"],)))
         assert declared.family == goldens.EXTRACT_AFTER_THINK
         # an implementation that does not declare it is held to lcb_runner's own golden
-        undeclared = families.key_of(index.golden_held_to(case, ()))
+        undeclared = goldens.key_of(index.golden_held_to(case, ()))
         assert str(undeclared) == case["id"] and undeclared.family == goldens.EXTRACT
 
 
@@ -68,7 +68,7 @@ def test_a_shared_golden_is_one_case_holding_the_same_call_to_the_same_bytes():
             first["call"],
             first.get("transformers_line"),
         )
-        assert goldens.read(families.key_of(case["golden"])) == goldens.read(
-            families.key_of(first["golden"])
+        assert goldens.read(goldens.key_of(case["golden"])) == goldens.read(
+            goldens.key_of(first["golden"])
         )
         assert set(case.get("lmstyles", [])) <= set(first["lmstyles"])

@@ -383,17 +383,6 @@ def test_the_results_are_the_same_serial_in_workers_and_over_impl_cmd(tmp_path):
     assert over_process == [r for r in found["serial"] if r["id"] not in skipped]
 
 
-DEBIAN_PYTHON = Path("/usr/bin/python3")  # Debian's, not the suite's (tox's) interpreter
-
-
-def other_python(which: str) -> Path:
-    if which != "debian":
-        return interpreters.python(which)
-    if not DEBIAN_PYTHON.is_file() or DEBIAN_PYTHON.resolve() == Path(sys.executable).resolve():
-        pytest.skip(f"no Python besides {sys.executable} at {DEBIAN_PYTHON}")
-    return DEBIAN_PYTHON
-
-
 @pytest.mark.parametrize("which", ["3.10", "debian"])
 def test_a_harness_in_its_own_environment_is_judged_through_the_generic_server(which, tmp_path):
     """A harness pinned to another Python, in a virtual environment of its own holding it
@@ -401,7 +390,9 @@ def test_a_harness_in_its_own_environment_is_judged_through_the_generic_server(w
     path with that environment's python: no code of ours copied into it."""
     from lcb_conformance.adapters import jsonl_server
 
-    harness_python = interpreters.venv_with_lcb_prompts(other_python(which), tmp_path / "venv")
+    harness_python = interpreters.venv_with_lcb_prompts(
+        interpreters.other_python(which), tmp_path / "venv"
+    )
     assert not interpreters.imports(harness_python, "lcb_conformance")
     # relative to the working directory: made absolute, and still the venv's (not resolved)
     command = f"venv/bin/python {jsonl_server.PATH} lcb_prompts"

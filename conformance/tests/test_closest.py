@@ -9,7 +9,7 @@ import pytest
 
 from lcb_conformance.reports import closest
 from lcb_conformance.runner.results import DIFFERS, IDENTICAL, UPSTREAM, CaseResult
-from lcb_conformance.suite import cases, families, goldens, index
+from lcb_conformance.suite import cases, goldens, index
 
 FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.EXTRACT)
 
@@ -72,7 +72,7 @@ def test_messages_of_another_lmstyle_are_named_as_that_lmstyle():
     OpenAIReasonPreview's one user message instead."""
     results = []
     for case in held(goldens.MESSAGES, "generic"):
-        item = families.key_of(case["golden"]).case
+        item = goldens.key_of(case["golden"]).case
         sent = goldens.read(goldens.GoldenKey(goldens.MESSAGES, "OpenAIReasonPreview", item))
         results.append(result(case, DIFFERS, sent))
     found = found_for(results, closest.MESSAGES, "generic")
@@ -85,12 +85,12 @@ def test_a_near_miss_names_the_closest_lmstyle_and_its_first_difference():
     problems: closest to the generic LMStyles, equal on the stdin problems only."""
     results, changed = [], set()
     for case in held(goldens.PROMPT, "generic"):
-        golden = goldens.read(families.key_of(case["golden"]))
+        golden = goldens.read(goldens.key_of(case["golden"]))
         edited = golden.replace(
             "You will use the following starter code", "You use the following starter code"
         )
         if edited != golden:
-            changed.add(families.key_of(case["golden"]).case)
+            changed.add(goldens.key_of(case["golden"]).case)
         results.append(result(case, DIFFERS, edited))
     assert changed
     found = found_for(results, closest.PROMPT, "generic")

@@ -14,7 +14,7 @@ import pytest
 from lcb_conformance.reports.verdict import answer, mismatch_report
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import IDENTICAL, NOT_PROVIDED, SKIPPED
-from lcb_conformance.suite import families
+from lcb_conformance.suite import goldens
 
 CASES = runner.Plan.of().golden
 
@@ -27,7 +27,7 @@ def test_golden_case(case, case_runner, golden):
     actual = answer(result)
     if actual is None:  # it raised, or returned something that is not the golden's kind
         pytest.fail(mismatch_report(result), pytrace=False)
-    assert actual == golden(families.key_of(result.golden))
+    assert actual == golden(goldens.key_of(result.golden))
     assert result.status == IDENTICAL, f"the runner says {result.status}: {result.reason}"
     if result.deviation:
         # deviations.toml: the deviation's golden is not what lcb_runner answers

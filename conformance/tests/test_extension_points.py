@@ -43,7 +43,7 @@ class FakeUpstream:
     def __init__(self, source: str):
         self.source = source
 
-    def is_reference(self) -> bool:
+    def is_pinned(self) -> bool:
         return True
 
     def describe_source(self) -> str:
@@ -230,7 +230,7 @@ class FakeUpstream:
     def __init__(self, source):
         self.source = source
 
-    def is_reference(self):
+    def is_pinned(self):
         return True
 
     def describe_source(self):

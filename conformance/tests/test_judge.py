@@ -56,10 +56,10 @@ def test_judge(case, impl_verdicts, golden):
     if result.status == NOT_PROVIDED:
         pytest.skip(result.reason)
     assert result.status != ERROR, result.reason
-    if "rejected" in golden_verdict(families.key_of(case["id"]).case):
+    if "rejected" in golden_verdict(goldens.key_of(case["id"]).case):
         assert result.status == IDENTICAL, result.reason  # it raised, as lcb_runner does
         return
-    assert answer(result) == golden(families.key_of(case["golden"]))
+    assert answer(result) == golden(goldens.key_of(case["golden"]))
     assert result.status == IDENTICAL, result.reason
 
 

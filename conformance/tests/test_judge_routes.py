@@ -18,7 +18,7 @@ import pytest
 from lcb_conformance.adapters import implementation, jsonl_server, process
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import DIFFERS, ERROR, IDENTICAL, NOT_PROVIDED
-from lcb_conformance.suite import families, goldens, judge_cases
+from lcb_conformance.suite import goldens, judge_cases
 
 pytestmark = pytest.mark.selftest
 
@@ -206,7 +206,7 @@ def test_lcb_runners_judge_reads_nothing_from_the_judging_process_stdin(upstream
         timeout=600, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout == goldens.read(families.key_of(f"judge/{case.id}"))
+    assert done.stdout == goldens.read(goldens.key_of(f"judge/{case.id}"))
 
 
 # ---- a harness in its own environment: the same results as in-process ------------------------
@@ -219,17 +219,6 @@ def in_process_own(tmp_path_factory) -> list[dict]:
     return run_gate(*args, "--only", goldens.JUDGE, "--no-contract", stdin="", cwd=folder)
 
 
-DEBIAN_PYTHON = Path("/usr/bin/python3")
-
-
-def other_python(which: str) -> Path:
-    if which != "debian":
-        return interpreters.python(which)
-    if not DEBIAN_PYTHON.is_file() or DEBIAN_PYTHON.resolve() == Path(sys.executable).resolve():
-        pytest.skip(f"no Python besides {sys.executable} at {DEBIAN_PYTHON}")
-    return DEBIAN_PYTHON
-
-
 @pytest.mark.parametrize("which", ["3.10", "debian"])
 def test_a_harness_judge_in_its_own_environment_gets_the_in_process_results(
     which, in_process_own, tmp_path
@@ -238,7 +227,9 @@ def test_a_harness_judge_in_its_own_environment_gets_the_in_process_results(
     harness, nothing of lcb-conformance), served by the generic server run by path with that
     environment's python, is held to the 99 judge goldens with the same results, case by
     case, as in-process."""
-    harness_python = interpreters.venv_with_lcb_prompts(other_python(which), tmp_path / "venv")
+    harness_python = interpreters.venv_with_lcb_prompts(
+        interpreters.other_python(which), tmp_path / "venv"
+    )
     assert not interpreters.imports(harness_python, "lcb_conformance")
     over_process = run_gate(
         "--impl-cmd", served("own", harness_python), "--only", goldens.JUDGE, "--no-contract",

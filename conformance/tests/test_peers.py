@@ -17,6 +17,7 @@ from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.suite import cases
 from lcb_conformance.upstream import judge
 from lcb_conformance_dev import peers as peers_report
+from lcb_conformance_dev import peers_page, peers_predictions
 
 
 @pytest.fixture
@@ -95,11 +96,11 @@ def _run(actual: str, golden: str) -> dict:
 
 def _pages(runs: list[dict]) -> str:
     """Both pages render writes: the summary and the matrix beside it."""
-    return peers_report.render(runs) + peers_report.render_matrix(runs)
+    return peers_page.render(runs) + peers_page.render_matrix(runs)
 
 
 def test_render_writes_the_summary_and_the_matrix_it_links_to(tmp_path, capsys):
-    golden = peers_report.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
+    golden = peers_predictions.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
     runs = tmp_path / "runs"
     runs.mkdir()
     (runs / "opencompass_lcb.json").write_text(json.dumps(_run("x", golden)), "utf-8")
@@ -113,14 +114,14 @@ def test_render_writes_the_summary_and_the_matrix_it_links_to(tmp_path, capsys):
 
 
 def test_peers_report_shows_cells_first_failure_and_predictions():
-    golden = peers_report.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
+    golden = peers_predictions.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
     actual = "### Question:\nQ\n\n### Answer: x\n\n"
     page = _pages([_run(actual, golden)])
     assert (
         "| OpenCompass | 0.5.4 | `peers.opencompass_lcb` | 1 | 0 | 1 | 3 | NOT identical | - | "
         "not provided |" in page
     )
-    missing = [name for name in peers_report.PEERS if name != "opencompass_lcb"]
+    missing = [name for name in peers_page.PEERS if name != "opencompass_lcb"]
     assert f"No run stored for: {', '.join(missing)}." in page
     assert "| generic | no template | prompt | 1 | 0 | 1 |" in page
     assert "the styles codeqwen and the functions decode_context" in page
@@ -192,65 +193,65 @@ def test_judge_directions_come_from_the_suites_own_verdicts():
     run = _judge_run(sum_input_correct=wrong, sum_quit=None)
     found = {
         entry["case"]: (entry["difference"], entry["implementation"])
-        for entry in peers_report.judge_differences(run)
+        for entry in peers_predictions.judge_differences(run)
     }
     assert found == {
         "sum_input_correct": (judge_report.FALSE_FAIL, wrong),
         "sum_quit": (judge_report.NO_VERDICT, "RuntimeError: the adapter broke"),
     }
     run["cells"][-1]["run"] -= 1  # the run broke off: no directions at all
-    assert peers_report.judge_differences(run) is None
+    assert peers_predictions.judge_differences(run) is None
 
 
 def test_every_prediction_names_a_known_check():
     """peers/predictions.toml is data: each entry's check exists, and each peer has one."""
-    predictions = peers_report.predictions()
-    assert set(predictions) == set(peers_report.PEERS)
+    predictions = peers_predictions.predictions()
+    assert set(predictions) == set(peers_page.PEERS)
     for peer_predictions in predictions.values():
         for prediction in peer_predictions:
             check = getattr(prediction.check, "func", prediction.check)  # a partial: its cases
-            assert prediction.claim and check in peers_report.CHECKS.values()
+            assert prediction.claim and check in peers_predictions.CHECKS.values()
 
 
 def test_a_prediction_with_an_unknown_check_is_named(tmp_path, monkeypatch):
     bad = tmp_path / "predictions.toml"
     bad.write_text('[[evalscope_lcb]]\nclaim = "x"\ncheck = "no_such_check"\n', "utf-8")
-    monkeypatch.setattr(peers_report, "PREDICTIONS_FILE", bad)
-    peers_report.predictions.cache_clear()
+    monkeypatch.setattr(peers_predictions, "PREDICTIONS_FILE", bad)
+    peers_predictions.predictions.cache_clear()
     try:
-        with pytest.raises(peers_report.PredictionsError, match=r"\[\[evalscope_lcb\]\] #1: "):
-            peers_report.predictions()
+        with pytest.raises(peers_predictions.PredictionsError, match=r"\[\[evalscope_lcb\]\] #1: "):
+            peers_predictions.predictions()
     finally:
-        peers_report.predictions.cache_clear()
+        peers_predictions.predictions.cache_clear()
 
 
 def test_cases_go_only_with_the_checks_that_take_them(tmp_path, monkeypatch):
     bad = tmp_path / "predictions.toml"
-    monkeypatch.setattr(peers_report, "PREDICTIONS_FILE", bad)
+    monkeypatch.setattr(peers_predictions, "PREDICTIONS_FILE", bad)
     entries = {
         "a check that takes cases, without them": 'check = "judge_false_fail"\n',
         "cases for a check that takes none": 'check = "first_block"\ncases = ["x"]\n',
     }
     for entry in entries.values():
         bad.write_text(f'[[verl_prime_code]]\nclaim = "x"\n{entry}', "utf-8")
-        peers_report.predictions.cache_clear()
+        peers_predictions.predictions.cache_clear()
         try:
-            with pytest.raises(peers_report.PredictionsError, match="`cases` goes with"):
-                peers_report.predictions()
+            with pytest.raises(peers_predictions.PredictionsError, match="`cases` goes with"):
+                peers_predictions.predictions()
         finally:
-            peers_report.predictions.cache_clear()
+            peers_predictions.predictions.cache_clear()
 
 
 def test_a_judge_prediction_names_its_cases_and_their_direction():
     """judge_false_fail and its kin read the run's own judge verdicts, case by case."""
     wrong = {"metadata": {}, "passed": False, "results": [-2]}
     run = _judge_run(sum_input_correct=wrong, sum_quit=None)
-    observed, evidence = peers_report.judge_false_fail(run, ("sum_input_correct",))
+    observed, evidence = peers_predictions.judge_false_fail(run, ("sum_input_correct",))
     assert observed and evidence == "false fail on 1/1 of sum_input_correct (1 false fail in all)"
-    observed, _ = peers_report.judge_false_fail(run, ("sum_input_correct", "sum_quit"))
+    observed, _ = peers_predictions.judge_false_fail(run, ("sum_input_correct", "sum_quit"))
     assert not observed
-    assert peers_report.judge_no_verdict(run, ("sum_quit",))[0]
-    assert not peers_report.judge_false_pass(run, ("sum_input_correct",))[0]
+    assert peers_predictions.judge_no_verdict(run, ("sum_quit",))[0]
+    assert not peers_predictions.judge_false_pass(run, ("sum_input_correct",))[0]
 
 
 def test_a_judge_that_did_not_run_over_impl_cmd_is_not_called_not_provided():
@@ -258,16 +259,16 @@ def test_a_judge_that_did_not_run_over_impl_cmd_is_not_called_not_provided():
     run says so; an adapter without one is "not provided"."""
     run = _run("x", "y")
     run["peer"] |= {"route": "--impl-cmd, Python 3.10.13", "has_judge": True}
-    assert peers_report.judge_summary(run) == "did not run over --impl-cmd"
+    assert peers_page.judge_summary(run) == "did not run over --impl-cmd"
     page = _pages([run])
     assert "| `peers.opencompass_lcb` (over --impl-cmd, Python 3.10.13) |" in page
     assert "Its adapter's `judge_program` did not run over --impl-cmd: no judge verdicts" in page
-    assert peers_report.judge_false_fail(run, ("sum_quit",)) == (
+    assert peers_predictions.judge_false_fail(run, ("sum_quit",)) == (
         False,
         "the judge did not run in full (did not run over --impl-cmd)",
     )
     run["peer"]["has_judge"] = False
-    assert peers_report.judge_summary(run) == "not provided"
+    assert peers_page.judge_summary(run) == "not provided"
 
 
 def test_a_peer_served_from_another_python_is_described_by_that_python(tmp_path, monkeypatch):
@@ -295,7 +296,7 @@ def test_a_peer_served_from_another_python_is_described_by_that_python(tmp_path,
 def test_peers_report_names_the_closest_official_style():
     """The run's closest_official entries (reports.closest): a summary in the table, the
     sentences with the first difference in the peer's section."""
-    golden = peers_report.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
+    golden = peers_predictions.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
     run = _run("### Question:\nQ\n\n### Answer: x\n\n", golden)
     run["closest_official"] = [
         {
@@ -313,7 +314,7 @@ def test_the_requests_table_reads_lcb_runner_from_the_request_goldens():
     report = {
         "peer": {"module": "peers.opencompass_lcb", "peer": "OpenCompass", "version": "0.5.4"}
     }
-    lines = peers_report.request_lines([report])
+    lines = peers_page.request_lines([report])
     assert (
         "| lcb_runner 28fef95 (OpenAIChat, LLaMa3) | release_latest (1,055; --release_version) | "
         "10 | 0.2 | 0.95 | 2000 | none (API runners); ['###'] (vLLM) |" in "\n".join(lines)
@@ -332,7 +333,7 @@ def test_the_score_table_lists_the_functions_a_peer_provides():
         ],
         "failures": [{"case": "score-pass-k/no_tasks"}],
     }
-    lines = peers_report.score_lines([report])
+    lines = peers_page.score_lines([report])
     assert "| OpenCompass | `pass_at_k` | 7 | 6 | 1 | `score-pass-k/no_tasks` |" in lines
     assert not any(line.startswith("| OpenCompass | `score_run`") for line in lines)
 
@@ -357,9 +358,9 @@ def test_a_prompt_without_the_starter_code_is_named_and_blank_starter_code_is_no
         {"case": f"prompt/generic/{name}", "actual": "a prompt without it", "golden": "g"}
         for name in (starters[0], blank)
     ]
-    assert peers_report.no_starter_code(run) == (
+    assert peers_predictions.no_starter_code(run) == (
         True,
         "1/1 failing prompt/generic/* cases of problems with starter code lack it",
     )
     run["failures"][0]["actual"] += problems[starters[0]]["starter_code"]
-    assert not peers_report.no_starter_code(run)[0]
+    assert not peers_predictions.no_starter_code(run)[0]

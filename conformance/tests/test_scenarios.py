@@ -50,7 +50,7 @@ def test_scenario_score(case, scored, golden):
     actual = answer(result)
     if actual is None:  # it raised, or returned something that is not JSON data
         pytest.fail(mismatch_report(result), pytrace=False)
-    assert actual == golden(families.key_of(result.golden))
+    assert actual == golden(goldens.key_of(result.golden))
     assert result.status == IDENTICAL
 
 

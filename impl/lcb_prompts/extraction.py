@@ -79,11 +79,11 @@ def _open_block_code(text: str, start: int) -> int:
     line has no "\\n" yet.
 
     A line with several ``` is one fence line, so after each ``` the scan resumes on the
-    next line. The first _FEW fence lines are visited one by one (str.find at memchr speed);
-    past them, the rest are counted in C, however many there are."""
+    next line. The first FENCE_LINES_VISITED fence lines are visited one by one (str.find at
+    memchr speed); past them, the rest are counted in C, however many there are."""
     fence_lines = 0
     line = start  # the start of the line the scan has reached
-    for _ in range(_FEW):
+    for _ in range(FENCE_LINES_VISITED):
         fence = _find(text, FENCE, line)
         if fence == -1:
             return line if fence_lines % 2 == 1 else -1
@@ -104,7 +104,8 @@ def _open_block_code(text: str, start: int) -> int:
     return -1 if end == -1 else end + 1
 
 
-_FEW = 16
+# fence lines visited one by one before the rest are counted in C (docs/performance.md)
+FENCE_LINES_VISITED = 16
 _FENCE_LINE = re.compile(r"```[^\n]*")
 _TWO_FENCES_ON_A_LINE = re.compile(r"```[^\n]*```")
 

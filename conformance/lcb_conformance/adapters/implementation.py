@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from lcb_conformance.adapters.jsonl_server import NOT_PROVIDED as NOT_PROVIDED_TYPE
 from lcb_conformance.adapters.jsonl_server import error_record
 from lcb_conformance.adapters.rendering import RENDERED_STYLE, render_messages
-from lcb_conformance.suite import deviations
+from lcb_conformance.suite import deviations, index
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
 # The seed's functions, first in every listing; the golden families hold an adapter to more
@@ -73,8 +73,6 @@ API = (
 
 def functions() -> tuple[str, ...]:
     """Every function the suite may call on an adapter: the protocol's, then the index's."""
-    from lcb_conformance.suite import index
-
     return tuple(dict.fromkeys([*API, *index.functions()]))
 REFERENCE = "lcb_prompts"
 # The styles the suite has cases for (format_lcb_prompt, extract_code, extract_code_prefix).

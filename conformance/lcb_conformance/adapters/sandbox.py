@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.jsonl_server import block_internet
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.common import exit_codes
@@ -92,8 +93,6 @@ def calls_in_child(impl: str, calls: list[tuple[str, dict]], wall_limit: float) 
 
 
 def child_main(request_path: str, result_path: str) -> int:
-    from lcb_conformance.adapters import implementation
-
     block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     adapter = implementation.load(request["impl"]).module

@@ -10,9 +10,20 @@
     6  REPORT_NOT_WRITTEN  the verdict was printed, but a report asked for was not written
 """
 
+from collections.abc import Collection
+
 OK = 0
 DIFFERS = 1
 UNUSABLE = 2
 SUITE_BROKEN = 3
 INCOMPLETE = 4
 REPORT_NOT_WRITTEN = 6
+
+
+def of_checks(codes: Collection[int]) -> int:
+    """The exit code of several checks run to the end: DIFFERS if one differs, else INCOMPLETE
+    if one could not be made, else OK."""
+    for code in (DIFFERS, INCOMPLETE):
+        if code in codes:
+            return code
+    return OK

@@ -51,7 +51,6 @@ to compare), a slice missing or unfinished at merge; 6 a report not written.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import tempfile
@@ -61,19 +60,24 @@ from pathlib import Path
 from lcb_conformance import releases
 from lcb_conformance.common import exit_codes, report_files, shared_options
 from lcb_conformance.regrade import dataset as datasets
-from lcb_conformance.regrade import results_file, views
+from lcb_conformance.regrade import results_file, scenario_regrade, views
+
+# A sample's vocabulary, shared with the scenarios' regrade: from the results file's module.
+from lcb_conformance.regrade.results_file import (  # noqa: F401 (as regrade.*)
+    DIFFERS,
+    EXTRACTION,
+    JUDGE,
+    NOT_RECORDED,
+    SAME,
+    RegradeError,
+    file_sha256,
+    why,
+)
 from lcb_conformance.reports import score
 from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.upstream import grading, resolver
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
-
-SAME, DIFFERS, NOT_RECORDED = "same", "differs", "not recorded"
-EXTRACTION, JUDGE = "extraction", "judge"
-
-
-class RegradeError(ValueError):
-    """Input the regrade cannot use; the message names it."""
 
 
 def shard_of(text: str) -> tuple[int, int]:
@@ -95,14 +99,6 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of at least 1")
     return value
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
@@ -210,19 +206,6 @@ class _Rows(dict):
 
     def __contains__(self, key) -> bool:
         return key in self.dataset.entries
-
-
-def why(harness: bool | None, regraded: bool, extraction: str, harness_code: bool | None):
-    """Why lcb_runner's verdict differs from the harness's: the extraction, the judge, both;
-    [] when they agree or the log records no verdict."""
-    if harness is None or harness == regraded:
-        return []
-    if extraction == SAME:
-        return [JUDGE]
-    if harness_code is None:  # the log records no scored code: cannot tell which
-        return [EXTRACTION, JUDGE] if extraction == NOT_RECORDED else [EXTRACTION]
-    reasons = [EXTRACTION] if harness_code != regraded else []
-    return reasons + ([JUDGE] if harness_code != harness else [])
 
 
 def format_of(args: argparse.Namespace):
@@ -368,7 +351,7 @@ def _views(args, results_path: Path) -> int:
 
 
 def _view_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--window", type=score._window, metavar="START:END",
+    parser.add_argument("--window", type=score.parse_window, metavar="START:END",
                         help="score over these contest dates (default: every problem)")  # fmt: skip
     shared_options.add_reports(parser)
 
@@ -390,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--style", metavar="LMSTYLE", help="the model's lcb_runner LMStyle")
     who.add_argument("--model", metavar="ID", help="the model, as lcb_runner's model list names it")
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--release", type=score._release, metavar="TAG",
+    which.add_argument("--release", type=score.parse_release, metavar="TAG",
                        help="the release the dataset is (default: as its file names say)")
     which.add_argument("--not-a-release", action="store_true",
                        help="grade against a dataset that is no release (a private set)")
@@ -408,6 +391,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _refused(command: str, error: results_file.RegradeFileError) -> int:
+    """One stderr line; INCOMPLETE for slices that do not cover the run, else UNUSABLE."""
+    print(f"{command}: {error}", file=sys.stderr)
+    if isinstance(error, results_file.ShardsIncomplete):
+        return exit_codes.INCOMPLETE
+    return exit_codes.UNUSABLE
+
+
 def merge_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="lcb-conformance regrade merge",
@@ -420,12 +411,8 @@ def merge_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         results_file.merge(args.slices, args.results)
-    except results_file.ShardsIncomplete as error:
-        print(f"regrade merge: {error}", file=sys.stderr)
-        return exit_codes.INCOMPLETE
     except results_file.RegradeFileError as error:
-        print(f"regrade merge: {error}", file=sys.stderr)
-        return exit_codes.UNUSABLE
+        return _refused("regrade merge", error)
     return _views(args, args.results)
 
 
@@ -438,12 +425,8 @@ def show_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         return _views(args, args.results)
-    except results_file.ShardsIncomplete as error:
-        print(f"regrade show: {error}", file=sys.stderr)
-        return exit_codes.INCOMPLETE
     except results_file.RegradeFileError as error:
-        print(f"regrade show: {error}", file=sys.stderr)
-        return exit_codes.UNUSABLE
+        return _refused("regrade show", error)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -457,8 +440,6 @@ def main(argv: list[str] | None = None) -> int:
         fmt = format_of(args)
         if registry.scenario(fmt) != lcb_runner_files.CODE_GENERATION:
             # predictions, not programs: lcb_runner's scenario scorer, not the judge
-            from lcb_conformance.regrade import scenario_regrade
-
             lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
             return scenario_regrade.main(args, fmt, lmstyle)
     except (RegradeError, LogError) as error:

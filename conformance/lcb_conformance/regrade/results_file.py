@@ -12,6 +12,7 @@ equal the whole run graded at once, byte for byte.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import json
 from collections.abc import Iterator
@@ -19,6 +20,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SCHEMA = "lcb-conformance-regrade/1"
+# A sample's "extraction": the harness's scored code against lcb_runner's extraction; its
+# "why": what made the verdicts differ.
+SAME, DIFFERS, NOT_RECORDED = "same", "differs", "not recorded"
+EXTRACTION, JUDGE = "extraction", "judge"
+
+
+class RegradeError(ValueError):
+    """Input the regrade cannot use; the message names it."""
+
+
+def why(harness: bool | None, regraded: bool, extraction: str, harness_code: bool | None):
+    """Why lcb_runner's verdict differs from the harness's: the extraction, the judge, both;
+    [] when they agree or the log records no verdict."""
+    if harness is None or harness == regraded:
+        return []
+    if extraction == SAME:
+        return [JUDGE]
+    if harness_code is None:  # the log records no scored code: cannot tell which
+        return [EXTRACTION, JUDGE] if extraction == NOT_RECORDED else [EXTRACTION]
+    reasons = [EXTRACTION] if harness_code != regraded else []
+    return reasons + ([JUDGE] if harness_code != harness else [])
+
+
+def file_sha256(path: Path) -> str:
+    with path.open("rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 class RegradeFileError(ValueError):

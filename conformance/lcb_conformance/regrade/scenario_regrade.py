@@ -11,7 +11,7 @@ calls it (test_output_metrics with k_list [1, 5], code_execution_metrics), in a 
 child (upstream/scenarios.py: regrade_runs), against the scenario's dataset rows (``--dataset``:
 a JSON lines file of livecodebench/test_generation or execution-v2 rows). Where the run
 recorded another prediction, lcb_runner's scorer grades that too, so a changed verdict says
-why (regrade.why: the extraction, the scorer, both).
+why (results_file.why: the extraction, the scorer, both).
 
 These datasets have no release manifests here: nothing checks a dataset against a release, so
 one is graded only with ``--not-a-release`` and the output says so. Options of the code
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters import sandbox
 from lcb_conformance.common import exit_codes, report_files
-from lcb_conformance.regrade import regrade
+from lcb_conformance.regrade import results_file
 from lcb_conformance.suite import cases, scenario_cases
 from lcb_conformance.suite.scenarios import Scenario, by_run_format, get
 from lcb_conformance.upstream import grading, scenarios
@@ -56,9 +56,11 @@ def _refuse_options(args, described: str) -> None:
     if args.timeout != grading.TIMEOUT:
         given.append("--timeout (lcb_runner's scorer has its own)")
     if given:
-        raise regrade.RegradeError(f"{args.run}: {', '.join(given)}: not for {described} results")
+        raise results_file.RegradeError(
+            f"{args.run}: {', '.join(given)}: not for {described} results"
+        )
     if not args.not_a_release:
-        raise regrade.RegradeError(
+        raise results_file.RegradeError(
             f"{args.dataset}: {described} datasets have no release check here: grade it with "
             "--not-a-release"
         )
@@ -71,15 +73,15 @@ def words(scenario: Scenario) -> str:
 def _dataset(path: Path, scenario: Scenario) -> dict[str, dict]:
     """The dataset's rows by the problem name the run's format gives them."""
     if not path.is_file():
-        raise regrade.RegradeError(f"{path}: no such file (a JSON lines file of dataset rows)")
+        raise results_file.RegradeError(f"{path}: no such file (a JSON lines file of dataset rows)")
     rows: dict[str, dict] = {}
-    for number, row in cases.iter_jsonl(path, regrade.RegradeError):
+    for number, row in cases.iter_jsonl(path, results_file.RegradeError):
         scenario_cases.check_fields(
-            path, number, row, scenario.dataset.fields, regrade.RegradeError
+            path, number, row, scenario.dataset.fields, results_file.RegradeError
         )
         name = scenario.name_problem(row)
         if name in rows:
-            raise regrade.RegradeError(f"{path}:{number}: problem {name!r} given twice")
+            raise results_file.RegradeError(f"{path}:{number}: problem {name!r} given twice")
         rows[name] = row
     return rows
 
@@ -91,7 +93,9 @@ def _problems(args, fmt, rows: dict[str, dict]) -> dict[str, dict]:
     for sample in fmt.samples(args.run):
         name = sample.question_id
         if name not in rows:
-            raise regrade.RegradeError(f"{sample.where}: problem {name!r} is not in {args.dataset}")
+            raise results_file.RegradeError(
+                f"{sample.where}: problem {name!r} is not in {args.dataset}"
+            )
         if name not in found:
             differing = sorted(
                 field
@@ -99,7 +103,7 @@ def _problems(args, fmt, rows: dict[str, dict]) -> dict[str, dict]:
                 if field in rows[name] and rows[name][field] != value
             )
             if differing:
-                raise regrade.RegradeError(
+                raise results_file.RegradeError(
                     f"{sample.where}: problem {name!r} differs from {args.dataset}'s row in "
                     f"{', '.join(differing)} (the run read another dataset?)"
                 )
@@ -108,7 +112,7 @@ def _problems(args, fmt, rows: dict[str, dict]) -> dict[str, dict]:
         found[name]["recorded"].append((sample.scored, sample.passed))
         found[name]["unjudged"] = found[name]["unjudged"] or sample.unjudged
     if not found:
-        raise regrade.RegradeError(f"{args.run}: no samples")
+        raise results_file.RegradeError(f"{args.run}: no samples")
     return found
 
 
@@ -152,11 +156,11 @@ def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
         unjudged = unjudged or problem["unjudged"]
         for sample, (prediction, verdict) in enumerate(problem["recorded"]):
             ours = regraded["predictions"][name][sample]
-            extraction = regrade.SAME if prediction == ours else regrade.DIFFERS
+            extraction = results_file.SAME if prediction == ours else results_file.DIFFERS
             passed = _passed(results, index, sample)
             scored_as_run = _passed(harness_results, index, sample)
-            reasons = regrade.why(verdict, passed, extraction, scored_as_run)
-            if reasons or extraction == regrade.DIFFERS:
+            reasons = results_file.why(verdict, passed, extraction, scored_as_run)
+            if reasons or extraction == results_file.DIFFERS:
                 changed.setdefault(name, []).append(
                     {
                         "index": sample,
@@ -170,13 +174,13 @@ def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
     code = exit_codes.INCOMPLETE if unjudged else (exit_codes.DIFFERS if changed else exit_codes.OK)
     return {
         "run": str(args.run),
-        "run_sha256": regrade.file_sha256(args.run),
+        "run_sha256": results_file.file_sha256(args.run),
         "format": fmt.NAME,
         "lmstyle": lmstyle,
         "upstream": upstream.provenance(),
         "dataset": {
             "path": str(args.dataset),
-            "sha256": regrade.file_sha256(args.dataset),
+            "sha256": results_file.file_sha256(args.dataset),
             "not_a_release": True,
         },
         "regrade": regraded,
@@ -236,7 +240,7 @@ def main(args, fmt, lmstyle: str) -> int:
         upstream.lmstyle(lmstyle)
         report = report_of(args, fmt, lmstyle, upstream)
     except (UpstreamSourceError, UpstreamMissing) as error:
-        raise regrade.RegradeError(f"--upstream: {error}") from None
+        raise results_file.RegradeError(f"--upstream: {error}") from None
     except sandbox.ChildFailed as error:
         print(f"regrade: lcb_runner's scorer failed: {error}", file=sys.stderr)
         return exit_codes.INCOMPLETE

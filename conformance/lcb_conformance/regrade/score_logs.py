@@ -42,7 +42,7 @@ from lcb_conformance import releases
 from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade
-from lcb_conformance.reports import score
+from lcb_conformance.reports import score, score_render, score_run
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_conformance.run_formats.samples import LogError
@@ -192,7 +192,7 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
     # the flags read each problem's number of samples, which a graded_list's length is
     sized = [{"question_id": r["question_id"], "graded_list": r.get("graded_list")
               or [None] * r["samples"]} for r in rows]  # fmt: skip
-    flags = score._flags(sized, no_code, cut, 0, outputs_recorded=True)
+    flags = score_run.run_flags(sized, no_code, cut, 0, outputs_recorded=True)
     return rows, flags, unjudged
 
 
@@ -253,8 +253,8 @@ def unjudged_report(run: score.Run, fmt, reason: str, args) -> dict:
     if args.release and not match["equal"]:
         found.append(f"the run is not {match['tag']}: {len(match['missing'])} missing, "
                      f"{len(match['extra'])} extra")  # fmt: skip
-    if scope.named and score._lacks(coverage, args.allow_missing):
-        found.append(f"the run's problems: {score._coverage_words(coverage)}")
+    if scope.named and score.lacks_problems(coverage, args.allow_missing):
+        found.append(f"the run's problems: {score.coverage_words(coverage)}")
     if args.claim is not None:
         report["claim"] = {"claimed": args.claim.text, "consistent": False, "held": False}
     report["failures"] = found
@@ -276,7 +276,7 @@ def render_unjudged(report: dict) -> str:
         f"score: {report['run']} ({report['format']}): {problems['count']} problems, problem "
         f"set sha256 {problems['sha256'][:16]}",
         "problem set:",
-        *score._problem_lines(problems),
+        *score_render.problem_lines(problems),
         f"scope: {report['scope']['problems']}"
         + ("" if report["scope"]["named"] else " (the run's nearest release: none named)"),
         f"window: {dates} (compute_scores' rule)",
@@ -285,18 +285,14 @@ def render_unjudged(report: dict) -> str:
         COMPUTABLE,
     ]
     coverage, metric = report["coverage"], report["harness_metric"]
-    lines.append(f"the run's problems in the window: {score._coverage_words(coverage)}")
+    lines.append(f"the run's problems in the window: {score.coverage_words(coverage)}")
     if metric:
         lines.append(
             f"{report['format']}'s own metric ({metric['name']}), mean over its "
             f"{metric['problems']:,} problems in the window: {metric['mean']:.2f} (the harness's "
             "figure, not a pass@1 of either computation)"
         )
-    if report["flags"]:
-        lines += ["", "flags:", *(f"  - {flag}" for flag in report["flags"])]
-    if "claim" in report:
-        lines += ["", _claim_line(report)]
-    return "\n".join(lines)
+    return "\n".join(lines + score_render.closing_lines(report, _claim_line))
 
 
 def headline_unjudged(report: dict) -> str:

@@ -2,9 +2,9 @@
 what changed and why (text, JSON, HTML).
 
 A regrade's views, all computed from its results file (regrade/results_file.py): the
-comparable number both ways (reports/score.py's lcb_runner and leaderboard views, held to the
-score goldens), the harness's own number on the same problems, and per problem what changed
-and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""
+comparable number both ways (reports/score_figures.py's lcb_runner and leaderboard views, held
+to the score goldens), the harness's own number on the same problems, and per problem what
+changed and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from lcb_conformance import releases
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
-from lcb_conformance.reports.report import CSS, _e
+from lcb_conformance.reports.page_style import CSS, escape
 
 SCHEMA = "lcb-conformance-regrade-report/1"
 SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
@@ -77,8 +77,9 @@ def _rows(problems: dict[str, list[dict]], verdict) -> list[dict]:
 
 
 def numbers(rows: list[dict], window, release: str | None) -> dict:
-    """compute_scores' and the leaderboard's numbers over ``rows`` (reports/score.py), held to
-    the release's problems in the window (the dataset's release; no release: the nearest)."""
+    """compute_scores' and the leaderboard's numbers over ``rows`` (reports/score_figures.py),
+    held to the release's problems in the window (the dataset's release; no release: the
+    nearest)."""
     start, end = window or (None, None)
     tag = release or releases.closest([r["question_id"] for r in rows])[0].tag
     scope = score.Scope(tag, start, end, named=bool(window))
@@ -239,22 +240,22 @@ def _changes(problem: dict) -> str:
 def to_html(report: dict) -> str:
     status = "pass" if report["exit_code"] == exit_codes.OK else "fail"
     rows = "".join(
-        f"<tr><td>{_e(p['question_id'])}</td><td>{_e(p['status'])}</td>"
+        f"<tr><td>{escape(p['question_id'])}</td><td>{escape(p['status'])}</td>"
         f"<td>{p['regrade_passed']}/{p['samples']}</td>"
         f"<td>{'-' if p['harness_passed'] is None else p['harness_passed']}</td>"
-        f"<td>{_e(_changes(p))}</td></tr>"
+        f"<td>{escape(_changes(p))}</td></tr>"
         for p in report["problems"]
     )
     body = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>lcb-conformance regrade: {_e(report['header']['run'])} ({status})</title>",
+        f"<title>lcb-conformance regrade: {escape(report['header']['run'])} ({status})</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>lcb-conformance regrade</h1>",
-        f'<p class="headline {status}" id="verdict">{_e(headline(report))}</p>',
+        f'<p class="headline {status}" id="verdict">{escape(headline(report))}</p>',
         '<h2 id="numbers">The numbers</h2>',
-        f"<pre>{_e(render(report))}</pre>",
+        f"<pre>{escape(render(report))}</pre>",
         '<h2 id="problems">Per problem</h2>',
         "<table><thead><tr><th>problem</th><th>status</th><th>lcb_runner passed</th>"
         f"<th>harness passed</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>",

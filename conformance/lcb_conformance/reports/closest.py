@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from lcb_conformance.adapters.rendering import render_messages
 from lcb_conformance.reports.verdict import answer
 from lcb_conformance.runner.results import CaseResult
-from lcb_conformance.suite import cases, families, goldens, showdiff
+from lcb_conformance.suite import cases, goldens, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
 
 PROMPT, MESSAGES, EXTRACT = "format_lcb_prompt", "format_lcb_messages", "extract_code"
@@ -145,7 +145,7 @@ def closest_official(results: list[CaseResult]) -> list[Closest]:
     for result in results:
         if not result.golden or not result.ran:
             continue
-        key = families.key_of(result.golden)  # the family it was held to (a deviation's)
+        key = goldens.key_of(result.golden)  # the family it was held to (a deviation's)
         call = _call_of(key)
         output = answer(result)
         if call is not None and output is not None:

@@ -22,14 +22,13 @@ its mode is the umask's; a report that cannot be written raises :class:`ReportNo
 from __future__ import annotations
 
 import difflib
-import html
 import importlib.metadata
 import json
-import re
 from pathlib import Path
 
 from lcb_conformance.common.report_files import write_atomically
 from lcb_conformance.reports import closest
+from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.reports.verdict import (
     NOT_PROVIDED_CELL,
     Verdict,
@@ -172,47 +171,6 @@ def write_json(verdict: Verdict, path: Path) -> None:
 
 # --- HTML ------------------------------------------------------------------------------------
 
-CSS = """
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px;
-       color: #1f2328; background: #fff; }
-h1 { font-size: 22px; margin: 0 0 8px; }
-h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid #d0d7de; }
-h3 { font-size: 15px; margin: 18px 0 6px; font-family: ui-monospace, monospace; }
-code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
-pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 8px; overflow-x: auto; }
-.headline { font-size: 16px; font-weight: 600; padding: 8px 12px; border-radius: 6px;
-            display: inline-block; }
-.headline.pass { background: #dafbe1; color: #116329; border: 1px solid #2da44e; }
-.headline.fail { background: #ffebe9; color: #a40e26; border: 1px solid #cf222e; }
-dl.meta { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; }
-dl.meta dt { font-weight: 600; } dl.meta dd { margin: 0; }
-table { border-collapse: collapse; }
-th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; }
-table.matrix td.cell { text-align: center; min-width: 74px; font-weight: 600;
-                       font-variant-numeric: tabular-nums; }
-table.matrix thead th { font-size: 12px; max-width: 110px; }
-td.pass, tr.pass td.status { background: #2da44e; color: #fff; }
-td.fail, tr.fail td.status { background: #cf222e; color: #fff; }
-td.not-provided, tr.not-provided td.status { background: #d4a72c; color: #1f2328; }
-td.skipped, tr.skipped td.status { background: #afb8c1; color: #1f2328; }
-td.pass.partial { background: #8fd19e; color: #1f2328; }
-td.empty { background: #f6f8fa; color: #8c959f; }
-td.status { white-space: nowrap; }
-td.cell a { color: inherit; }
-.legend span { display: inline-block; padding: 2px 8px; margin-right: 6px; border-radius: 4px; }
-.failure { border-left: 4px solid #cf222e; padding-left: 12px; margin: 18px 0; }
-table.diff { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px;
-             border: 1px solid #d0d7de; }
-table.diff td, table.diff th { border: none; padding: 0 4px; white-space: pre; }
-table.diff thead th { background: #eaeef2; }
-.diff_header { background: #f6f8fa; color: #57606a; text-align: right; }
-td.diff_next { background: #f6f8fa; }
-.diff_add { background: #aceebb; } .diff_chg { background: #fff1a8; }
-.diff_sub { background: #ffcecb; }
-#tiers li.pass { color: #116329; } #tiers li.fail { color: #a40e26; font-weight: 600; }
-.escape { background: #fff1a8; color: #a40e26; }
-"""
 
 STATUS_CLASS = {
     "pass": "pass",
@@ -227,22 +185,6 @@ COLUMN_TITLES = {
     index.NO_TEMPLATE: "no template (system + user)",
     index.MESSAGES_COLUMN: "chat messages (format_lcb_messages)",
 }
-
-
-# Characters a page cannot show or UTF-8 cannot carry: C0 controls but tab and line breaks,
-# DEL, C1 controls and lone surrogates.
-_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def _shown_escape(match: re.Match) -> str:
-    code = ord(match.group())
-    escape = f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-    return f'<span class="escape">{escape}</span>'
-
-
-def _e(text: object) -> str:
-    """text as HTML, invisible and unencodable characters shown as escapes."""
-    return _INVISIBLE.sub(_shown_escape, html.escape(str(text), quote=True))
 
 
 def _anchor(index: int) -> str:
@@ -261,7 +203,7 @@ def matrix_table(verdict: Verdict, anchors: dict[str, str]) -> str:
     known = tokenizer_columns()
     columns = [c for c in known if any(c == t for _, t in summaries)]
     columns += [t for t in dict.fromkeys(t for _, t in summaries) if t not in known]
-    head = "".join(f"<th>{_e(COLUMN_TITLES.get(column, column))}</th>" for column in columns)
+    head = "".join(f"<th>{escape(COLUMN_TITLES.get(column, column))}</th>" for column in columns)
     rows = []
     for style in styles:
         cells = []
@@ -284,8 +226,8 @@ def matrix_table(verdict: Verdict, anchors: dict[str, str]) -> str:
             classes = STATUS_CLASS[summary.status]
             if summary.status == "pass" and counts[NOT_PROVIDED]:
                 classes += " partial"  # identical where provided, some cases not provided
-            cells.append(f'<td class="cell {classes}" title="{_e(title)}">{text}</td>')
-        rows.append(f"<tr><th>{_e(style)}</th>{''.join(cells)}</tr>")
+            cells.append(f'<td class="cell {classes}" title="{escape(title)}">{text}</td>')
+        rows.append(f"<tr><th>{escape(style)}</th>{''.join(cells)}</tr>")
     return (
         '<table class="matrix" id="verdict-matrix">'
         f"<thead><tr><th>style \\ tokenizer</th>{head}</tr></thead>"
@@ -301,12 +243,12 @@ def cells_table(summaries, anchors: dict[str, str], table_id: str) -> str:
         first = "-"
         if s.first_failure is not None:
             anchor = anchors.get(s.first_failure.id)
-            name = _e(s.first_failure.id)
+            name = escape(s.first_failure.id)
             first = f'<a href="#{anchor}">{name}</a>' if anchor else name
         values = (
-            _e(s.cell.style),
-            _e(s.cell.tokenizer),
-            _e(", ".join(s.checks) or "-"),
+            escape(s.cell.style),
+            escape(s.cell.tokenizer),
+            escape(", ".join(s.checks) or "-"),
             s.cases,
             s.ok,
             s.run - s.ok,
@@ -314,9 +256,9 @@ def cells_table(summaries, anchors: dict[str, str], table_id: str) -> str:
             s.counts[SKIPPED],
         )
         tds = "".join(f"<td>{value}</td>" for value in values)
-        tds += f'<td class="status">{_e(s.status)}</td><td class="mono">{first}</td>'
+        tds += f'<td class="status">{escape(s.status)}</td><td class="mono">{first}</td>'
         rows.append(f'<tr class="{STATUS_CLASS[s.status]}">{tds}</tr>')
-    head = "".join(f"<th>{_e(name)}</th>" for name in header)
+    head = "".join(f"<th>{escape(name)}</th>" for name in header)
     return (
         f'<table id="{table_id}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
@@ -373,7 +315,7 @@ def tiers_list(tiers: dict[str, dict]) -> str:
             + ("" if contract["counts_in_exit_code"] else " (not in the exit code)"),
         ),
     ]
-    rows = "".join(f'<li class="{status}">{_e(text)}</li>' for status, text in items)
+    rows = "".join(f'<li class="{status}">{escape(text)}</li>' for status, text in items)
     return f'<ul id="tiers">{rows}</ul>'
 
 
@@ -382,14 +324,14 @@ def failure_section(number: int, result: CaseResult, with_diff: bool) -> str:
     stands_for = ", ".join(result.lmstyles) or "-"
     parts = [
         f'<section class="failure" id="{_anchor(number)}">',
-        f"<h3>{_e(result.id)}</h3>",
+        f"<h3>{escape(result.id)}</h3>",
         '<dl class="meta">',
-        f"<dt>cell</dt><dd>{_e(result.cell[0])} / {_e(result.cell[1])}</dd>",
-        f"<dt>status</dt><dd>{_e(result.status)}: {_e(result.reason)}</dd>",
-        f"<dt>LMStyles</dt><dd>{_e(stands_for)}</dd>",
-        f"<dt>golden</dt><dd><code>{_e(golden_file)}</code></dd>",
+        f"<dt>cell</dt><dd>{escape(result.cell[0])} / {escape(result.cell[1])}</dd>",
+        f"<dt>status</dt><dd>{escape(result.status)}: {escape(result.reason)}</dd>",
+        f"<dt>LMStyles</dt><dd>{escape(stands_for)}</dd>",
+        f"<dt>golden</dt><dd><code>{escape(golden_file)}</code></dd>",
         "</dl>",
-        f"<pre>{_e(mismatch_report(result))}</pre>",
+        f"<pre>{escape(mismatch_report(result))}</pre>",
     ]
     if with_diff:
         parts.append(side_by_side(result))
@@ -399,7 +341,7 @@ def failure_section(number: int, result: CaseResult, with_diff: bool) -> str:
 
 def groups_list(verdict: Verdict, anchors: dict[str, str]) -> str:
     items = [
-        f'<li><a href="#{anchors[group.results[0].id]}">{_e(group.title())}</a></li>'
+        f'<li><a href="#{anchors[group.results[0].id]}">{escape(group.title())}</a></li>'
         for group in verdict.groups()
     ]
     return f"<ul id=\"groups\">{''.join(items) or '<li>none</li>'}</ul>"
@@ -410,39 +352,20 @@ def to_html(verdict: Verdict) -> str:
     failures = verdict.failures()
     anchors = _anchors(failures)
     status = "pass" if verdict.exit_code() == 0 else "fail"
-    upstream = data["goldens"]["upstream"] or {}
-    upstream_text = ", ".join(f"{k}={v}" for k, v in sorted(upstream.items())) or "unknown"
     impl = verdict.impl
-    meta = [
-        ("implementation", impl.get("name")),
-        ("provides", ", ".join(provided(impl)) or "-"),
-        ("not provided", ", ".join(impl.get("not_provided", [])) or "-"),
-        (
-            "styles",
-            ", ".join(impl["styles"]) if impl.get("styles") is not None else "all (no STYLES)",
-        ),
-        ("declared deviations", ", ".join(impl.get("deviations", [])) or "none"),
-        ("goldens from upstream", upstream_text),
-        ("transformers", f"{data['transformers']['version']} ({data['transformers']['line']})"),
-        ("totals", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data["totals"].items() if v)),
-    ]
-    diffs_note = (
-        f"<p>Side-by-side diffs for the first {HTML_DIFFS}; every case is in the JSON report.</p>"
-        if len(failures) > HTML_DIFFS
-        else ""
-    )
+    meta = _meta(verdict, data)
     matrix = data["comparability_matrix"]
     body = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>lcb-conformance: {_e(impl.get('name'))} ({status})</title>",
+        f"<title>lcb-conformance: {escape(impl.get('name'))} ({status})</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>lcb-conformance report</h1>",
-        f'<p class="headline {status}" id="verdict">{_e(verdict.headline())}</p>',
+        f'<p class="headline {status}" id="verdict">{escape(verdict.headline())}</p>',
         tiers_list(data["tiers"]),
         '<dl class="meta">',
-        *(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta),
+        *(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in meta),
         "</dl>",
         '<h2 id="matrix">Verdict matrix: style × tokenizer family</h2>',
         "<p>Each cell: cases identical to their golden / cases run (not provided ones left "
@@ -458,12 +381,46 @@ def to_html(verdict: Verdict) -> str:
         "<p>Content differences in what the model is sent first, whitespace-only last; each "
         "group links to its first case.</p>",
         groups_list(verdict, anchors),
+        *_closest_and_cells(verdict, data, anchors),
+        *_failure_sections(failures),
+        f'<h2 id="comparability">Comparability matrix ({escape(matrix["golden_key"])})</h2>',
+        "<p>lcb_runner's prompts per style and tokenizer family, from the upstream goldens "
+        "(what an implementation that passes the matching cells reproduces).</p>",
+        f"<pre>{escape(matrix['text'] or '(no matrix golden for this transformers line)')}</pre>",
+        "</body></html>",
+    ]
+    return "\n".join(body) + "\n"
+
+
+def _meta(verdict: Verdict, data: dict) -> list[tuple[str, object]]:
+    """What was run: the implementation, what it provides, the goldens, transformers, totals."""
+    upstream = data["goldens"]["upstream"] or {}
+    upstream_text = ", ".join(f"{k}={v}" for k, v in sorted(upstream.items())) or "unknown"
+    impl = verdict.impl
+    return [
+        ("implementation", impl.get("name")),
+        ("provides", ", ".join(provided(impl)) or "-"),
+        ("not provided", ", ".join(impl.get("not_provided", [])) or "-"),
+        (
+            "styles",
+            ", ".join(impl["styles"]) if impl.get("styles") is not None else "all (no STYLES)",
+        ),
+        ("declared deviations", ", ".join(impl.get("deviations", [])) or "none"),
+        ("goldens from upstream", upstream_text),
+        ("transformers", f"{data['transformers']['version']} ({data['transformers']['line']})"),
+        ("totals", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data["totals"].items() if v)),
+    ]
+
+
+def _closest_and_cells(verdict: Verdict, data: dict, anchors: dict[str, str]) -> list[str]:
+    """The closest official styles, the per-cell table and the API contract's."""
+    return [
         '<h2 id="closest">Closest official style</h2>',
         "<p>Which lcb_runner LMStyle each of its prompts, messages and extractions equals "
         "(or comes closest to, with the first difference), over every input it answered.</p>",
         "<ul>"
         + (
-            "".join(f"<li>{_e(item['sentence'])}</li>" for item in data["closest_official"])
+            "".join(f"<li>{escape(item['sentence'])}</li>" for item in data["closest_official"])
             or "<li>nothing to compare</li>"
         )
         + "</ul>",
@@ -473,9 +430,20 @@ def to_html(verdict: Verdict) -> str:
             anchors,
             "verdict-cells",
         ),
-        f"<p>{_e(verdict.not_provided_line(verdict.summaries()))}</p>",
+        f"<p>{escape(verdict.not_provided_line(verdict.summaries()))}</p>",
         '<h2 id="contract">API contract (apart from comparability)</h2>',
         cells_table(verdict.contract_summaries(), anchors, "contract-cells"),
+    ]
+
+
+def _failure_sections(failures: list[CaseResult]) -> list[str]:
+    """Every case not identical, the first HTML_DIFFS with a side-by-side diff."""
+    diffs_note = (
+        f"<p>Side-by-side diffs for the first {HTML_DIFFS}; every case is in the JSON report.</p>"
+        if len(failures) > HTML_DIFFS
+        else ""
+    )
+    return [
         f'<h2 id="failures">Cases not identical ({len(failures)})</h2>',
         diffs_note,
         *(
@@ -485,13 +453,7 @@ def to_html(verdict: Verdict) -> str:
             ]
             or ["<p>None.</p>"]
         ),
-        f'<h2 id="comparability">Comparability matrix ({_e(matrix["golden_key"])})</h2>',
-        "<p>lcb_runner's prompts per style and tokenizer family, from the upstream goldens "
-        "(what an implementation that passes the matching cells reproduces).</p>",
-        f"<pre>{_e(matrix['text'] or '(no matrix golden for this transformers line)')}</pre>",
-        "</body></html>",
     ]
-    return "\n".join(body) + "\n"
 
 
 def write_html(verdict: Verdict, path: Path) -> None:

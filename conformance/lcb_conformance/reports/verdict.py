@@ -82,7 +82,7 @@ def _order(values, known: tuple[str, ...]) -> dict[str, int]:
 
 def golden_text(result: CaseResult) -> str | None:
     """The golden a result was held to (None for contract cases)."""
-    return goldens.read(families.key_of(result.golden)) if result.golden else None
+    return goldens.read(goldens.key_of(result.golden)) if result.golden else None
 
 
 def answer(result: CaseResult) -> str | None:

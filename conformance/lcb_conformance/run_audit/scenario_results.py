@@ -34,18 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lcb_conformance.common import json_stream
-from lcb_conformance.run_audit import audit as run_audit
+from lcb_conformance.run_audit import auditor
 from lcb_conformance.run_audit import request as requested
-from lcb_conformance.run_audit.audit import (
-    CANNOT,
-    DIFFERS,
-    IDENTICAL,
-    NO_CACHE,
-    Audit,
-    AuditInputError,
-    CacheIndex,
-    Sample,
-)
+from lcb_conformance.run_audit.audit_result import CANNOT, DIFFERS, IDENTICAL, Audit, Sample
+from lcb_conformance.run_audit.auditor import NO_CACHE, AuditInputError, CacheIndex
+from lcb_conformance.run_audit.request_logs import LCB_RUNNER
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases
 from lcb_conformance.suite import scenario_cases as scenarios
@@ -58,6 +51,8 @@ from lcb_conformance.suite.scenarios import (
     Scenario,
     by_lcb_runner,
 )
+from lcb_conformance.upstream import scenarios as upstream_scenarios
+from lcb_conformance.upstream.source import UpstreamMissing
 
 OUTPUTS = {"output_list": list}
 PREDICTION = ("a prediction", "another prediction")
@@ -158,7 +153,7 @@ def read_repaired(path: Path) -> dict[str, Attempts]:
                 row["code_list"],
                 row["graded_list"],
                 row["metadata"],
-                [run_audit.outputs_digest([output]) for output in row["output_list"]],
+                [auditor.outputs_digest([output]) for output in row["output_list"]],
             )
     except json_stream.JsonStreamError as error:
         raise AuditInputError(str(error)) from None
@@ -180,7 +175,7 @@ def lcb_runner_raises(scenario: str, cot: bool, lmstyle: str) -> str:
     )
 
 
-class ScenarioAuditor(run_audit.Auditor):
+class ScenarioAuditor(auditor.Auditor):
     """The samples of one scenario's results rows, against upstream's builder and
     extractor for it."""
 
@@ -205,8 +200,6 @@ class ScenarioAuditor(run_audit.Auditor):
     def extract(self, output: str) -> str:
         if not self.declared.extraction:  # code generation's extract_code
             return super().extract(output)
-        from lcb_conformance.upstream import scenarios as upstream_scenarios
-
         return upstream_scenarios.extract(
             self.upstream, self.declared.name, self.mode, self.lmstyle, output
         )
@@ -214,9 +207,6 @@ class ScenarioAuditor(run_audit.Auditor):
     def built(self, value: dict) -> tuple[str, object]:
         """(RETURNED, the prompt) or (RAISED, what lcb_runner raised) for one input; (None,
         why) when upstream cannot say (no such builder, a tokenizer it cannot load)."""
-        from lcb_conformance.upstream import UpstreamMissing
-        from lcb_conformance.upstream import scenarios as upstream_scenarios
-
         try:
             return upstream_scenarios.prompt(
                 self.upstream, self.declared.name, self.mode, self.lmstyle, value
@@ -262,7 +252,7 @@ class ScenarioAuditor(run_audit.Auditor):
         }
         outcome, built = self.built(value)
         if outcome == scenarios.RETURNED and built == "":
-            if run_audit.outputs_digest([output]) == attempts.outputs[index]:
+            if auditor.outputs_digest([output]) == attempts.outputs[index]:
                 return IDENTICAL, ACCEPTED
             return DIFFERS, ACCEPTED_CHANGED
         return self.expected(outcome, built, [output], label, audit)
@@ -318,13 +308,13 @@ def check_row(path: Path, line: int, element: object, scenario: str) -> dict:
     """A results row with the scenario's fields, outputs and graded values paired."""
     declared = by_lcb_runner(scenario)
     if declared.audit.results_fields is None:  # code generation's row
-        return run_audit.check_row(path, line, element)
+        return auditor.check_row(path, line, element)
     if not isinstance(element, dict):
         raise AuditInputError(f"{path}:{line}: a row is {type(element).__name__}, not an object")
     scenarios.check_fields(path, line, element, row_fields(declared), AuditInputError)
     label = f"{path}:{line}: problem {declared.name_problem(element)!r}"
     scored = element[declared.audit.scored]
-    run_audit.check_paired(label, element["output_list"], scored, ("predictions", "prediction"))
+    auditor.check_paired(label, element["output_list"], scored, ("predictions", "prediction"))
     return element
 
 
@@ -344,7 +334,7 @@ def audit_scenario_run(
     the request its file name records; AuditInputError on unusable input."""
     audit = Audit(
         str(path),
-        run_audit.LCB_RUNNER,
+        LCB_RUNNER,
         lmstyle,
         upstream.describe_source(),
         cache and str(cache.path),
@@ -352,23 +342,25 @@ def audit_scenario_run(
         cot,
         lcb_runner_raises(scenario, cot, lmstyle),
     )
-    auditor = ScenarioAuditor(upstream, lmstyle, scenario, cot, cache, dataset, repaired, show)
+    scenario_auditor = ScenarioAuditor(
+        upstream, lmstyle, scenario, cot, cache, dataset, repaired, show
+    )
     seen: set[str] = set()
-    with run_audit.tokenizers_memoised(lmstyle):
+    with auditor.tokenizers_memoised(lmstyle):
         try:
             for line, element in json_stream.iter_array(path):
                 row = check_row(path, line, element, scenario)
-                name = auditor.declared.name_problem(row)
+                name = scenario_auditor.declared.name_problem(row)
                 if name in seen:
                     raise AuditInputError(f"{path}:{line}: problem {name!r} appears twice")
                 seen.add(name)
-                auditor.row(path, line, row, audit)
+                scenario_auditor.row(path, line, row, audit)
         except json_stream.JsonStreamError as error:
             raise AuditInputError(str(error)) from None
     if not seen:
         raise AuditInputError(f"{path}: no rows")
     n_why = SELF_REPAIR_N if repairs(scenario) else ""
-    run_audit.check_request(audit, path, Counter(), variant=variant, n_why=n_why)
+    auditor.check_request(audit, path, Counter(), variant=variant, n_why=n_why)
     return audit
 
 

@@ -12,15 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
+from lcb_conformance.run_formats.samples import LogError, Logged
 
 NAME = "lcb_runner"
 DESCRIBED = "lcb_runner's results (a JSON array of rows with output_list and code_list)"
 # The problem's fields a row carries (what the score and the release check read).
 PROBLEM_FIELDS = ("question_id", "contest_date", "difficulty", "platform")
-NOT_GRADED = "a results file without graded_list (lcb_runner's _eval_all file has the verdicts)"
 
 
 def detect(peek) -> bool:
@@ -28,9 +26,7 @@ def detect(peek) -> bool:
     return peek.opening == b"[" and "output_list" in first and "code_list" in first
 
 
-def model(path: Path) -> str | None:
-    """output/<model_repr>/<file>: the folder names the model (its model_repr)."""
-    return path.parent.name if path.parent.parent.name == "output" else None
+model = lcb_runner_files.model
 
 
 def scenario(path: Path) -> str:
@@ -67,31 +63,14 @@ def samples(path: Path) -> Iterator[Logged]:
             f"{path}: lcb_runner's {found} results hold no programs to grade (code generation "
             "only: Scenario.codegeneration_...)"
         )
-    seen: set[str] = set()
-    try:
-        for line, element in json_stream.iter_array(path):
-            row = _row(path, line, element)
-            question_id = str(row["question_id"])
-            if question_id in seen:
-                raise LogError(f"{path}:{line}: problem {question_id!r} appears twice")
-            seen.add(question_id)
-            graded = row.get("graded_list")
-            problem = {name: row[name] for name in PROBLEM_FIELDS if name in row}
-            for index, (output, code) in enumerate(
-                zip(row["output_list"], row["code_list"], strict=True)
-            ):
-                check_strings(f"{path}:{line}: {question_id} sample {index}", output=output,
-                              code=code)  # fmt: skip
-                yield Logged(
-                    f"{path}:{line}",
-                    index,
-                    None,
-                    output,
-                    code,
-                    question_id=question_id,
-                    problem=problem,
-                    passed=None if graded is None else graded[index] is True,
-                    unjudged=NOT_GRADED if graded is None else "",
-                )
-    except json_stream.JsonStreamError as error:
-        raise LogError(str(error)) from None
+    yield from lcb_runner_files.results_samples(
+        path,
+        lambda line, element: _named(_row(path, line, element)),
+        "code_list",
+        "code",
+        lambda row: {name: row[name] for name in PROBLEM_FIELDS if name in row},
+    )
+
+
+def _named(row: dict) -> tuple[str, dict]:
+    return str(row["question_id"]), row

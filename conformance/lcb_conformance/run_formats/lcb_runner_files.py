@@ -13,14 +13,21 @@ The name is the only record of the scenario, ``--n``, ``--temperature`` and
 self-repair run reads the code-generation results it repairs from
 ``output/<model_repr>/Scenario.codegeneration_<codegen_n>_<temperature>_eval_all.json``
 (base_runner.run_main_repair), ``codegen_n`` being the attempts per problem.
+
+Every scenario's results file is a JSON array of rows, each with ``output_list`` (raw outputs),
+what was scored of each (code generation's ``code_list``, the predictions' ``pred_list``) and,
+in the ``_eval_all`` file, ``graded_list``: ``results_samples`` reads them alike.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
+from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
 from lcb_conformance.suite import scenarios
 
 CODE_GENERATION = "codegeneration"  # lcb_runner's Scenario.codegeneration
@@ -34,6 +41,7 @@ RESULTS_NAME = re.compile(
     r"(?P<cot>_cot)?(?P<kind>_eval_all|_eval)?\.json$"
 )
 NAME_PATTERN = "Scenario.<scenario>_<n>_<temperature>[_cot].json"
+NOT_GRADED = "a results file without graded_list (lcb_runner's _eval_all file has the verdicts)"
 
 
 @dataclass(frozen=True)
@@ -86,3 +94,48 @@ def repaired_results(run: Path, codegen_n: int) -> Path | None:
     name = f"Scenario.{CODE_GENERATION}_{codegen_n}_{parsed.temperature}_eval_all.json"
     candidate = folder / name
     return candidate if candidate.is_file() else None
+
+
+def model(path: Path) -> str | None:
+    """output/<model_repr>/<file>: the folder names the model (its model_repr)."""
+    return path.parent.name if path.parent.parent.name == "output" else None
+
+
+def results_samples(
+    path: Path,
+    checked_row: Callable[[int, object], tuple[str, dict]],
+    scored: str,
+    what: str,
+    problem_of: Callable[[dict], dict],
+) -> Iterator[Logged]:
+    """Every sample of a results file: each row checked (``checked_row(line, element)``: the
+    problem's name and the row, or LogError), a problem given twice refused, then per raw
+    output the value its ``scored`` list holds (code_list, pred_list; ``what`` it is, in an
+    error) and graded_list's verdict."""
+    seen: set[str] = set()
+    try:
+        for line, element in json_stream.iter_array(path):
+            name, row = checked_row(line, element)
+            if name in seen:
+                raise LogError(f"{path}:{line}: problem {name!r} appears twice")
+            seen.add(name)
+            graded = row.get("graded_list")
+            problem = problem_of(row)
+            for index, (output, value) in enumerate(
+                zip(row["output_list"], row[scored], strict=True)
+            ):
+                label = f"{path}:{line}: {name} sample {index}"
+                check_strings(label, output=output, **{what: value})
+                yield Logged(
+                    f"{path}:{line}",
+                    index,
+                    None,
+                    output,
+                    value,
+                    question_id=name,
+                    problem=problem,
+                    passed=None if graded is None else graded[index] is True,
+                    unjudged=NOT_GRADED if graded is None else "",
+                )
+    except json_stream.JsonStreamError as error:
+        raise LogError(str(error)) from None

@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
+from lcb_conformance.run_formats.samples import LogError, Logged
 
-NOT_GRADED = "a results file without graded_list (lcb_runner's _eval_all file has the verdicts)"
 # what a row carries beside the dataset's fields
 RUN_FIELDS = ("output_list", "pred_list", "graded_list", "pass@1")
 
@@ -28,11 +26,6 @@ def detect(peek, marker: str) -> bool:
     return (
         peek.opening == b"[" and "output_list" in first and "pred_list" in first and marker in first
     )
-
-
-def model(path: Path) -> str | None:
-    """output/<model_repr>/<file>: the folder names the model (its model_repr)."""
-    return path.parent.name if path.parent.parent.name == "output" else None
 
 
 def _row(path: Path, line: int, row: object, name_of: Callable[[dict], str]) -> tuple[str, dict]:
@@ -62,30 +55,10 @@ def samples(path: Path, scenario: str, name_of: Callable[[dict], str]) -> Iterat
     parsed = lcb_runner_files.parse(path.name)
     if parsed is not None and parsed.scenario != scenario:
         raise LogError(f"{path}: lcb_runner's {parsed.scenario} results, not {scenario}'s")
-    seen: set[str] = set()
-    try:
-        for line, element in json_stream.iter_array(path):
-            name, row = _row(path, line, element, name_of)
-            if name in seen:
-                raise LogError(f"{path}:{line}: problem {name!r} appears twice")
-            seen.add(name)
-            graded = row.get("graded_list")
-            problem = {field: value for field, value in row.items() if field not in RUN_FIELDS}
-            for index, (output, prediction) in enumerate(
-                zip(row["output_list"], row["pred_list"], strict=True)
-            ):
-                check_strings(f"{path}:{line}: {name} sample {index}", output=output,
-                              prediction=prediction)  # fmt: skip
-                yield Logged(
-                    f"{path}:{line}",
-                    index,
-                    None,
-                    output,
-                    prediction,
-                    question_id=name,
-                    problem=problem,
-                    passed=None if graded is None else graded[index] is True,
-                    unjudged=NOT_GRADED if graded is None else "",
-                )
-    except json_stream.JsonStreamError as error:
-        raise LogError(str(error)) from None
+    yield from lcb_runner_files.results_samples(
+        path,
+        lambda line, element: _row(path, line, element, name_of),
+        "pred_list",
+        "prediction",
+        lambda row: {field: value for field, value in row.items() if field not in RUN_FIELDS},
+    )

@@ -8,24 +8,19 @@ is named ``question_id/test_id``, as the audit names it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+from functools import partial
 
-from lcb_conformance.run_formats import lcb_runner_predictions
-from lcb_conformance.run_formats.samples import Logged
+from lcb_conformance.run_formats import lcb_runner_files, lcb_runner_predictions
 from lcb_conformance.suite import scenarios
 
 NAME = "lcb_runner_test_output"
 DECLARED = scenarios.by_run_format(NAME)  # its scenario's declaration
 SCENARIO = DECLARED.lcb_runner
 DESCRIBED = "lcb_runner's test output prediction results (rows with test_id and pred_list)"
-model = lcb_runner_predictions.model
+model = lcb_runner_files.model
 problem_name = DECLARED.name_problem
 
 
-def detect(peek) -> bool:
-    return lcb_runner_predictions.detect(peek, DECLARED.audit.marker)
-
-
-def samples(path: Path) -> Iterator[Logged]:
-    return lcb_runner_predictions.samples(path, SCENARIO, problem_name)
+# the scenario's rows carry its declared marker; lcb_runner_predictions reads them
+detect = partial(lcb_runner_predictions.detect, marker=DECLARED.audit.marker)
+samples = partial(lcb_runner_predictions.samples, scenario=SCENARIO, name_of=problem_name)

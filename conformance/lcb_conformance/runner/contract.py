@@ -11,73 +11,27 @@ needs the functions it calls; without one it is not provided, like a golden case
 from __future__ import annotations
 
 import copy
-import re
 import types
 from collections.abc import Callable
-from contextlib import contextmanager
-from dataclasses import dataclass
 
-from lcb_conformance.suite import cases, styles
+from lcb_conformance.runner import properties
+
+# What a case is and the checks' helpers: shared with the properties, one layer down.
+from lcb_conformance.runner.contract_case import (  # noqa: F401 (run.py reads them as contract.*)
+    FENCE_STYLES,
+    SEED_STYLES,
+    ContractCase,
+    Functions,
+    equal,
+    expect_error,
+)
+from lcb_conformance.suite import cases
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
 LONE = "\ud800"  # a lone high surrogate, as a broken UTF-16 source or json.loads("\\ud800") gives
 STAND_IN = "\ue000"  # a private-use character in the same places, for the expected result
 TEN_MB = 10 * 1024 * 1024
 BIG_LINE = "total += values[i] * 3  # é€😀"
-# the seed's styles (the style table's), and those extracting the last fenced block
-SEED_STYLES = styles.SEED_STYLES
-FENCE_STYLES = styles.FENCED_SEED_STYLES
-
-
-class Functions:
-    """What a contract check calls: the implementation's functions by name (NotProvided when
-    it lacks one), a tokenizer snapshot by repo id, the deviations it declares, and how many
-    examples a property draws."""
-
-    def __init__(self, impl, load_tokenizer: Callable[[str], object], examples: int):
-        self.impl = impl
-        self.tokenizer = load_tokenizer
-        self.deviations = tuple(impl.deviations)
-        self.examples = examples
-
-    def __call__(self, name: str) -> Callable:
-        return getattr(self.impl, name)
-
-
-@dataclass(frozen=True)
-class ContractCase:
-    id: str  # contract/<group>/<name>
-    group: str
-    functions: tuple[str, ...]  # the functions it calls
-    check: Callable[[Functions], None]  # raises AssertionError when the contract is broken
-    in_process: bool = False  # passes objects no process boundary carries (a tokenizer)
-
-
-@contextmanager
-def expect_error(kinds, pattern: str):
-    """The block must raise one of ``kinds`` whose message matches ``pattern``."""
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    names = " or ".join(kind.__name__ for kind in kinds)
-    try:
-        yield
-    except kinds as error:
-        if not re.search(pattern, str(error)):
-            raise AssertionError(
-                f"raised {type(error).__name__}({str(error)!r:.200}), whose message does not "
-                f"name {pattern!r}"
-            ) from None
-    except Exception as error:
-        raise AssertionError(
-            f"expected {names} naming {pattern!r}; raised {type(error).__name__}"
-            f"({str(error)!r:.200})"
-        ) from None
-    else:
-        raise AssertionError(f"expected {names} naming {pattern!r}; nothing was raised")
-
-
-def equal(actual, expected, what: str = "returned") -> None:
-    if actual != expected:
-        raise AssertionError(f"{what} {actual!r:.300}, expected {expected!r:.300}")
 
 
 # --- the cases, by group --------------------------------------------------------------------
@@ -439,6 +393,4 @@ def _big_question(fn, style):
 
 def contract_cases() -> list[ContractCase]:
     """Every contract case: these and the properties (runner/properties.py)."""
-    from lcb_conformance.runner import properties
-
     return [*_CASES, *properties.CASES]

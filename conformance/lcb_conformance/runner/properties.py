@@ -18,7 +18,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lcb_conformance.runner.contract import (
+from lcb_conformance.runner.contract_case import (
     FENCE_STYLES,
     SEED_STYLES,
     ContractCase,

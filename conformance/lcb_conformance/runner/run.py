@@ -97,7 +97,7 @@ def golden_cases(selection: Selection | None = None) -> list[dict]:
     return [
         case
         for case in index.held_cases()
-        if families.in_this_environment(families.key_of(case["id"]))
+        if families.in_this_environment(goldens.key_of(case["id"]))
         and selection.wants(case["id"], case["family"])
     ]
 
@@ -134,11 +134,11 @@ def compare(case: dict, actual: str, deviations: tuple[str, ...]) -> dict:
     """The status of an answer (as golden text) and how it differs from the golden it is
     held to: lcb_runner's, or the deviation's when the implementation declares it."""
     held_to = index.golden_held_to(case, deviations)
-    golden = goldens.read(families.key_of(held_to))
+    golden = goldens.read(goldens.key_of(held_to))
     details: dict = {"golden": held_to}
-    if held_to != families.key_of(case["id"]).relative:
+    if held_to != goldens.key_of(case["id"]).relative:
         details["deviation"] = case["deviation"]
-        details["upstream_identical"] = actual == goldens.read(families.key_of(case["id"]))
+        details["upstream_identical"] = actual == goldens.read(goldens.key_of(case["id"]))
     if actual == golden:
         return details | {"status": IDENTICAL}  # the answer is the golden: not kept twice
     details["actual"] = actual
@@ -202,7 +202,7 @@ class Runner:
         met_by_raising says so from the golden), an error otherwise."""
         met_by_raising = families.get(case["family"]).met_by_raising
         held_to = index.golden_held_to(case, self.impl.deviations)
-        golden = goldens.read(families.key_of(held_to))
+        golden = goldens.read(goldens.key_of(held_to))
         if met_by_raising is not None and golden is not None and met_by_raising(golden):
             # the same result in-process and over --impl-cmd: not the error's own wording
             return _result(case, IDENTICAL, golden=held_to, reason="raises, as lcb_runner does")
@@ -278,7 +278,7 @@ class Runner:
             reason = f"{self.impl.name} {implementation.NOT_PROVIDED} judge_program"
             return [_result(case, NOT_PROVIDED, reason=reason) for case in cases]
         corpus = judge_cases.judge_cases()
-        judged = [corpus[families.key_of(c["id"]).case] for c in cases]
+        judged = [corpus[goldens.key_of(c["id"]).case] for c in cases]
         started = time.perf_counter()
         if self.over_process:
             outcomes = judge.run_served(self.impl.module.command, judged)
@@ -287,7 +287,7 @@ class Runner:
         each = round((time.perf_counter() - started) / len(cases), 6)
         found = []
         for case in cases:
-            outcome = outcomes[families.key_of(case["id"]).case]
+            outcome = outcomes[goldens.key_of(case["id"]).case]
             found.append(self._judged(case, outcome))
             found[-1].seconds = each
         return found
@@ -296,7 +296,7 @@ class Runner:
         """A judge outcome against its golden. Where lcb_runner raises (a "rejected" golden:
         what it raised, as data) a judge that raised is held to it in the same form, type
         and message; anywhere else a raise is an error."""
-        rejects = judge_family.rejects(goldens.read(families.key_of(case["golden"])) or "{}")
+        rejects = judge_family.rejects(goldens.read(goldens.key_of(case["golden"])) or "{}")
         if "failed" in outcome:
             return _result(case, ERROR, reason=outcome["failed"], golden=case["golden"])
         if "raised" in outcome:

@@ -14,13 +14,13 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.common import paths
+from lcb_conformance.suite import families
+from lcb_conformance.suite.families import JSON_SUFFIX, SUFFIX  # noqa: F401 (as goldens.*)
 
 GOLDENS_DIR = paths.GOLDENS_DIR
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"
 PROVENANCE_FILE = GOLDENS_DIR / "PROVENANCE.json"
 DEVIATIONS_FILE = paths.DEVIATIONS_FILE
-SUFFIX = ".txt"
-JSON_SUFFIX = ".json"
 REGEN_COMMAND = "tox -e regen -- --upstream PATH_TO_LIVECODEBENCH_CHECKOUT"
 
 # The names of the golden families other modules refer to; each family is defined by its
@@ -52,8 +52,6 @@ class GoldenKey:
 
     @property
     def suffix(self) -> str:
-        from lcb_conformance.suite import families
-
         return families.suffix_of(self.family)
 
     @property
@@ -67,6 +65,16 @@ class GoldenKey:
 
     def __str__(self) -> str:
         return self.relative.removesuffix(self.suffix)
+
+
+def key_of(name: str) -> GoldenKey:
+    """The key of a golden's relative path or id ("prompt/generic/x.txt", "prompt/generic/x")."""
+    found = (family for family in families.registry() if name.startswith(family + "/"))
+    family = max(found, key=len, default=None)
+    if family is None:
+        raise ValueError(f"{name!r} is in no golden family ({', '.join(families.registry())})")
+    group, _, case = name[len(family) + 1 :].rpartition("/")
+    return GoldenKey(family, group, case.removesuffix(families.get(family).suffix))
 
 
 def canonical_json(value) -> str:

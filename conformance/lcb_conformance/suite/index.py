@@ -150,7 +150,7 @@ def golden_held_to(case: dict, declared_deviations) -> str:
     deviation's golden when the implementation declares that deviation (its DEVIATIONS), and
     otherwise lcb_runner's own, which the case id names."""
     if case.get("deviation") and case["deviation"] not in declared_deviations:
-        return families.key_of(case["id"]).relative
+        return goldens.key_of(case["id"]).relative
     return case["golden"]
 
 

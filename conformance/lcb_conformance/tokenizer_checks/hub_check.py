@@ -88,10 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         code, line = verdict(facts, tokenizer.chat_template)
         print(line)
         codes.add(code)
-    for code in (exit_codes.DIFFERS, exit_codes.INCOMPLETE):
-        if code in codes:
-            return code
-    return exit_codes.OK
+    return exit_codes.of_checks(codes)
 
 if __name__ == "__main__":
     sys.exit(main())

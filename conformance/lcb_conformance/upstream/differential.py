@@ -46,6 +46,7 @@ from lcb_conformance.adapters import impl_options
 from lcb_conformance.common import exit_codes, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import cases, goldens, showdiff
+from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
 # Counted besides DIFFER: differences in whitespace alone (showdiff.severity).
@@ -115,8 +116,6 @@ def memoised_from_pretrained():
 
 def _available_upstream(source: str):
     """(upstream, its description), imported now; LookupError saying why it cannot be."""
-    from lcb_conformance.upstream import UpstreamSourceError
-
     try:
         upstream = _row_cached_upstream(source)
         upstream.lmstyle("OpenAIChat")  # imports lcb_runner
@@ -127,9 +126,6 @@ def _available_upstream(source: str):
 
 def _row_cached_upstream(source: str):
     """Upstream whose problem(row) is built once per row (for all of that row's variants)."""
-    from lcb_conformance.upstream import (
-        Upstream,  # after activate_offline_cache(): it imports transformers
-    )
 
     class RowCachedUpstream(Upstream):
         _row: object = None
@@ -247,8 +243,6 @@ def compare(
     impl, upstream, rows: Iterable[dict], variants, total: int | None = None, full_rows=False
 ) -> Result:
     """Every row x variant; ``total`` rows (for the progress bar) when known."""
-    from lcb_conformance.upstream import UpstreamMissing
-
     result = Result()
     active = []
     for variant in variants:

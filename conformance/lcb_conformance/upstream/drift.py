@@ -41,9 +41,14 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from lcb_conformance.adapters.sandbox import ChildFailed
 from lcb_conformance.common import exit_codes, report_files, shared_options
-from lcb_conformance.suite import families, goldens
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite import families, goldens, tokenization
 from lcb_conformance.suite.goldens import GoldenKey
+from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
+from lcb_conformance.upstream.judge import JudgeRunError
+from lcb_conformance.upstream.producers import Producer, upstream_function
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
 # --no-tokens (and every --history commit): the families built from upstream's prompts,
@@ -72,11 +77,6 @@ class DriftVerdict:
 
 def judge(key: GoldenKey, produce, pinned: bool) -> DriftVerdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
-    from lcb_conformance.adapters.sandbox import ChildFailed
-    from lcb_conformance.upstream import UpstreamMissing
-    from lcb_conformance.upstream.judge import JudgeRunError
-    from lcb_conformance.upstream.producers import upstream_function
-
     try:
         produced = produce(key)
     except UpstreamMissing as missing:
@@ -103,11 +103,6 @@ def judge(key: GoldenKey, produce, pinned: bool) -> DriftVerdict:
 def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     """Every upstream golden of the families ``only`` names (default: all) judged against
     ``source``."""
-    from lcb_conformance.offline_tokenizers import hf_cache
-    from lcb_conformance.suite import tokenization
-    from lcb_conformance.upstream import Upstream
-    from lcb_conformance.upstream.producers import Producer
-
     hf_cache.activate_offline_cache()
     upstream = Upstream(source)
     produce = Producer(upstream)
@@ -154,25 +149,24 @@ def exit_code(result: dict) -> int:
     return exit_codes.OK
 
 
+def _groups(result: dict, status: str) -> Counter:
+    """Golden group (a key without its case) -> its verdicts of ``status``."""
+    return Counter(
+        verdict["key"].rsplit("/", 1)[0]
+        for verdict in result["verdicts"]
+        if verdict["status"] == status
+    )
+
+
 def summary(result: dict) -> str:
     counts = ", ".join(f"{n} {status}" for status, n in sorted(result["counts"].items()))
     lines = [f"{result['upstream']}: {result['verdict'].upper()} ({counts or 'no case compared'})"]
-    differing = Counter(
-        verdict["key"].rsplit("/", 1)[0]
-        for verdict in result["verdicts"]
-        if verdict["status"] == DIFFERS
-    )
-    for group, n in sorted(differing.items()):
+    for group, n in sorted(_groups(result, DIFFERS).items()):
         lines.append(f"  differs: {group} ({n} cases)")
     for verdict in result["verdicts"]:
         if verdict["status"] == MODEL_LIST:
             lines.append(f"  model list: {verdict['key']}: {verdict['detail']}")
-    missing = Counter(
-        verdict["key"].rsplit("/", 1)[0]
-        for verdict in result["verdicts"]
-        if verdict["status"] == MISSING
-    )
-    for group, n in sorted(missing.items()):
+    for group, n in sorted(_groups(result, MISSING).items()):
         lines.append(f"  missing: {group} ({n} cases)")
     for group, n in sorted(result.get("not_judged_here", {}).items()):
         lines.append(f"  not judged here: {group}: {n} cases")
@@ -254,8 +248,6 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lcb_conformance.upstream import UpstreamSourceError
-
     parser = argparse.ArgumentParser(
         prog="lcb-conformance drift", description=__doc__.split("\n\n")[0]
     )
@@ -306,10 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not written:
         return report_files.REPORT_NOT_WRITTEN
-    for code in (exit_codes.DIFFERS, exit_codes.INCOMPLETE):
-        if code in codes:
-            return code
-    return exit_codes.OK
+    return exit_codes.of_checks(codes)
 
 
 if __name__ == "__main__":

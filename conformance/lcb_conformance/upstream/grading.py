@@ -76,6 +76,8 @@ from pathlib import Path
 from lcb_conformance.adapters import sandbox
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.common import exit_codes
+from lcb_conformance.suite import goldens
+from lcb_conformance.suite.families import regrade as regrade_family
 from lcb_conformance.upstream import grading_process, judge
 from lcb_conformance.upstream.grading_process import HeldProblems, json_data
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
@@ -247,8 +249,6 @@ def _encode(problems, held: HeldProblems, sample: Sample) -> bytes:
 def check_judge(upstream: Upstream, workers: int = WORKERS) -> list[str]:
     """The judge corpus cases on which grading with ``upstream`` differs from the judge
     goldens (28fef95's verdicts), in corpus order; [] when it agrees on all of them."""
-    from lcb_conformance.suite import goldens
-
     cases = list(judge.judge_cases().values())
     rows = judge.problems()
     by_timeout: dict[int, list] = {}
@@ -347,9 +347,7 @@ def _codegen_metrics_by(source: str, runs_json: str) -> dict[str, dict]:
 def regrade_golden(upstream: Upstream, key) -> dict:
     """The regrade golden of a fixture run (suite/families/regrade.py): codegen_metrics of
     every fixture run (once per source), this one's as the golden records it."""
-    from lcb_conformance.suite.families import regrade
-
-    runs = regrade.runs()
+    runs = regrade_family.runs()
     answer = codegen_metrics(upstream, list(runs.values()))[runs[key]["run"]]
     metrics, results, metadata = answer["scored"]
     problems = answer["problems"]

@@ -53,6 +53,7 @@ from lcb_conformance.adapters import implementation, process, sandbox
 from lcb_conformance.adapters.jsonl_server import JUDGE, SANDBOX_VARIABLE, plain
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.common import exit_codes
+from lcb_conformance.suite.goldens import canonical_json
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
     CASES_FILE,
     CATEGORIES,
@@ -62,6 +63,7 @@ from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as ju
     judge_cases,
     problems,
 )
+from lcb_conformance.upstream import Upstream
 
 # The child's address-space limit. lcb_runner sets none (reliability_guard(None)); this one is
 # the suite's, far above what any case needs (the largest prints a few MB).
@@ -198,8 +200,6 @@ def rejected(raised: dict) -> dict:
 
 
 def canonical(verdict: dict) -> str:
-    from lcb_conformance.suite.goldens import canonical_json
-
     return canonical_json(verdict)
 
 
@@ -395,8 +395,6 @@ class UpstreamJudge:
     """lcb_runner's judge, as found in an upstream source ("installed" or a checkout)."""
 
     def __init__(self, source: str):
-        from lcb_conformance.upstream import Upstream
-
         self.upstream = Upstream(source)
         # only the modules the judge path uses (not the prompt side's), so a tree whose
         # prompts do not import still has its judge checked
@@ -419,8 +417,6 @@ class UpstreamJudge:
 def _judge_function(spec: dict):
     if "upstream" in spec:
         return UpstreamJudge(spec["upstream"])
-    from lcb_conformance.adapters import implementation
-
     judge_program = implementation.load(spec["impl"]).judge_program
 
     def adapter_judge(row: dict, program: str, timeout: int) -> dict:

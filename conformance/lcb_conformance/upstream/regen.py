@@ -131,6 +131,21 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     expected = families.expected_keys()
+    counts, failed = _produce_each(generate, expected, args.check)
+    _remove_stale(expected, counts, args.check)
+    _index_and_records(upstream, failed, counts, args.check)
+    print(", ".join(f"{count} {what}" for what, count in counts.items()))
+    changed = counts["changed"] + counts["new"] + counts["removed"]
+    if args.check and changed:
+        return exit_codes.DIFFERS
+    if counts["failed"] or counts["not in this upstream"]:
+        return exit_codes.INCOMPLETE
+    return exit_codes.OK
+
+
+def _produce_each(generate: Producer, expected: list[GoldenKey], check: bool):
+    """Every golden the fixtures call for produced and compared with the one on disk (written
+    unless ``check``); (counts by outcome, the keys whose production failed)."""
     # and, as they occur, the goldens kept because no run here can produce them, by why
     counts = {
         "unchanged": 0,
@@ -150,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             counts[elsewhere.counted_as] = counts.get(elsewhere.counted_as, 0) + 1
             continue
         except UpstreamMissing as missing:
-            if not args.check:  # the pinned commit lacks it: a broken checkout, keep the golden
+            if not check:  # the pinned commit lacks it: a broken checkout, keep the golden
                 failed.append(key)
                 counts["failed"] += 1
                 print(f"FAILED {key}: {missing} (old golden kept)")
@@ -177,34 +192,35 @@ def main(argv: list[str] | None = None) -> int:
                     text, old, label=f"CHANGED {key}", expected_name="old golden", actual_name="new"
                 )
             )
-        if not args.check:
+        if not check:
             goldens.write(key, text)
 
+    return counts, failed
+
+
+def _remove_stale(expected: list[GoldenKey], counts: dict, check: bool) -> None:
+    """Golden files no case calls for any more: counted, and removed unless ``check``."""
     wanted = {key.path for key in expected}
     for path in goldens.golden_files():
         if path not in wanted:
             counts["removed"] += 1
             print(f"REMOVED {path.relative_to(goldens.GOLDENS_DIR)} (no such case in fixtures/)")
-            if not args.check:
+            if not check:
                 path.unlink()
 
+
+def _index_and_records(upstream: Upstream, failed: list[GoldenKey], counts: dict, check: bool):
+    """The case index compared, and unless ``check`` written with the manifest and provenance."""
     case_index = index.render(index.build())
     if index.index_file().is_file() and index.index_file().read_text("utf-8") != case_index:
         counts["changed"] += 1
         print(f"CHANGED {index.INDEX_NAME} (the case index)")
-    if not args.check:
+    if not check:
         index.index_file().write_text(case_index, "utf-8")
         goldens.MANIFEST_FILE.write_text("\n".join(goldens.manifest_lines()) + "\n", "utf-8")
         goldens.PROVENANCE_FILE.write_text(
             json.dumps(provenance(upstream, failed), indent=2, sort_keys=True) + "\n", "utf-8"
         )
-    print(", ".join(f"{count} {what}" for what, count in counts.items()))
-    changed = counts["changed"] + counts["new"] + counts["removed"]
-    if args.check and changed:
-        return exit_codes.DIFFERS
-    if counts["failed"] or counts["not in this upstream"]:
-        return exit_codes.INCOMPLETE
-    return exit_codes.OK
 
 
 if __name__ == "__main__":

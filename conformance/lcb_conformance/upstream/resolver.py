@@ -44,69 +44,15 @@ from lcb_conformance.common import exit_codes, report_files, shared_options
 from lcb_conformance.suite import families, goldens, scenario_cases, scenarios
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
+from lcb_conformance.upstream.model_list import Listed, ModelList, table  # noqa: F401 (as resolver.*)
 from lcb_conformance.upstream.producers import Producer
-from lcb_conformance.upstream.source import Upstream
+from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
 
 NOT_LISTED_EXIT = exit_codes.UNUSABLE  # the input names no model lcb_runner lists
 # listed, but no lcb_prompts style gives its prompt (with --scenario: lcb_runner raises)
 NO_STYLE_EXIT = exit_codes.DIFFERS
 PINNED = "pinned"
 SNAPSHOTS = "fixtures/tokenizers"
-
-
-@dataclass(frozen=True)
-class Listed:
-    model_name: str
-    model_repr: str
-    lmstyle: str
-
-
-@dataclass(frozen=True)
-class ModelList:
-    """An lcb_runner's LMStyle names and LanguageModelList (in its order, duplicates kept)."""
-
-    source: str  # for messages: which upstream
-    lmstyles: tuple[str, ...]
-    models: tuple[Listed, ...]
-
-    @classmethod
-    def of(cls, upstream) -> ModelList:
-        """Read now from a live upstream's lm_styles module."""
-        module = upstream.lm_styles()
-        return cls(
-            upstream.describe_source(),
-            tuple(member.name for member in module.LMStyle),
-            tuple(
-                Listed(model.model_name, model.model_repr, model.model_style.name)
-                for model in module.LanguageModelList
-            ),
-        )
-
-    @classmethod
-    def pinned(cls) -> ModelList:
-        """The pinned lcb_runner's list, as regeneration recorded it from upstream (the
-        lm-styles golden): answers offline for the pinned commit."""
-        from lcb_conformance.suite import goldens
-        from lcb_conformance.upstream import PINNED_COMMIT
-
-        text = goldens.read(goldens.GoldenKey(goldens.LM_STYLES, "", goldens.LM_STYLES_CASE))
-        if text is None:
-            raise LookupError(f"no {goldens.LM_STYLES} golden; {goldens.REGEN_COMMAND}")
-        data = json.loads(text)
-        return cls(
-            f"lcb_runner {PINNED_COMMIT[:7]} (pinned; recorded by regeneration)",
-            tuple(data["LMStyle"]),
-            tuple(Listed(*entry) for entry in data["LanguageModelList"]),
-        )
-
-    def as_json(self) -> dict:
-        """The lm-styles golden's content."""
-        return {
-            "LMStyle": list(self.lmstyles),
-            "LanguageModelList": [
-                [model.model_name, model.model_repr, model.lmstyle] for model in self.models
-            ],
-        }
 
 
 @dataclass
@@ -251,30 +197,6 @@ def render(resolution: Resolution, source: str) -> str:
     return "\n".join(lines)
 
 
-def table(model_list: ModelList) -> str:
-    """Every LMStyle's mapping and every listed model's resolution (the resolver/models golden)."""
-    lines = [
-        "lcb_runner's lm_styles -> lcb_prompts (lcb-conformance resolve MODEL_ID).",
-        "Per LMStyle: the lcb_prompts style and chat-template tokenizer giving lcb_runner's",
-        "prompt, what lcb_runner sends, and why when there is no style. Then every model of",
-        "LanguageModelList in its order: model_name (model_repr): LMStyle -> resolution.",
-        "",
-        "LMStyles:",
-    ]
-    for name in model_list.lmstyles:
-        mapping = mapping_for(name)
-        lines.append(f"{name} -> {mapping.summary()}")
-        lines.append(f"    sends: {mapping.sends}")
-        lines.append(f"    {'why not' if mapping.style is None else 'note'}: {mapping.note}")
-    lines += ["", f"models ({len(model_list.models)}):"]
-    for model in model_list.models:
-        lines.append(
-            f"{model.model_name} ({model.model_repr}): {model.lmstyle} -> "
-            f"{mapping_for(model.lmstyle).summary()}"
-        )
-    return "\n".join(lines) + "\n"
-
-
 # resolve --scenario: code generation (the default) or a declared scenario
 SCENARIO_CHOICES = (scenarios.CODE_GENERATION, *scenarios.SCENARIOS)
 # how code generation's judge is called: the scoring of a scenario without its own scorer
@@ -400,8 +322,6 @@ def render_scenario(resolution: Resolution, answer: ScenarioAnswer, source: str)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
-
     parser = argparse.ArgumentParser(
         prog="lcb-conformance resolve",
         description="Which lcb_prompts style and tokenizer give MODEL_ID lcb_runner's prompt "

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters import sandbox
 from lcb_conformance.common import exit_codes
+from lcb_conformance.suite.families import regrade
 from lcb_conformance.suite.scenario_cases import RAISED, RETURNED, gradings, problems
 from lcb_conformance.suite.scenarios import COT, LMSTYLE, PROBLEM, get
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
@@ -183,8 +184,6 @@ def _regraded_by(source: str, runs_json: str) -> dict[str, dict]:
 def regrade_golden(upstream: Upstream, key) -> dict:
     """The regrade-scenarios golden of a fixture results file (suite/families/regrade.py):
     every run extracted and scored once per source, this one's as the golden records it."""
-    from lcb_conformance.suite.families import regrade
-
     runs = regrade.scenario_runs()
     named = [{"key": run_name(k), **run} for k, run in runs.items()]
     answer = regrade_runs(upstream, named)[run_name(key)]

@@ -26,8 +26,16 @@ import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
-from lcb_conformance.suite.goldens import SUFFIX, GoldenKey
+from lcb_conformance.suite.tokenization import transformers_line
+
+if TYPE_CHECKING:  # goldens imports this package: a key's suffix is its family's
+    from lcb_conformance.suite.goldens import GoldenKey
+
+# A golden file's suffix: text, or JSON (a family's ``suffix``).
+SUFFIX = ".txt"
+JSON_SUFFIX = ".json"
 
 # How an implementation's answer is compared with a golden (the case index's "compare"): the
 # text itself; as canonical JSON; its tokenization under the call's tokenizer
@@ -125,15 +133,6 @@ def upstream_families() -> tuple[str, ...]:
     return tuple(name for name, family in registry().items() if family.upstream)
 
 
-def key_of(name: str) -> GoldenKey:
-    """The key of a golden's relative path or id ("prompt/generic/x.txt", "prompt/generic/x")."""
-    family = max((f for f in registry() if name.startswith(f + "/")), key=len, default=None)
-    if family is None:
-        raise ValueError(f"{name!r} is in no golden family ({', '.join(registry())})")
-    group, _, case = name[len(family) + 1 :].rpartition("/")
-    return GoldenKey(family, group, case.removesuffix(get(family).suffix))
-
-
 def suffix_of(family: str) -> str:
     return get(family).suffix
 
@@ -168,8 +167,6 @@ def upstream_functions() -> set[str]:
 
 def in_this_environment(key: GoldenKey) -> bool:
     """False for a golden recorded under another transformers line."""
-    from lcb_conformance.suite.tokenization import transformers_line
-
     line_of = get(key.family).line_of
     return line_of is None or line_of(key) == transformers_line()
 

@@ -1,0 +1,210 @@
+"""`lcb-conformance score`'s report as text (the problem set, the figures' table, the
+published data, the claim), its headline and its HTML page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lcb_conformance.common import exit_codes
+from lcb_conformance.reports.page_style import CSS, escape
+from lcb_conformance.reports.score_claims import claim_sentence
+from lcb_conformance.reports.score_figures import (
+    COMPUTE_SCORES,
+    LABELS,
+    LEADERBOARD,
+    PUBLISHED,
+    coverage_words,
+    covered_count,
+)
+from lcb_conformance.reports.score_run import SHOWN, listed_ids
+from lcb_prompts import score as scoring
+
+
+def _number(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def problem_lines(problems: dict) -> list[str]:
+    lines = []
+    for match in problems["matches"]:
+        if match["equal"]:
+            lines.append(f"  = {match['tag']} ({match['membership']})")
+            continue
+        lines.append(
+            f"  {'not' if problems['asked_for'] else 'nearest:'} {match['tag']} "
+            f"({match['membership']}): {len(match['missing'])} missing, "
+            f"{len(match['extra'])} extra"
+        )
+        for what in ("missing", "extra"):
+            if match[what]:
+                lines.append(f"    {what}: {listed_ids(match[what])}")
+    return lines
+
+
+LABEL_WIDTH = 46
+
+
+def _shown_line(columns: dict) -> str:
+    return f"{'  as the site shows it (toFixed 1)':{LABEL_WIDTH}}{'':>9}" + "".join(
+        f"{columns[c] if columns[c] != scoring.NOT_SHOWN else '-':>8}"
+        for c in scoring.LEADERBOARD_COLUMNS
+    )
+
+
+def _table(report: dict) -> list[str]:
+    ours, board = report["lcb_runner"], report["leaderboard"]
+    narrowed = report["narrowed_to"]
+    lines = [] if narrowed is None else [f"the figures count the problems of {narrowed}:"]
+    lines += [
+        f"{'':{LABEL_WIDTH}}{'problems':>9}{'pass@1':>8}{'easy':>8}{'medium':>8}{'hard':>8}"
+        f"{'± SE':>7}",
+        f"{LABELS[COMPUTE_SCORES]:{LABEL_WIDTH}}{ours['count']:>9}"
+        + "".join(f"{_number(ours['pass@1'][g]):>8}" for g in ("all", *scoring.DIFFICULTIES))
+        + f"{_number(ours['standard_error']):>7}",
+        f"{LABELS[LEADERBOARD]:{LABEL_WIDTH}}{board['count']:>9}{_number(board['mean']):>8}"
+        + " " * 24
+        + f"{_number(board['standard_error']):>7}",
+        _shown_line(board["shown"]),
+    ]
+    if PUBLISHED in report:
+        published = report[PUBLISHED]
+        lines += [
+            f"{LABELS[PUBLISHED]:{LABEL_WIDTH}}{published['count']:>9}"
+            f"{_number(published['mean']):>8}",
+            _shown_line(published["shown"]),
+        ]
+    return lines
+
+
+def _published_lines(published: dict) -> list[str]:
+    lines = [
+        "",
+        f"published: {published['file']}, model {published['model']}, "
+        f"{published['window'][0]}..{published['window'][1]}",
+    ]
+    differing = published["differences"]
+    if not differing:
+        return [*lines, "  the site's data and this file agree on every problem"]
+    inside = [d for d in differing if d["in_window"]]
+    lines.append(
+        f"  {len(differing):,} problems differ between the site's data and this file, "
+        f"{len(inside):,} of them in the window:"
+    )
+    for difference in (inside + [d for d in differing if not d["in_window"]])[:SHOWN]:
+        where = "in the window" if difference["in_window"] else "outside it"
+        lines.append(f"    {difference['question_id']}: {difference['what']} ({where})")
+    if len(differing) > SHOWN:
+        lines.append(f"    ... and {len(differing) - SHOWN} more")
+    return lines
+
+
+def render(report: dict) -> str:
+    problems, window = report["problems"], report["window"]
+    ours, board = report["lcb_runner"], report["leaderboard"]
+    dates = f"{window['start']}..{window['end']}" if window["start"] else "every contest date"
+    lines = [
+        f"score: {report['run']}: {problems['count']} problems, problem set sha256 "
+        f"{problems['sha256'][:16]}"
+        + (
+            f" (= {', '.join(problems['sha256_equals'])}'s: same problems and metadata)"
+            if problems["sha256_equals"]
+            else ""
+        ),
+        "problem set:",
+        *problem_lines(problems),
+        f"scope: {report['scope']['problems']}"
+        + ("" if report["scope"]["named"] else " (the run's nearest release: none named)"),
+        f"window: {dates}; the leaderboard's {board['window'][0]}..{board['window'][1]}, its "
+        f"builder in {window['builder_tz']}",
+        "",
+        *_table(report),
+    ]
+    for figure in report["figures"]:
+        if figure["missing"] or figure["extra"]:
+            lines.append(f"{figure['label']}: {coverage_words(figure)}")
+    if ours["raised"]:
+        lines.append(f"compute_scores itself ends in {ours['raised']} (no problem in the window)")
+    if ours["pass@k"]:
+        shown = ", ".join(f"pass@{k} {v}" for k, v in ours["pass@k"].items())
+        lines.append(f"lcb_runner pass@k: {shown}")
+    if ours["pass@k_counting_n_below_k_as_passed"]:
+        ks = ", ".join(map(str, ours["pass@k_counting_n_below_k_as_passed"]))
+        lines.append(
+            f"compute_scores prints pass@{{{ks}}} counting every problem with n < k as passed "
+            "(1.0; LiveCodeBench#40): not a score"
+        )
+    lines += report["notes"]
+    if report["listing"]:
+        lines.append(report["listing"])
+    if report["differences"]:
+        lines += ["", "why the two numbers differ:", *(f"  {d}" for d in report["differences"])]
+    if PUBLISHED in report:
+        lines += _published_lines(report[PUBLISHED])
+    if report["inconsistent"]:
+        lines += [
+            "",
+            f"the file disagrees with itself: pass@1 is not graded_list.count(True)/len on "
+            f"{len(report['inconsistent'])} rows ({listed_ids(report['inconsistent'])})",
+        ]
+    return "\n".join(lines + closing_lines(report, claim_sentence))
+
+
+def closing_lines(report: dict, claim: Callable[[dict], str]) -> list[str]:
+    """What closes a score's text: the rows' flags, and the claim's sentence (``claim``)."""
+    lines = []
+    if report["flags"]:
+        lines += ["", "flags:", *(f"  - {flag}" for flag in report["flags"])]
+    if "claim" in report:
+        lines += ["", claim(report)]
+    return lines
+
+
+def headline(report: dict) -> str:
+    counts = "; ".join(
+        f"{f['name']} {_number(f['value'])} on "
+        + (
+            f"{covered_count(f):,} of {f['expected']:,} problems"
+            if f["missing"]
+            else f"{f['count']:,} problems"
+        )
+        for f in report["figures"]
+    )
+    if report["failures"]:
+        return f"FAILED: {counts}: " + "; ".join(report["failures"])
+    allowed = (
+        " (--allow-missing)"
+        if report["allow_missing"] and any(f["missing"] for f in report["figures"])
+        else ""
+    )
+    if "claim" in report:
+        return f"OK{allowed}: {claim_sentence(report)}; {counts}"
+    return f"OK{allowed}: {counts}"
+
+
+def to_html(report: dict, text: str | None = None, head: str | None = None) -> str:
+    """The page; ``text`` and ``head`` (default: render's and headline's) for another view of
+    a run (regrade/score_logs.py's on a log without verdicts)."""
+    status = "pass" if report["exit_code"] == exit_codes.OK else "fail"
+    text = render(report) if text is None else text
+    head = headline(report) if head is None else head
+    matches = "".join(
+        f"<tr><td>{escape(m['tag'])}</td><td>{'yes' if m['equal'] else 'no'}</td>"
+        f"<td>{escape(m['membership'])}</td><td>{len(m['missing'])}</td><td>{len(m['extra'])}</td></tr>"
+        for m in report["problems"]["matches"]
+    )
+    body = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>lcb-conformance score: {escape(report['run'])} ({status})</title>",
+        f"<style>{CSS}</style></head><body>",
+        "<h1>lcb-conformance score</h1>",
+        f'<p class="headline {status}" id="verdict">{escape(head)}</p>',
+        '<h2 id="problems">Problem set</h2>',
+        "<table><thead><tr><th>tag</th><th>equal</th><th>membership</th><th>missing</th>"
+        f"<th>extra</th></tr></thead><tbody>{matches}</tbody></table>",
+        '<h2 id="numbers">The numbers, and why they differ</h2>',
+        f"<pre>{escape(text)}</pre>",
+        "</body></html>",
+    ]
+    return "\n".join(body) + "\n"

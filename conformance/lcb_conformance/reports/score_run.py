@@ -1,0 +1,171 @@
+"""`lcb-conformance score`'s input: lcb_runner's eval_all file, read and checked row by row.
+
+`lcb-conformance score`'s input: lcb_runner's eval_all file read and checked row by row
+(streamed; RunError names file, line and row), with what the rows flag (mixed n, problems
+without generations, outputs with no code or cut off, a pass@1 not its graded_list's)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from lcb_conformance.common import json_stream
+from lcb_conformance.run_formats import lcb_runner_files
+from lcb_prompts import score as scoring
+
+REQUIRED = ("question_id", "contest_date", "difficulty", "graded_list")
+
+
+SHOWN = 12  # problems listed by id before "... and N more"
+
+
+FENCE = "```"
+
+
+class RunError(ValueError):
+    """A run file (or a published data file) the command cannot score; the message names the
+    file, line and row."""
+
+
+@dataclass
+class Run:
+    path: Path
+    rows: list[dict] = field(default_factory=list)  # the fields scoring reads, nothing more
+    flags: list[str] = field(default_factory=list)
+    # rows whose written pass@1 (or pass1) is not graded_list.count(True) / len
+    inconsistent: list[str] = field(default_factory=list)
+
+
+def _check(path: Path, line: int, index: int, row: object) -> dict:
+    where = f"{path}:{line}: row {index}"
+    if not isinstance(row, dict):
+        raise RunError(f"{where} is {type(row).__name__}, not an object (an eval_all row)")
+    missing = [name for name in REQUIRED if name not in row]
+    if missing:
+        raise RunError(f"{where} ({row.get('question_id', '?')}) lacks {', '.join(missing)}")
+    if row["difficulty"] not in scoring.DIFFICULTIES:
+        raise RunError(f"{where}: difficulty {row['difficulty']!r} is not easy/medium/hard")
+    graded = row["graded_list"]
+    if not isinstance(graded, list) or not all(isinstance(g, bool) for g in graded):
+        raise RunError(
+            f"{where}: graded_list is {json.dumps(graded)[:60]}, not a list of true/false "
+            "(lcb_runner's per-generation verdicts)"
+        )
+    for name in ("pass@1", "pass1"):
+        value = row.get(name, 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise RunError(f"{where}: {name} {value!r} is not a fraction in [0, 1]")
+    try:
+        datetime.fromisoformat(row["contest_date"])
+    except (TypeError, ValueError):
+        raise RunError(f"{where}: contest_date {row['contest_date']!r} is not ISO") from None
+    return row
+
+
+def _disagrees(row: dict) -> bool:
+    """The row's written pass@1 (and pass1, which the leaderboard's builder prefers) is not
+    graded_list.count(True) / len, what lcb_runner writes."""
+    graded = row["graded_list"]
+    if not graded:
+        return False
+    written = [row[name] for name in ("pass@1", "pass1") if name in row]
+    return any(
+        not math.isclose(v, graded.count(True) / len(graded), abs_tol=1e-12) for v in written
+    )
+
+
+def read_run(path: Path) -> Run:
+    """The run's rows (the fields scoring reads) and what its outputs show."""
+    if not path.is_file():
+        raise RunError(f"{path}: no such file")
+    named = lcb_runner_files.parse(path.name)
+    if named is not None and named.scenario != lcb_runner_files.CODE_GENERATION:
+        raise RunError(
+            f"{path}: lcb_runner's {named.scenario} results: score aggregates code generation "
+            "runs (their problems are the releases'); `lcb-conformance regrade RUN --dataset "
+            "ROWS` re-scores this scenario with lcb_runner's own metrics (docs/regrade.md)"
+        )
+    run = Run(path)
+    no_code = cut = derived_pass_1 = 0
+    outputs_recorded = False
+    seen: set[str] = set()
+    try:
+        for index, (line, element) in enumerate(json_stream.iter_array(path)):
+            row = _check(path, line, index, element)
+            qid = str(row["question_id"])
+            if qid in seen:
+                raise RunError(f"{path}:{line}: row {index}: question_id {qid} appears twice")
+            seen.add(qid)
+            outputs_recorded |= "output_list" in row or "code_list" in row
+            no_code += sum(1 for code in row.get("code_list") or () if not code)
+            cut += sum(1 for out in row.get("output_list") or () if out.count(FENCE) % 2)
+            kept = {name: row[name] for name in REQUIRED}
+            kept["question_id"] = qid
+            kept["platform"] = row.get("platform")
+            if "pass1" in row:
+                kept["pass1"] = row["pass1"]
+            if "pass@1" in row:
+                kept["pass@1"] = row["pass@1"]
+            elif kept["graded_list"]:
+                kept["pass@1"] = kept["graded_list"].count(True) / len(kept["graded_list"])
+                derived_pass_1 += 1
+            else:
+                kept["pass@1"] = 0.0
+                derived_pass_1 += 1
+            if _disagrees(row):
+                run.inconsistent.append(qid)
+            run.rows.append(kept)
+    except json_stream.JsonStreamError as error:
+        raise RunError(str(error)) from None
+    if not run.rows:
+        raise RunError(f"{path}: no rows (an eval_all file is a JSON array of rows)")
+    run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
+    return run
+
+
+def run_flags(rows, no_code: int, cut: int, derived: int, outputs_recorded: bool) -> list[str]:
+    flags = []
+    sizes = Counter(len(r["graded_list"]) for r in rows)
+    if len(sizes) > 1:
+        spread = ", ".join(f"n={n}: {count}" for n, count in sorted(sizes.items()))
+        flags.append(f"mixed n ({spread}): compute_scores averages per-problem estimates anyway")
+    empty = [r["question_id"] for r in rows if not r["graded_list"]]
+    if empty:
+        flags.append(
+            f"{len(empty)} problems without generations ({listed_ids(empty)}): compute_scores' "
+            "estimator takes n=0 as pass@k 1.0; compute_metrics_from_results then reports no "
+            "pass@k at all"
+        )
+    if not outputs_recorded:
+        flags.append(
+            "outputs not recorded (no output_list/code_list): no-code and cut-off "
+            "outputs not checked"
+        )
+    if no_code:
+        flags.append(f"{no_code} outputs with no code extracted (code_list entry empty)")
+    if cut:
+        flags.append(f"{cut} outputs look cut off at the token limit (an unclosed ``` fence)")
+    if derived:
+        flags.append(
+            f"{derived} rows lack pass@1: taken as graded_list.count(True)/len, as "
+            "lcb_runner writes it (compute_scores itself would fail on them)"
+        )
+    return flags
+
+
+def listed_ids(ids) -> str:
+    ids = sorted(ids)
+    more = f", ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
+    return ", ".join(ids[:SHOWN]) + more
+
+
+def as_percent(value) -> float | None:
+    return None if value is None or value != value else round(value * 100, 2)
+
+
+def mean_of(values) -> float | None:
+    return sum(values) / len(values) if values else None
