@@ -5,6 +5,8 @@ pick it up with no other edit.
 - A golden family is one module in suite/families/ (found by name); a function of upstream/ it
   runs is named in it and found through it.
 - A style is one row of suite/styles.py's table.
+- A harness log format is one module in run_formats/ (found by the registry): `score`, the
+  audit's and the regrade's reader, picks it up.
 - A scenario is one declaration (suite/scenarios.py). The throwaway scenario is test output
   prediction declared again under another name, registered in a fresh interpreter before
   anything reads the registry (a monkeypatched registry: the package's files are not touched).
@@ -24,6 +26,7 @@ import pytest
 
 import lcb_conformance.suite.families
 import lcb_conformance.upstream
+from lcb_conformance import releases
 from lcb_conformance.adapters import implementation
 from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.runner import run
@@ -420,3 +423,79 @@ def test_regen_produces_a_declared_scenarios_goldens_from_upstream(tmp_path, ups
     found = _with_throwaway_scenario(tmp_path, str(upstream.checkout or upstream.source))
     assert found["produced_equal"]
     assert all(found["produced_equal"].values())
+
+
+THROWAWAY_FORMAT = '''
+"""A throwaway log format: JSON lines of question_id, output and the harness's verdict."""
+
+from lcb_conformance.run_formats.samples import Logged, LogError
+from lcb_conformance.suite import cases
+
+NAME = "throwaway-log"
+DESCRIBED = "a throwaway log (JSON lines with throwaway_verdict)"
+
+
+def detect(peek) -> bool:
+    return peek.suffix == ".jsonl" and "throwaway_verdict" in peek.first
+
+
+def model(path):
+    return None
+
+
+def samples(path):
+    for number, row in cases.iter_jsonl(path, LogError):
+        yield Logged(
+            where=f"{path}:{number}", index=row["index"], sent=None, output=row["output"],
+            scored=None, question_id=row["question_id"], passed=row["throwaway_verdict"],
+        )
+'''
+
+# argv[1] the folder holding the format's module, argv[2] the run, argv[3] the report file
+FORMAT_CHILD = r'''
+import json, sys
+from pathlib import Path
+
+import lcb_conformance.run_formats as formats_package
+
+formats_package.__path__.insert(0, sys.argv[1])  # the one addition: the module's folder
+
+from lcb_conformance import cli
+from lcb_conformance.run_formats import registry
+
+code = cli.main(["score", sys.argv[2], "--allow-missing", "--json", sys.argv[3]])
+detected = registry.detect(Path(sys.argv[2])).NAME
+print(json.dumps({"score": code, "detected": detected, "known": registry.known()}))
+'''
+
+
+def test_a_log_format_module_in_a_temporary_tree_is_read_by_score(tmp_path):
+    folder = tmp_path / "formats"
+    folder.mkdir()
+    (folder / "throwaway_log.py").write_text(THROWAWAY_FORMAT, "utf-8")
+    problems = sorted(row["question_id"] for row in releases.members("release_v1"))[:3]
+    verdicts = [True, False, True, True, False, False]
+    lines = [
+        {"question_id": qid, "index": i, "output": "print(1)", "throwaway_verdict": verdict}
+        for qid, pair in zip(problems, (verdicts[0:2], verdicts[2:4], verdicts[4:6]), strict=True)
+        for i, verdict in enumerate(pair)
+    ]
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    report_file = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-c", FORMAT_CHILD, str(folder), str(run), str(report_file)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.splitlines()[-1])
+    report = json.loads(report_file.read_text("utf-8"))
+    assert found["detected"] == "throwaway-log"
+    assert "a throwaway log" in found["known"]
+    assert report["format"] == "throwaway-log"
+    assert found["score"] == report["exit_code"]
+    # its own verdicts, aggregated as lcb_runner's compute_scores does (the same n everywhere)
+    assert report["lcb_runner"]["question_ids"] == problems
+    assert report["lcb_runner"]["value"] == 100 * verdicts.count(True) / len(verdicts)
