@@ -181,9 +181,14 @@ def test_the_install_page_gives_the_wheels_size_and_file_count(wheel):
 
 
 def test_the_reference_passes(installed, tmp_path):
-    run = lcb_conformance(installed, tmp_path, "--impl", "lcb_prompts", "--only", "prompt")
+    run = lcb_conformance(
+        installed, tmp_path, "--impl", "lcb_prompts", "--only", "prompt", "--json", "r.json"
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "codeqwen" in run.stdout and "Traceback" not in run.stdout + run.stderr
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["exit_code"] == 0 and report["impl"]["name"] == "lcb_prompts"
+    assert {c["status"] for c in report["cells"] if c["style"] == "codeqwen"} == {"pass"}
+    assert "Traceback" not in run.stdout + run.stderr  # the console's contract: no traceback
 
 
 def test_a_broken_adapter_fails(installed, tmp_path):
@@ -197,13 +202,20 @@ def test_a_broken_adapter_fails(installed, tmp_path):
         str(tmp_path),
         "--only",
         "extract",
+        "--json",
+        "r.json",
     )
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "extract: differs in whitespace only (trailing newline missing)" in run.stdout
-    assert "Traceback" not in run.stdout + run.stderr
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["exit_code"] == 1
+    assert [(g["family"], g["kind"]) for g in report["failure_groups"]] == [
+        ("extract", "trailing newline missing")
+    ]
+    assert "Traceback" not in run.stdout + run.stderr  # the console's contract: no traceback
 
 
 def test_an_implementation_that_cannot_be_loaded_is_a_usage_error(installed, tmp_path):
+    # tests the console's contract: an unusable adapter is named on stderr, no traceback
     run = lcb_conformance(installed, tmp_path, "--impl", "no_such_module_anywhere")
     assert run.returncode == 2, run.stdout + run.stderr
     assert "no_such_module_anywhere" in run.stderr
