@@ -482,6 +482,7 @@ def test_an_implementation_that_cannot_be_imported_exits_2(tmp_path):
 
 
 def test_a_results_file_that_is_not_one_is_unusable_input(tmp_path):
+    # tests the console's contract: an input error is one line naming file and line
     (tmp_path / "x.jsonl").write_text('{"header": {"schema": "something else"}}\n', "ascii")
     result = run_cli("report", "x.jsonl", cwd=tmp_path)
     assert result.returncode == 2

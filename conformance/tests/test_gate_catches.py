@@ -14,8 +14,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from xml.etree import ElementTree
 
+import junit_record
 import pytest
 
 from lcb_conformance.suite import cases, paths
@@ -58,11 +58,8 @@ def run_suite(*args: str, pythonpath: Path | None = None) -> SuiteRun:
             text=True,
             timeout=600,
         )
-        failures = {
-            case.get("name").split("[", 1)[1].rsplit("]", 1)[0]: failure.text or ""
-            for case in (ElementTree.parse(junit).iter("testcase") if junit.is_file() else ())
-            for failure in case.iter("failure")
-        }  # no XML: pytest did not start (its output says why)
+        found = junit_record.outcomes(junit) if junit.is_file() else []  # none: no session
+    failures = {o.parameters: o.text for o in found if o.outcome == junit_record.FAILED}
     return SuiteRun(result.returncode, result.stdout + result.stderr, failures)
 
 

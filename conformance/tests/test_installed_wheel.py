@@ -20,6 +20,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import junit_record
 import pytest
 from packaging.requirements import Requirement
 
@@ -208,9 +209,8 @@ def test_a_broken_adapter_fails(installed, tmp_path):
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert report["exit_code"] == 1
-    assert [(g["family"], g["kind"]) for g in report["failure_groups"]] == [
-        ("extract", "trailing newline missing")
-    ]
+    groups = [(g["family"], g["kind"]) for g in report["failure_groups"]]
+    assert ("extract", "trailing newline missing") in groups  # and the API contract's cases
     assert "Traceback" not in run.stdout + run.stderr  # the console's contract: no traceback
 
 
@@ -261,8 +261,11 @@ def test_a_host_keeps_its_older_pytest_and_hypothesis_and_runs_the_gate(wheel, t
     (tmp_path / "test_host.py").write_text("def test_own():\n    pass\n", "utf-8")
     hosted = subprocess.run(
         [str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "lcb_conformance.plugin",
-         "--lcb-impl", "lcb_prompts", "-k", "own or prompt/codeqwen/", "-p", "no:cacheprovider"],
+         "--lcb-impl", "lcb_prompts", "-k", "own or prompt/codeqwen/", "-p", "no:cacheprovider",
+         "--junitxml=host.xml"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert hosted.returncode == 0, hosted.stdout[-3000:] + hosted.stderr[-3000:]
-    assert "pytest-8.3.5" in hosted.stdout or "passed" in hosted.stdout
+    found = junit_record.outcomes(tmp_path / "host.xml")  # the host's own test and the cases
+    assert junit_record.counts(found) == {junit_record.PASSED: len(found)}
+    assert "test_own" in {o.test for o in found} and len(found) > 1
