@@ -30,9 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from lcb_conformance.common import report_files
 from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.suite import cases, report_files
+from lcb_conformance.suite import cases
 from lcb_conformance.upstream import Upstream
 
 REPO = Path(__file__).resolve().parents[1]

@@ -81,7 +81,7 @@ def cpu_model() -> str:
 
 
 def time_uncached(rows: list[dict]) -> float:
-    from lcb_conformance.suite import hf_cache
+    from lcb_conformance.offline_tokenizers import hf_cache
     from lcb_conformance.upstream import differential
 
     hf_cache.activate_offline_cache()

@@ -42,9 +42,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from lcb_conformance.adapters import sandbox
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.suite import goldens, judge_cases
-from lcb_conformance.upstream import Upstream, grading, judge, sandbox
+from lcb_conformance.upstream import Upstream, grading, judge
 
 TIMEOUT = grading.TIMEOUT
 INSTANT, MIX = "instant", "mix"

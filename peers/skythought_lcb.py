@@ -4,9 +4,10 @@ Python through the generic server.
 skythought 0.1.0 requires Python < 3.11 (and vllm 0.7.0, torch): ``tox -e peer-skythought``
 installs it ``--no-deps`` with pyyaml (what the pieces below need) into a Python 3.10 virtual
 environment and serves this adapter from there over ``--impl-cmd``
-(lcb_conformance/adapters/jsonl_server.py; ``lcb-conformance peers run --python``). Its task
-handler imports ``datasets`` and its util/common.py imports torch, so nothing of skythought is
-imported: each piece is its installed code, loaded by lcb_conformance.adapters.harness_source
+(lcb_conformance/adapters/jsonl_server.py;
+``python -m lcb_conformance_dev.peers run --python``). Its task handler imports ``datasets``
+and its util/common.py imports torch, so nothing of skythought is imported: each piece is its
+installed code, loaded by lcb_conformance.adapters.harness_source
 (stdlib only, put on the server's path from this checkout):
 
 - prompt: the task's livecodebench.yaml ``templating_parameters`` (read with yaml, as

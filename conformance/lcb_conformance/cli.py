@@ -11,7 +11,7 @@
 API contract against it (lcb_conformance.runner), streams one typed result per case to
 ``--results`` as it goes, writes the asked-for reports, then prints the verdict matrix, the
 differences grouped by kind with an example each, and the headline. ``report`` renders the
-same views from a results file. Exit codes (suite/exit_codes.py; docs/verdict.md lists every
+same views from a results file. Exit codes (common/exit_codes.py; docs/verdict.md lists every
 path to 0): 0 comparable (a whole run, at least one golden case answered, none differing;
 cases the implementation does not provide are not failures), 1 a golden case differs (or, with
 --strict-contract, a contract case failed), 2 the implementation or an input is unusable (one
@@ -30,12 +30,13 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
+from lcb_conformance.common import exit_codes, paths, report_files
 from lcb_conformance.reports import console
 from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
 from lcb_conformance.runner import options, results
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.contract import contract_cases
-from lcb_conformance.suite import exit_codes, families, goldens, index, paths, report_files
+from lcb_conformance.suite import families, goldens, index
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,10 +103,6 @@ SUBCOMMANDS = {
     "regrade": (
         "lcb_conformance.regrade.regrade",
         "the comparable number from any finished run: lcb_runner's extraction and judge on it",
-    ),
-    "peers": (
-        "lcb_conformance.reports.peers",
-        "run a peer harness's adapter through the suite, or render docs/peers.md",
     ),
     "tokenizer-diff": (
         "lcb_conformance.tokenizer_checks.tokenizer_diff",

@@ -37,7 +37,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lcb_conformance.suite.releases import FILES, problem_set_sha256, tag_files
+from lcb_conformance.releases import FILES, problem_set_sha256, tag_files
 from lcb_prompts import score
 
 HERE = Path(__file__).resolve().parent

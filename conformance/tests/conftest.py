@@ -16,11 +16,12 @@ from golden_snapshot import extension_for
 from hypothesis import settings
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
 from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
-from lcb_conformance.suite import audit, goldens, hf_cache, real_vocab
-from lcb_conformance.tools import hypothesis_profiles
+from lcb_conformance.suite import audit, goldens
 from lcb_conformance.upstream import INSTALLED, Upstream, UpstreamSourceError
+from lcb_conformance_dev import hypothesis_profiles
 
 # Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
 hypothesis_profiles.load()
@@ -51,8 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--real-vocab",
         default=None,
         metavar="DIR",
-        help="the real-vocabulary files fetched by lcb_conformance.suite.real_vocab_sources "
-        "(tox -e realvocab); the realvocab-marked tests need it",
+        help="the real-vocabulary files fetched by "
+        "lcb_conformance.offline_tokenizers.real_vocab_sources (tox -e realvocab); the "
+        "realvocab-marked tests need it",
     )
 
 

@@ -11,7 +11,8 @@ import pickle
 import zlib
 from pathlib import Path
 
-from lcb_conformance.suite import cases, releases
+from lcb_conformance import releases
+from lcb_conformance.suite import cases
 
 AUDIT = cases.FIXTURES_DIR / "audit"
 LCB_RUNNER_RUN = (

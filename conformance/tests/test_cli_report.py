@@ -26,8 +26,9 @@ import jsonschema
 import miniatures
 import pytest
 
+from lcb_conformance.common import paths
 from lcb_conformance.runner import results
-from lcb_conformance.suite import cases, index, paths
+from lcb_conformance.suite import cases, index
 from lcb_conformance.suite.families.judge import JUDGE_COLUMN
 from lcb_conformance.suite.families.reference import DECODE_COLUMN
 from lcb_conformance.upstream import PINNED_COMMIT

@@ -1,5 +1,5 @@
 """The commands' dispatch and exit codes, beyond the false-green table: what must stay green
-stays green, and each code means what suite/exit_codes.py says."""
+stays green, and each code means what common/exit_codes.py says."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance import cli
+from lcb_conformance.common import exit_codes
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import exit_codes
 from lcb_conformance.upstream import drift
 
 pytestmark = pytest.mark.selftest

@@ -11,7 +11,8 @@ import zlib
 
 import pytest
 
-from lcb_conformance.suite import cases, exit_codes
+from lcb_conformance.common import exit_codes
+from lcb_conformance.suite import cases
 from lcb_conformance.upstream import UpstreamMissing, differential
 
 ROWS = list(cases.problems().values())

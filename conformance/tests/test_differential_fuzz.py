@@ -12,7 +12,7 @@ implementation is held to upstream applied to the answer after the last </think>
 
 A failure prints the shrunk input and the fixture line that pins it; docs/hardening.md "Differential
 fuzzing" says how that becomes a fixture case and its golden. Budgets follow the Hypothesis
-profile (lcb_conformance.tools.hypothesis_profiles): seeded and fixed in "ci", 20x in "long".
+profile (lcb_conformance_dev.hypothesis_profiles): seeded and fixed in "ci", 20x in "long".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """README.md's and docs/'s figures cannot drift: every generated figure is what the suite
 counts now, and every time or size figure is measured (in a block carrying its date and
 command), generated, or one of the few constants docs_figures.NOT_MEASURED lists
-(lcb_conformance.tools.docs_figures; the wheel's figures are test_installed_wheel.py's)."""
+(lcb_conformance_dev.docs_figures; the wheel's figures are test_installed_wheel.py's)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import re
 import pytest
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.suite import paths
-from lcb_conformance.tools import docs_figures
+from lcb_conformance.common import paths
+from lcb_conformance_dev import docs_figures
 
 if paths.CHECKOUT is None:
     pytest.skip("README.md and docs/ are the repository's", allow_module_level=True)

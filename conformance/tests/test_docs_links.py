@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import paths
+from lcb_conformance.common import paths
 
 if paths.CHECKOUT is None:
     pytest.skip("README.md and docs/ are the repository's", allow_module_level=True)

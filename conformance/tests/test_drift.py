@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import cases, goldens, paths
+from lcb_conformance.common import paths
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError, drift
 

@@ -1,4 +1,4 @@
-"""One exit-code table (suite/exit_codes.py) for every command: no module of the package returns,
+"""One exit-code table (common/exit_codes.py) for every command: no module of the package returns,
 ``sys.exit``\\s or raises ``SystemExit`` with a bare number, and none exits with a message
 (``sys.exit("...")`` exits 1 whatever the cause)."""
 
@@ -86,7 +86,7 @@ def test_exit_codes_come_from_the_table(module):
         if (module, name) not in NOT_EXIT_CODES
     ]
     assert not found, (
-        f"{module} gives exit statuses by hand: {found}; use lcb_conformance.suite.exit_codes "
+        f"{module} gives exit statuses by hand: {found}; use lcb_conformance.common.exit_codes "
         "(one meaning each, docs/verdict.md), or list a number that is no exit code in "
         "NOT_EXIT_CODES with what it is"
     )

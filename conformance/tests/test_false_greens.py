@@ -4,14 +4,16 @@ The table's size is a test too: at least 40 rows across at least 8 commands."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
 import pytest
-from false_greens import FalseGreen, all_cases, commands
+from false_greens import DEV_COMMANDS, FalseGreen, all_cases, commands
 
 from lcb_conformance import cli
-from lcb_conformance.suite import exit_codes, hf_cache, paths
+from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.offline_tokenizers import hf_cache
 
 CASES = all_cases()
 TESTS = Path(__file__).parent
@@ -47,6 +49,8 @@ def _exit_code(case: FalseGreen, argv: list[str]) -> int:
     if case.command == "pytest-plugin":
         return int(pytest.main(["-p", "lcb_conformance.plugin", "-q", *argv]))
     try:
+        if case.command in DEV_COMMANDS:
+            return importlib.import_module(DEV_COMMANDS[case.command]).main(argv)
         return cli.main([case.command, *argv])
     except SystemExit as stopped:  # argparse's own refusals
         return stopped.code if isinstance(stopped.code, int) else exit_codes.UNUSABLE

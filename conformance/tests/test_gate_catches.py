@@ -18,7 +18,8 @@ from pathlib import Path
 import junit_record
 import pytest
 
-from lcb_conformance.suite import cases, paths
+from lcb_conformance.common import paths
+from lcb_conformance.suite import cases
 
 pytestmark = pytest.mark.selftest
 
@@ -167,7 +168,7 @@ def test_an_edited_checkout_fails_the_drift_run_naming_the_cases(upstream_checko
 @pytest.fixture
 def tokenizer_copy(tmp_path) -> Path:
     """A scratch copy of fixtures/tokenizers, to be upgraded the way a user might."""
-    from lcb_conformance.suite import hf_cache
+    from lcb_conformance.offline_tokenizers import hf_cache
 
     copy = tmp_path / "tokenizers"
     shutil.copytree(hf_cache.SNAPSHOTS_DIR, copy)

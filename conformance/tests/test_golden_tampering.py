@@ -15,7 +15,8 @@ from pathlib import Path
 import junit_record
 import pytest
 
-from lcb_conformance.suite import cases, families, goldens, integrity, paths
+from lcb_conformance.common import paths
+from lcb_conformance.suite import cases, families, goldens, integrity
 
 # The suite checking itself (each test copies every golden): not part of an implementation's
 # verdict run; tox -e upstream runs it.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.suite import cases, exit_codes
+from lcb_conformance.common import exit_codes
+from lcb_conformance.suite import cases
 from lcb_conformance.tokenizer_checks.hub_check import SnapshotFacts, main, verdict
 
 

@@ -18,7 +18,8 @@ import pytest
 import lcb_prompts
 from lcb_conformance.adapters import jsonl_server, process
 from lcb_conformance.adapters.implementation import NotProvided
-from lcb_conformance.suite import cases, paths
+from lcb_conformance.common import paths
+from lcb_conformance.suite import cases
 
 # The generic server, serving the reference as its adapter.
 SERVED_LCB_PROMPTS = f"{shlex.quote(sys.executable)} {shlex.quote(jsonl_server.PATH)} lcb_prompts"

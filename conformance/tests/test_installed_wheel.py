@@ -24,8 +24,9 @@ import junit_record
 import pytest
 from packaging.requirements import Requirement
 
-from lcb_conformance.suite import index, paths
-from lcb_conformance.tools import docs_figures
+from lcb_conformance.common import paths
+from lcb_conformance.suite import index
+from lcb_conformance_dev import docs_figures
 
 pytestmark = pytest.mark.selftest
 
@@ -136,7 +137,7 @@ def lcb_conformance(bin_dir: Path, cwd: Path, *args: str) -> subprocess.Complete
 
 
 def test_the_installed_suite_is_the_wheels(installed, tmp_path):
-    probe = "from lcb_conformance.suite import paths; print(paths.CHECKOUT, paths.ROOT)"
+    probe = "from lcb_conformance.common import paths; print(paths.CHECKOUT, paths.ROOT)"
     shown = subprocess.run(
         [str(installed / "python"), "-c", probe], cwd=tmp_path, capture_output=True, text=True
     )
@@ -167,6 +168,9 @@ def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
     }
     missing = [f for f in referred if f"lcb_conformance/data/fixtures/{f}" not in data]
     assert not missing, f"pyproject.toml's package-data lacks the fixtures {sorted(missing)}"
+    # the maintainers' tooling is a package of its own (dev/), never in the wheel
+    assert not [name for name in names if name.startswith(("lcb_conformance_dev/", "dev/"))]
+    assert not [name for name in names if name.startswith("dev/lcb_conformance_dev/")]
     workshop = ("peers/", "conformance/tests/", "conformance/examples/", "pyproject.toml")
     assert not [name for name in data if name.removeprefix("lcb_conformance/data/").startswith(
         workshop

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from lcb_conformance.suite import cases, json_stream
+from lcb_conformance.common import json_stream
+from lcb_conformance.suite import cases
 
 AUDIT_FIXTURES = cases.FIXTURES_DIR / "audit" / "lcb_runner"
 RESULTS = sorted(AUDIT_FIXTURES.glob("*/output/*/*.json"))

@@ -18,11 +18,12 @@ from collections import Counter
 import escapes
 import pytest
 
+from lcb_conformance.common import paths
 from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.reports.verdict import answer
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import ERROR, IDENTICAL, NOT_PROVIDED
-from lcb_conformance.suite import families, goldens, judge_cases, paths
+from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.cases import FixtureError
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge

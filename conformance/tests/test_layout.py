@@ -10,28 +10,31 @@ from pathlib import Path
 import pytest
 
 import lcb_conformance
-from lcb_conformance.suite import paths
+from lcb_conformance.common import paths
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
 
 PACKAGE = Path(lcb_conformance.__file__).parent
 LAYOUT = paths.ROOT / "docs" / "layout.md"
-# A module may import its own layer and those with a lower rank. Tools are the developer's
-# commands, imported by no layer: they may read every layer (docs_figures counts the contract's
-# cases, the judge's limits, the report's and `--version`'s figures for the docs).
+DEV = paths.ROOT / "dev" / "lcb_conformance_dev"
+# A module may import its own layer and those with a lower rank. The development package
+# (dev/lcb_conformance_dev) may read every layer; no module of the gate imports it (the wheel
+# does not ship it).
 RANKS = {
-    "suite": 0,
-    "adapters": 1,
-    "upstream": 2,
-    "tokenizer_checks": 2,
-    "runner": 3,
-    "run_formats": 3,
-    "reports": 4,
-    "run_audit": 5,
-    "regrade": 5,
-    "cli": 6,
-    "tools": 7,
+    "common": 0,
+    "offline_tokenizers": 1,
+    "releases": 1,
+    "suite": 2,
+    "adapters": 3,
+    "upstream": 4,
+    "tokenizer_checks": 4,
+    "runner": 5,
+    "run_formats": 5,
+    "reports": 6,
+    "run_audit": 7,
+    "regrade": 7,
+    "cli": 8,
 }
 
 
@@ -43,10 +46,22 @@ def modules() -> list[str]:
     )
 
 
+def dev_modules() -> list[str]:
+    """The development package's modules, as 'lcb_conformance_dev/peers.py'."""
+    return sorted(
+        path.relative_to(DEV.parent).as_posix()
+        for path in DEV.glob("*.py")
+        if path.name != "__init__.py"
+    )
+
+
 def layer(name: str) -> str:
     """'suite/cases.py' -> 'suite'; 'lcb_conformance.upstream.source' -> 'upstream'."""
     parts = name.removeprefix("lcb_conformance.").replace(".", "/").split("/")
-    return "cli" if parts[0] in ("cli", "cli.py", "plugin", "plugin.py") else parts[0]
+    return (
+        "cli" if parts[0] in ("cli", "cli.py", "plugin", "plugin.py")
+        else parts[0].removesuffix(".py")
+    )
 
 
 def imported_layers(path: Path) -> set[str]:
@@ -65,9 +80,9 @@ def imported_layers(path: Path) -> set[str]:
 
 
 def test_the_layout_page_lists_every_module_and_no_other():
-    table = re.findall(r"^\| [a-z ]+ \| `([a-z_/]+\.py)` \|", LAYOUT.read_text("utf-8"), re.M)
-    listed = set(table)
-    assert listed == set(modules())
+    table = re.findall(r"^\| ([a-z ]+) \| `([a-z_/]+\.py)` \|", LAYOUT.read_text("utf-8"), re.M)
+    assert {path for layer_name, path in table if layer_name != "dev"} == set(modules())
+    assert {path for layer_name, path in table if layer_name == "dev"} == set(dev_modules())
 
 
 @pytest.mark.parametrize(
@@ -87,6 +102,14 @@ def test_no_module_imports_from_a_layer_above(module):
     imported = imported_layers(PACKAGE / module)
     above = {other for other in imported if RANKS[other] > RANKS[own]}
     assert not above, f"{module} ({own}) imports from {sorted(above)}"
+
+
+@pytest.mark.parametrize("module", modules())
+def test_no_module_imports_the_development_package(module):
+    tree = ast.parse((PACKAGE / module).read_text("utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not {name for name in imported if name.startswith("lcb_conformance_dev")}, module
 
 
 # What a view must not read: a test runner's text (node ids, failure and skip reports) or a

@@ -1,4 +1,4 @@
-"""The suite as a package: its files are found through lcb_conformance.suite.paths, and the
+"""The suite as a package: its files are found through lcb_conformance.common.paths, and the
 commands that write into them (or need the repository's other folders) refuse an installed
 copy in one line. test_installed_wheel.py installs a built wheel and runs it."""
 
@@ -9,11 +9,11 @@ import importlib.metadata
 import pytest
 
 from lcb_conformance import cli
-from lcb_conformance.reports import peers
+from lcb_conformance.common import paths
 from lcb_conformance.runner.contract import contract_cases
-from lcb_conformance.suite import goldens, index, paths
-from lcb_conformance.tools import mutation
+from lcb_conformance.suite import goldens, index
 from lcb_conformance.upstream import PINNED_COMMIT, regen, source
+from lcb_conformance_dev import mutation, peers
 
 SUITE_FILES = (
     paths.GOLDENS_DIR / "INDEX.json",
@@ -47,7 +47,7 @@ def test_the_root_is_the_checkout_or_the_installed_packages_data():
     ("command", "main", "argv"),
     [
         ("lcb-conformance regen", regen.main, ["--upstream=installed"]),
-        ("lcb-conformance peers", peers.main, ["render"]),
+        ("python -m lcb_conformance_dev.peers", peers.main, ["render"]),
         ("mutation testing", mutation.main, []),
     ],
 )

@@ -1,4 +1,4 @@
-"""The peer adapters' machinery (peers/) and the peers report (lcb_conformance.reports.peers).
+"""The peer adapters' machinery (peers/) and the peers report (lcb_conformance_dev.peers).
 
 The adapters of evalscope, lighteval and OpenCompass need their peer installed: their tox envs
 (peer-*) run them. Here: the one adapter whose peer is the upstream package itself, and the
@@ -11,10 +11,11 @@ import importlib.metadata
 import pytest
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.common import paths
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.reports import peers as peers_report
-from lcb_conformance.suite import cases, paths
+from lcb_conformance.suite import cases
 from lcb_conformance.upstream import judge
+from lcb_conformance_dev import peers as peers_report
 
 
 @pytest.fixture

@@ -19,9 +19,9 @@ from pathlib import Path
 import junit_record
 import pytest
 
+from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.reports.verdict import Verdict
 from lcb_conformance.runner import results
-from lcb_conformance.suite import exit_codes, paths
 
 pytestmark = pytest.mark.selftest
 

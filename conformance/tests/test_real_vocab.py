@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from lcb_conformance.suite import audit, cases, families, goldens, hf_cache, real_vocab
-from lcb_conformance.suite.token_ids import WITH_SPECIALS
+from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
+from lcb_conformance.offline_tokenizers.token_ids import WITH_SPECIALS
+from lcb_conformance.suite import audit, cases, families, goldens
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 
 pytestmark = pytest.mark.realvocab

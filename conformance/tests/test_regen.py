@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.suite import cases, exit_codes, goldens
+from lcb_conformance.common import exit_codes
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import PINNED_COMMIT, Upstream, regen
 

@@ -12,11 +12,12 @@ import jsonschema
 import pytest
 import regrade_inputs as inputs
 
-from lcb_conformance import cli
+from lcb_conformance import cli, releases
+from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade, results_file
 from lcb_conformance.run_formats import registry
-from lcb_conformance.suite import exit_codes, goldens, paths, releases
+from lcb_conformance.suite import goldens
 from lcb_conformance.suite.families import regrade as regrade_family
 from lcb_conformance.upstream import grading
 

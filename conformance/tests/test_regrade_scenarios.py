@@ -11,6 +11,7 @@ import pytest
 import regrade_inputs as inputs
 
 from lcb_conformance import cli
+from lcb_conformance.common import exit_codes
 from lcb_conformance.run_formats import (
     lcb_runner,
     lcb_runner_code_execution,
@@ -19,7 +20,7 @@ from lcb_conformance.run_formats import (
     registry,
 )
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import exit_codes, goldens, scenario_cases
+from lcb_conformance.suite import goldens, scenario_cases
 from lcb_conformance.suite.families import regrade as regrade_family
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.suite import releases
+from lcb_conformance import releases
 
 pytestmark = pytest.mark.selftest
 

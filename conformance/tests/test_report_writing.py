@@ -2,7 +2,7 @@
 (lcb_conformance.reports.report): lone surrogates, NUL, control characters and megabytes are
 escaped and visible; a report that cannot be written raises ReportNotWritten and leaves
 nothing (or the previous report) at its path. Every command writes its reports the same way
-(lcb_conformance.suite.report_files): whole or absent, with the umask's mode, and a report it
+(lcb_conformance.common.report_files): whole or absent, with the umask's mode, and a report it
 cannot write is exit 6 with one line on stderr."""
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import miniatures
 import pytest
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.common import exit_codes, paths, report_files
 from lcb_conformance.reports import report
 from lcb_conformance.reports.verdict import Verdict
 from lcb_conformance.runner import results
 from lcb_conformance.runner import run as runner
-from lcb_conformance.suite import exit_codes, goldens, index, paths, report_files
+from lcb_conformance.suite import goldens, index
 
 HOSTILE = miniatures.HOSTILE
 # Past the side-by-side limit (the 10 MB case runs end to end in test_cli_report.py).
@@ -191,14 +192,14 @@ def _drift(monkeypatch, path):
 
 
 def _peers(monkeypatch, path):
-    from lcb_conformance.reports import peers
+    from lcb_conformance_dev import peers
 
     runs = path.parent / "runs"
     runs.mkdir()
     stored = {"peer": {"module": "peers.nvidia_generic_oai", "peer": "nvidia"}}
     (runs / "nvidia_generic_oai.json").write_text(json.dumps(stored))
     monkeypatch.setattr(peers, "render", lambda reports: "page\n")
-    return "lcb-conformance peers", "Markdown", peers.main(
+    return "python -m lcb_conformance_dev.peers", "Markdown", peers.main(
         ["render", "--out-dir", str(runs), "--output", str(path)]
     )
 

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance import cli
+from lcb_conformance.common import report_files
 from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_audit import request_logs
 from lcb_conformance.run_formats import opencompass as opencompass_format
 from lcb_conformance.run_formats import registry
-from lcb_conformance.suite import cases, report_files
+from lcb_conformance.suite import cases
 
 AUDIT = cases.FIXTURES_DIR / "audit"
 OPENCOMPASS_DATASET = AUDIT / "opencompass" / "dataset.jsonl"

@@ -14,8 +14,9 @@ from collections import Counter
 import pytest
 
 import lcb_prompts.score
+from lcb_conformance import releases
 from lcb_conformance.reports import score
-from lcb_conformance.suite import goldens, releases, score_cases
+from lcb_conformance.suite import goldens, score_cases
 from lcb_conformance.suite.families import score as score_family
 from lcb_conformance.suite.goldens import GoldenKey
 

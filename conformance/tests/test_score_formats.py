@@ -12,10 +12,10 @@ import pytest
 import regrade_inputs as inputs
 from false_greens import score_formats as made
 
-from lcb_conformance import cli
+from lcb_conformance import cli, releases
+from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import score_logs
 from lcb_conformance.run_formats import registry
-from lcb_conformance.suite import exit_codes, releases
 
 pytestmark = pytest.mark.selftest
 

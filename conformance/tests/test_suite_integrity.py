@@ -8,7 +8,9 @@ import sys
 
 import pytest
 
-from lcb_conformance.suite import audit, cases, deviations, families, goldens, hf_cache, paths
+from lcb_conformance.common import paths
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite import audit, cases, deviations, families, goldens
 from lcb_conformance.suite.integrity import checksum_problems, missing_goldens, orphan_goldens
 from lcb_conformance.upstream import PINNED_COMMIT
 

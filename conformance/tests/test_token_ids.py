@@ -9,8 +9,9 @@ import json
 
 import pytest
 
-from lcb_conformance.suite import audit, families, goldens, token_ids
-from lcb_conformance.suite import real_vocab_sources as sources
+from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
+from lcb_conformance.offline_tokenizers import token_ids
+from lcb_conformance.suite import audit, families, goldens
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import shutil
 
-from lcb_conformance.suite import cases, hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite import cases
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 
 R1 = "deepseek-ai__DeepSeek-R1-Distill-Qwen-7B"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.suite import hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
@@ -224,7 +224,7 @@ def test_activate_refuses_after_huggingface_hub_was_imported(tmp_path):
     proc = _run_python(
         f"""
         import huggingface_hub.constants  # what transformers imports; reads HF_HOME now
-        from lcb_conformance.suite import hf_cache
+        from lcb_conformance.offline_tokenizers import hf_cache
         try:
             hf_cache.activate_offline_cache({str(tmp_path / "ours")!r})
         except RuntimeError as e:

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 
 PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
 

@@ -46,7 +46,7 @@ from lcb_conformance.adapters import implementation
 from lcb_conformance.adapters.implementation import NOT_PROVIDED, NOT_PROVIDED_TYPE, NotProvided
 from lcb_conformance.adapters.jsonl_server import PARAMETERS, PROTOCOL
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
 
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
 DEFAULT_MEMORY_MB = 4096  # address space of the program

@@ -24,7 +24,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.suite import cases, releases
+from lcb_conformance import releases
+from lcb_conformance.suite import cases
 
 HUB_FOLDER = "datasets--livecodebench--code_generation_lite"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")

@@ -56,12 +56,13 @@ import tempfile
 from collections import deque
 from pathlib import Path
 
+from lcb_conformance import releases
+from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import results_file, views
 from lcb_conformance.reports import score
 from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import exit_codes, releases, report_files
 from lcb_conformance.upstream import grading, resolver
 from lcb_conformance.upstream.source import (
     INSTALLED,

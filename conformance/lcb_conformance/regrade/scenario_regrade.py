@@ -25,10 +25,12 @@ import json
 import sys
 from pathlib import Path
 
+from lcb_conformance.adapters import sandbox
+from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import regrade
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.suite import cases, exit_codes, report_files, scenario_cases
-from lcb_conformance.upstream import grading, sandbox, scenarios
+from lcb_conformance.suite import cases, scenario_cases
+from lcb_conformance.upstream import grading, scenarios
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
 
 WORDS = {

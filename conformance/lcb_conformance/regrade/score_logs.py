@@ -34,13 +34,14 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from lcb_conformance import releases
+from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade
 from lcb_conformance.reports import score
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import exit_codes, releases, report_files
 from lcb_prompts import score as scoring
 
 NOT_COMPUTED = (

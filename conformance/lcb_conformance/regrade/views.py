@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from lcb_conformance import releases
+from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
 from lcb_conformance.reports.report import CSS, _e
-from lcb_conformance.suite import exit_codes, releases
 
 SCHEMA = "lcb-conformance-regrade-report/1"
 SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"

@@ -29,8 +29,9 @@ import sys
 from collections import Counter
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.runner import options
-from lcb_conformance.suite import exit_codes, goldens, report_files
+from lcb_conformance.suite import goldens
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge
 

@@ -15,7 +15,7 @@ comparability matrix golden of this transformers line.
 Both accept any string a case or an implementation produces (lone surrogates, NUL, other
 control characters, megabytes): JSON keeps a lone surrogate as a ``\\udXXX`` escape, HTML
 shows control characters and surrogates as visible escapes. Each file is written by
-:func:`lcb_conformance.suite.report_files.write_atomically`, so a report is whole or absent and
+:func:`lcb_conformance.common.report_files.write_atomically`, so a report is whole or absent and
 its mode is the umask's; a report that cannot be written raises :class:`ReportNotWritten`.
 """
 
@@ -28,6 +28,7 @@ import json
 import re
 from pathlib import Path
 
+from lcb_conformance.common.report_files import write_atomically
 from lcb_conformance.reports import closest
 from lcb_conformance.reports.verdict import (
     NOT_PROVIDED_CELL,
@@ -41,7 +42,6 @@ from lcb_conformance.reports.verdict import (
 from lcb_conformance.runner.results import NOT_PROVIDED, SKIPPED, STATUSES, CaseResult
 from lcb_conformance.suite import audit, goldens, index, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.suite.report_files import write_atomically
 
 SCHEMA = "lcb-conformance-report/2"
 HTML_DIFFS = 100  # failing cases shown with a side-by-side diff; the rest with their report

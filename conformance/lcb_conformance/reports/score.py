@@ -44,9 +44,10 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from lcb_conformance import releases
+from lcb_conformance.common import exit_codes, json_stream, report_files
 from lcb_conformance.reports.report import CSS, _e
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.suite import exit_codes, json_stream, releases, report_files
 from lcb_prompts import score as scoring
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE

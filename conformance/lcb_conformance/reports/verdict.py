@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from lcb_conformance.common import exit_codes
 from lcb_conformance.runner.results import (
     CONTRACT,
     DIFFERS,
@@ -35,10 +36,10 @@ from lcb_conformance.runner.results import (
     CaseResult,
     Run,
 )
-from lcb_conformance.suite import cases, exit_codes, families, goldens, showdiff, styles
+from lcb_conformance.suite import cases, families, goldens, showdiff, styles
 from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZER, rendering_label
 
-# The run's exit codes (suite/exit_codes.py): comparable, a golden case differs (or, with
+# The run's exit codes (common/exit_codes.py): comparable, a golden case differs (or, with
 # --strict-contract, a contract case failed), the adapter or an input unusable, the suite
 # broken, nothing differs but the run did not finish or answered no golden case, a report
 # not written.

@@ -54,6 +54,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
+from lcb_conformance.common import exit_codes, json_stream, report_files
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit import request_logs
 from lcb_conformance.run_audit.request_logs import (
@@ -70,15 +72,7 @@ from lcb_conformance.run_formats import (
 )
 from lcb_conformance.run_formats.samples import LogError, Logged
 from lcb_conformance.runner.results import SCHEMA as RESULTS_SCHEMA
-from lcb_conformance.suite import (
-    cases,
-    exit_codes,
-    goldens,
-    hf_cache,
-    json_stream,
-    report_files,
-    showdiff,
-)
+from lcb_conformance.suite import cases, goldens, showdiff
 
 # every part of the audit (prompt, extraction, request) has the same outcomes
 IDENTICAL, DIFFERS, CANNOT = requested.IDENTICAL, requested.DIFFERS, requested.CANNOT

@@ -32,6 +32,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit.audit import (
@@ -45,7 +46,7 @@ from lcb_conformance.run_audit.audit import (
     Sample,
 )
 from lcb_conformance.run_formats import lcb_runner_files
-from lcb_conformance.suite import cases, json_stream
+from lcb_conformance.suite import cases
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
-from lcb_conformance.suite import json_stream
 
 NAME = "lcb_runner"
 DESCRIBED = "lcb_runner's results (a JSON array of rows with output_list and code_list)"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
-from lcb_conformance.suite import json_stream
 
 NOT_GRADED = "a results file without graded_list (lcb_runner's _eval_all file has the verdicts)"
 # what a row carries beside the dataset's fields

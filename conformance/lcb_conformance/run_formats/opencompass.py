@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats.samples import LogError, Logged, chat_messages, check_strings
-from lcb_conformance.suite import json_stream
 
 NAME = "opencompass"
 DESCRIBED = "OpenCompass's predictions (a JSON object of {origin_prompt, prediction, gold})"

@@ -13,9 +13,10 @@ from pathlib import Path
 from types import ModuleType
 
 import lcb_conformance.run_formats as package
+from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner, lcb_runner_files
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import cases, json_stream
+from lcb_conformance.suite import cases
 
 
 @cache

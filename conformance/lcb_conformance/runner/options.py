@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lcb_conformance.adapters import implementation, process
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner.run import Selection, Spec
-from lcb_conformance.suite import families, hf_cache
+from lcb_conformance.suite import families
 
 PLUGIN_PREFIX = "lcb-"
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation, process
+from lcb_conformance.adapters import implementation, process, sandbox
 from lcb_conformance.adapters.implementation import NotProvided
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner import contract, properties
 from lcb_conformance.runner.results import (
     CONTRACT,
@@ -40,9 +41,9 @@ from lcb_conformance.runner.results import (
     WHITESPACE,
     CaseResult,
 )
-from lcb_conformance.suite import audit, families, goldens, hf_cache, index, judge_cases, showdiff
+from lcb_conformance.suite import audit, families, goldens, index, judge_cases, showdiff
 from lcb_conformance.suite.families import judge as judge_family
-from lcb_conformance.upstream import judge, sandbox
+from lcb_conformance.upstream import judge
 
 CONTRACT_ROW = "API contract"  # the contract's rows of the verdict, by group
 CHUNKS_PER_JOB = 4
@@ -223,7 +224,7 @@ class Runner:
     def sandboxed(self, cases: list[dict]) -> list[CaseResult]:
         """The sandboxed families' cases, in their order: the judge's (judge_program on every
         program at once, upstream/judge.py) and the others' (their calls in one sandboxed
-        child, upstream/sandbox.py)."""
+        child, adapters/sandbox.py)."""
         found = {
             result.id: result
             for result in self._judged_batch([c for c in cases if c["family"] == goldens.JUDGE])

@@ -13,7 +13,8 @@ import importlib.metadata
 import json
 from functools import cache
 
-from lcb_conformance.suite import cases, hf_cache
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite import cases
 
 
 def transformers_line() -> str:

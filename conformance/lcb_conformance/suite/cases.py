@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import paths, styles
+from lcb_conformance.common import paths
+from lcb_conformance.suite import styles
 from lcb_conformance.suite.styles import LLAMA3_TOKENIZER
 
 FIXTURES_DIR = paths.FIXTURES_DIR

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import paths
+from lcb_conformance.common import paths
 
 GOLDENS_DIR = paths.GOLDENS_DIR
 MANIFEST_FILE = GOLDENS_DIR / "MANIFEST.sha256"

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from lcb_conformance.suite import cases, families, goldens, paths
+from lcb_conformance.common import paths
+from lcb_conformance.suite import cases, families, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-case-index/2"

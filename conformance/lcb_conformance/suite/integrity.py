@@ -16,7 +16,8 @@ import hashlib
 import unicodedata
 from pathlib import Path
 
-from lcb_conformance.suite import families, goldens, paths
+from lcb_conformance.common import paths
+from lcb_conformance.suite import families, goldens
 
 BOM = b"\xef\xbb\xbf"
 

@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass
 from functools import cache
 
-from lcb_conformance.suite import paths, releases
+from lcb_conformance import releases
+from lcb_conformance.common import paths
 
 SCORE_FIXTURES_DIR = paths.FIXTURES_DIR / "score"
 RUNS_FIXTURE = "score/runs.json"

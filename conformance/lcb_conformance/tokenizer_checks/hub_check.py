@@ -20,7 +20,9 @@ import os
 import sys
 from dataclasses import dataclass
 
-from lcb_conformance.suite import cases, exit_codes, hf_cache
+from lcb_conformance.common import exit_codes
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite import cases
 
 
 @dataclass(frozen=True)

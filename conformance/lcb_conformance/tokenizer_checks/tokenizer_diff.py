@@ -27,8 +27,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.suite import audit, cases, exit_codes, goldens, showdiff
-from lcb_conformance.suite.token_ids import WITH_SPECIALS, first_token_difference, sequences
+from lcb_conformance.common import exit_codes
+from lcb_conformance.offline_tokenizers.token_ids import (
+    WITH_SPECIALS,
+    first_token_difference,
+    sequences,
+)
+from lcb_conformance.suite import audit, cases, goldens, showdiff
 
 CHAT_STYLE = "generic"
 CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model

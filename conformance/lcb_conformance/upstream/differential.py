@@ -43,7 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.suite import cases, exit_codes, goldens, hf_cache, showdiff
+from lcb_conformance.common import exit_codes
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite import cases, goldens, showdiff
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"
 # Counted besides DIFFER: differences in whitespace alone (showdiff.severity).

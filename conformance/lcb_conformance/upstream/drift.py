@@ -38,7 +38,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lcb_conformance.suite import exit_codes, families, goldens, report_files
+from lcb_conformance.common import exit_codes, report_files
+from lcb_conformance.suite import families, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
@@ -65,9 +66,9 @@ class Verdict:
 
 def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
+    from lcb_conformance.adapters.sandbox import ChildFailed
     from lcb_conformance.upstream import UpstreamMissing
     from lcb_conformance.upstream.judge import JudgeRunError, known_gap
-    from lcb_conformance.upstream.sandbox import ChildFailed
 
     try:
         produced = produce(key)
@@ -94,7 +95,8 @@ def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
 def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     """Every upstream golden of the families ``only`` names (default: all) judged against
     ``source``."""
-    from lcb_conformance.suite import audit, hf_cache
+    from lcb_conformance.offline_tokenizers import hf_cache
+    from lcb_conformance.suite import audit
     from lcb_conformance.upstream import Upstream
     from lcb_conformance.upstream.producers import NotProducibleHere, Producer
 

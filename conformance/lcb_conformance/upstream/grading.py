@@ -73,11 +73,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation
+from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.adapters.jsonl_server import plain
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import exit_codes
-from lcb_conformance.upstream import judge, sandbox
+from lcb_conformance.common import exit_codes
+from lcb_conformance.upstream import judge
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
 
 # codegen_metrics' default per-test timeout (seconds): the leaderboard's.

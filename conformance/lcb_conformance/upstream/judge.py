@@ -45,10 +45,10 @@ import time
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation, process
+from lcb_conformance.adapters import implementation, process, sandbox
 from lcb_conformance.adapters.jsonl_server import JUDGE, SANDBOX_VARIABLE, plain
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
     CASES_FILE,
     CATEGORIES,
@@ -58,7 +58,6 @@ from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as ju
     judge_cases,
     problems,
 )
-from lcb_conformance.upstream import sandbox
 
 # The child's address-space limit. lcb_runner sets none (reliability_guard(None)); this one is
 # the suite's, far above what any case needs (the largest prints a few MB).

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing
 
 SUBMISSIONS = "https://github.com/LiveCodeBench/submissions"

@@ -6,8 +6,9 @@ import tempfile
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.suite import audit, families, goldens, real_vocab
-from lcb_conformance.suite import real_vocab_sources as sources
+from lcb_conformance.offline_tokenizers import real_vocab
+from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
+from lcb_conformance.suite import audit, families, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     Upstream,

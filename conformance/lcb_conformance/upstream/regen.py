@@ -32,18 +32,10 @@ import platform
 import sys
 import traceback
 
-from lcb_conformance.suite import (
-    audit,
-    cases,
-    exit_codes,
-    families,
-    goldens,
-    hf_cache,
-    index,
-    paths,
-    showdiff,
-)
-from lcb_conformance.suite import real_vocab_sources as sources
+from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
+from lcb_conformance.suite import audit, cases, families, goldens, index, showdiff
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,

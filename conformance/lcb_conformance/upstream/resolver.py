@@ -34,7 +34,8 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from lcb_conformance.suite import exit_codes, families, goldens
+from lcb_conformance.common import exit_codes
+from lcb_conformance.suite import families, goldens
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for

@@ -29,7 +29,8 @@ import subprocess
 import sys
 import types
 
-from lcb_conformance.suite import exit_codes, hf_cache
+from lcb_conformance.common import exit_codes
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing
 
 # The client modules the runners import, faked; torch reports this many GPUs.

@@ -10,7 +10,7 @@ prompt (:func:`prompt`); the message of an AttributeError on a missing class att
 spelled as Python 3.12 spells it on every Python (3.11 says only the attribute's name).
 
 The scorers run upstream's own metric functions in a sandboxed child process
-(lcb_conformance.upstream.sandbox): test output prediction eval()s each prediction and code
+(lcb_conformance.adapters.sandbox): test output prediction eval()s each prediction and code
 execution executes each one, both untrusted. The same child gives the regrade-scenarios
 goldens: a fixture run's raw outputs through the scenario's extractor, then its scorer, as
 runner/scenario_router does.
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.adapters import sandbox
+from lcb_conformance.common import exit_codes
 from lcb_conformance.suite.scenario_cases import (
     CODE_EXECUTION,
     COT,
@@ -35,7 +36,6 @@ from lcb_conformance.suite.scenario_cases import (
     gradings,
     problems,
 )
-from lcb_conformance.upstream import sandbox
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
 
 # Raised by the environment, not by a prompt builder's logic: never recorded as an outcome.

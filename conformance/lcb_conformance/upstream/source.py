@@ -8,7 +8,7 @@ snapshot of lcb_runner that stands in offline for what it shares with the refere
 some LMStyles and builds no prompt for others, which is reported as UpstreamMissing, never as
 drift. Upstream's LLaMa3 style loads meta-llama/Meta-Llama-3-8B-Instruct with AutoTokenizer
 on every call; that resolves offline through the Hugging Face cache built by
-:mod:`lcb_conformance.suite.hf_cache`.
+:mod:`lcb_conformance.offline_tokenizers.hf_cache`.
 """
 
 from __future__ import annotations

@@ -19,13 +19,19 @@ from pathlib import Path
 
 from lcb_conformance.cli import SUBCOMMANDS
 
+# The maintainers' commands outside `lcb-conformance` (dev/, not in the wheel): name -> module
+# whose main(argv) runs it.
+DEV_COMMANDS = {"peers": "lcb_conformance_dev.peers"}
+
 
 @dataclass(frozen=True)
 class FalseGreen:
     id: str
-    command: str  # the subcommand, as `lcb-conformance COMMAND` (the plugin: "pytest-plugin")
+    # the subcommand, as `lcb-conformance COMMAND`; the plugin: "pytest-plugin"; a
+    # maintainers' command: its DEV_COMMANDS name
+    command: str
     argv: tuple[str, ...]
-    expect: int  # the exit code this input must give (suite/exit_codes.py); never 0
+    expect: int  # the exit code this input must give (common/exit_codes.py); never 0
     why: str  # the false claim an exit 0 would make
     prepare: Callable[[Path], None] | None = None
     needs: tuple[str, ...] = field(default=())  # "upstream": runs in the upstream env
@@ -36,7 +42,7 @@ class FalseGreen:
 def commands(rows: list[FalseGreen]) -> list[str]:
     """The commands the rows attack (a row typing a command that does not exist attacks the
     dispatcher, not a command)."""
-    return sorted({row.command for row in rows} & {*SUBCOMMANDS, "pytest-plugin"})
+    return sorted({row.command for row in rows} & {*SUBCOMMANDS, *DEV_COMMANDS, "pytest-plugin"})
 
 
 def all_cases() -> list[FalseGreen]:

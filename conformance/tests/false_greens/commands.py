@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from false_greens import FalseGreen
-from lcb_conformance.suite import exit_codes, hf_cache, paths
+from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.offline_tokenizers import hf_cache
 
 SNAPSHOT = "{fixtures}/tokenizers/Qwen__Qwen2.5-Coder-7B-Instruct"
 OTHER_SNAPSHOT = "{fixtures}/tokenizers/Qwen__Qwen3-8B"

@@ -10,8 +10,8 @@ from pathlib import Path
 import regrade_inputs as inputs
 
 from false_greens import FalseGreen
+from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import results_file
-from lcb_conformance.suite import exit_codes
 
 RUN = str(inputs.LCB_RUNNER_RUN)
 

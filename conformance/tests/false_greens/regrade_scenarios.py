@@ -11,7 +11,8 @@ from pathlib import Path
 import regrade_inputs as inputs
 
 from false_greens import FalseGreen
-from lcb_conformance.suite import exit_codes, scenario_cases
+from lcb_conformance.common import exit_codes
+from lcb_conformance.suite import scenario_cases
 
 OUTPUT = inputs.AUDIT / "lcb_runner" / "{run}" / "output" / "GPT-4O-2024-08-06"
 TEST_OUTPUT = str(OUTPUT).format(run="test-output") + (

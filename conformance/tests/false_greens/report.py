@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from false_greens import FalseGreen
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 
 CASES = [
     FalseGreen(

@@ -9,7 +9,7 @@ import sys
 
 from false_greens import FalseGreen
 from lcb_conformance.adapters import jsonl_server
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 
 
 def _served(adapter: str) -> str:

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from false_greens import FalseGreen
-from lcb_conformance.suite import exit_codes, score_cases
+from lcb_conformance.common import exit_codes
+from lcb_conformance.suite import score_cases
 from lcb_prompts import score as scoring
 
 O1_MINI = "{fixtures}/score/o1-mini-2024-09-12.json"

@@ -10,7 +10,8 @@ from pathlib import Path
 import regrade_inputs as inputs
 
 from false_greens import FalseGreen
-from lcb_conformance.suite import exit_codes, releases
+from lcb_conformance import releases
+from lcb_conformance.common import exit_codes
 from lcb_prompts import score as scoring
 
 RELEASE = "release_v1"

@@ -16,8 +16,8 @@ import pytest
 
 from false_greens import FalseGreen
 from lcb_conformance import cli
+from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.runner import results
-from lcb_conformance.suite import exit_codes, paths
 
 RUN = "run.jsonl"
 ONLY = "reference-impl/decode_context"

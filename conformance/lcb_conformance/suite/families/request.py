@@ -64,7 +64,7 @@ FAMILIES = (
 )
 
 
-# --- the summary table of docs/score.md (a generated figure: lcb_conformance.tools.docs_figures)
+# --- the summary table of docs/score.md (a generated figure: lcb_conformance_dev.docs_figures)
 
 SENT = (
     "n", "candidate_count", "temperature", "top_p", "p", "max_tokens", "max_tokens_to_sample",

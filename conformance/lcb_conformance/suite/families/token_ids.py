@@ -5,7 +5,8 @@ snapshots); the realvocab envs hold the tokenizers to them (test_token_ids.py)."
 
 from __future__ import annotations
 
-from lcb_conformance.suite import cases, goldens, token_ids
+from lcb_conformance.offline_tokenizers import token_ids
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.families.token_audit import audit_keys, audited_prompt, line_of
 from lcb_conformance.suite.goldens import GoldenKey

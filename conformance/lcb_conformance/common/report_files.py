@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from lcb_conformance.suite.exit_codes import REPORT_NOT_WRITTEN  # noqa: F401 (callers' name)
+from lcb_conformance.common.exit_codes import REPORT_NOT_WRITTEN  # noqa: F401 (callers' name)
 
 
 class ReportNotWritten(Exception):

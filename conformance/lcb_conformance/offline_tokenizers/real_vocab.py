@@ -29,8 +29,8 @@ import json
 import shutil
 from pathlib import Path
 
-from lcb_conformance.suite import hf_cache
-from lcb_conformance.suite import real_vocab_sources as sources
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
 
 __all__ = [
     "MODELS",

@@ -1,7 +1,7 @@
 """The peers report: every peer adapter (peers/) run through the conformance suite, on one page.
 
-    lcb-conformance peers run peers.MODULE [--python PYTHON] [--out-dir build/peers]
-    lcb-conformance peers render [--out-dir build/peers] [--output docs/peers.md]
+    python -m lcb_conformance_dev.peers run peers.MODULE [--python PYTHON] [--out-dir build/peers]
+    python -m lcb_conformance_dev.peers render [--out-dir build/peers] [--output docs/peers.md]
 
 ``run`` (in the peer's own tox env, where the peer is installed) runs the suite through the
 lcb-conformance CLI with ``--json`` and stores that report with the adapter's description and
@@ -31,17 +31,9 @@ from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
 
+from lcb_conformance.common import exit_codes, paths, report_files
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import (
-    cases,
-    deviations,
-    exit_codes,
-    goldens,
-    index,
-    paths,
-    report_files,
-    showdiff,
-)
+from lcb_conformance.suite import cases, deviations, goldens, index, showdiff
 from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.suite.families import request
 from lcb_conformance.suite.goldens import GoldenKey
@@ -52,6 +44,7 @@ PREDICTIONS_FILE = paths.ROOT / "peers" / "predictions.toml"
 REQUESTS_FILE = paths.ROOT / "peers" / "requests.toml"
 OUTPUT = paths.ROOT / "docs" / "peers.md"
 REGEN_COMMAND = "tox -m peers"
+PROG = "python -m lcb_conformance_dev.peers"
 PEERS = (
     "nvidia_generic_oai",
     "evalscope_lcb",
@@ -138,7 +131,7 @@ def run(module_name: str, out_dir: Path, python: str | None = None) -> int:
         report = json.loads(path.read_text("utf-8"))
         report["peer"] = describe(module_name, python)
         stored = report_files.write_reports(
-            "lcb-conformance peers",
+            PROG,
             {"JSON": (path, lambda: json.dumps(report, ensure_ascii=False) + "\n")},
         )
         if not stored:
@@ -725,7 +718,7 @@ def render(reports: list[dict]) -> str:
         "adapter in `peers/` calling the peer's own code, the suite run by `lcb-conformance "
         "--impl peers.<module> --json`, or over `--impl-cmd` with the adapter served by the "
         "generic server from the peer's own Python where it needs another, then "
-        "`lcb-conformance peers render`). "
+        "`python -m lcb_conformance_dev.peers render`). "
         "Do not edit by hand.",
         "",
         'A cell is a style x tokenizer family of the verdict matrix; "cases run" excludes '
@@ -882,7 +875,7 @@ def load_reports(out_dir: Path) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="lcb-conformance peers")
+    parser = argparse.ArgumentParser(prog=PROG)
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the suite for one peer adapter")
     run_parser.add_argument("module", help="e.g. peers.evalscope_lcb")
@@ -896,7 +889,7 @@ def main(argv: list[str] | None = None) -> int:
     render_parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
     render_parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
-    if refusal := paths.outside_checkout("lcb-conformance peers"):
+    if refusal := paths.outside_checkout(PROG):
         print(refusal, file=sys.stderr)
         return exit_codes.UNUSABLE
     if args.command == "run":
@@ -904,17 +897,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         reports = load_reports(args.out_dir)
     except ValueError as error:
-        print(f"lcb-conformance peers: {error}", file=sys.stderr)
+        print(f"{PROG}: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
     if not reports:
         print(
-            f"lcb-conformance peers: no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`",
+            f"{PROG}: no peer runs in {args.out_dir}; run `{REGEN_COMMAND}`",
             file=sys.stderr,
         )
         return exit_codes.UNUSABLE
     print(f"{len(reports)} peers")
     written = report_files.write_reports(
-        "lcb-conformance peers", {"Markdown": (args.output, lambda: render(reports))}
+        PROG, {"Markdown": (args.output, lambda: render(reports))}
     )
     return exit_codes.OK if written else report_files.REPORT_NOT_WRITTEN
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters.jsonl_server import block_internet
 from lcb_conformance.adapters.untrusted import Contained
-from lcb_conformance.suite import exit_codes
+from lcb_conformance.common import exit_codes
 
 # The child's address-space limit: far above what any case needs.
 MEMORY_LIMIT_BYTES = 4 * 1024**3

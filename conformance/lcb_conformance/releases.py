@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 
-from lcb_conformance.suite import paths
+from lcb_conformance.common import paths
 
 PROBLEMS_FILE = paths.RELEASES_DIR / "problems.jsonl"
 MANIFEST_FILE = paths.RELEASES_DIR / "releases.json"

@@ -47,7 +47,7 @@ SUITE_DIR = ROOT / "conformance"
 GOLDENS_DIR = SUITE_DIR / "goldens"
 EXAMPLES_DIR = SUITE_DIR / "examples"  # a checkout's only
 DEVIATIONS_FILE = SUITE_DIR / "deviations.toml"
-# The problem-set manifests of every release tag and leaderboard window (suite/releases.py).
+# The problem-set manifests of every release tag and leaderboard window (releases.py).
 RELEASES_DIR = SUITE_DIR / "releases"
 CASE_INDEX_SCHEMA = SUITE_DIR / "case-index.schema.json"
 # JSON Schema of the --json report (lcb_conformance.reports.report.SCHEMA)

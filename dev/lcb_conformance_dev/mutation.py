@@ -1,6 +1,6 @@
 """Mutation testing of the reference lcb_prompts with mutmut 3: ``tox -e mutation``.
 
-    python -m lcb_conformance.tools.mutation [--keep] [--max-children N]
+    python -m lcb_conformance_dev.mutation [--keep] [--max-children N]
 
 Why a runner and not plain ``mutmut run``: mutmut 3 names a mutant after its file's path
 (``impl/lcb_prompts/prompts.py`` -> ``impl.lcb_prompts.prompts``) and puts only ``mutants/``,
@@ -32,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lcb_conformance.suite import exit_codes, paths
+from lcb_conformance.common import exit_codes, paths
 
 REPO_ROOT = paths.ROOT  # main() refuses an installed copy
 
@@ -113,7 +113,7 @@ def report(found: dict[str, str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lcb_conformance.tools.mutation")
+    parser = argparse.ArgumentParser(prog="python -m lcb_conformance_dev.mutation")
     parser.add_argument("--keep", action="store_true", help="reuse mutants/ from the last run")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)

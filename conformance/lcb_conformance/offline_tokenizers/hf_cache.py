@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lcb_conformance.suite import paths
+from lcb_conformance.common import paths
 
 __all__ = [
     "SNAPSHOTS_DIR",
@@ -90,7 +90,8 @@ def _check_hf_home_is_ours(hf_home: Path) -> None:
     if hf_home.is_dir() and any(hf_home.iterdir()) and not (hf_home / MARKER_FILE).is_file():
         raise RuntimeError(
             f"refusing to write tokenizer snapshots into {hf_home}: it is not empty and was not "
-            f"created by lcb_conformance.suite.hf_cache (no {MARKER_FILE}); use an empty directory"
+            f"created by lcb_conformance.offline_tokenizers.hf_cache (no {MARKER_FILE}); "
+            "use an empty directory"
         )
 
 
@@ -109,7 +110,7 @@ def build_cache(hf_home: Path, snapshots_dir: Path = SNAPSHOTS_DIR) -> dict[str,
     _check_hf_home_is_ours(hf_home)
     hf_home.mkdir(parents=True, exist_ok=True)
     (hf_home / MARKER_FILE).write_text(
-        "tokenizer snapshots written by lcb_conformance.suite.hf_cache\n"
+        "tokenizer snapshots written by lcb_conformance.offline_tokenizers.hf_cache\n"
     )
     hub = hf_home / "hub"
     hub.mkdir(exist_ok=True)

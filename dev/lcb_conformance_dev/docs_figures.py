@@ -1,9 +1,9 @@
 """The figures of README.md and docs/: counted by the suite and written into the pages, or
 measured and kept with the date and the command that measured them.
 
-    python -m lcb_conformance.tools.docs_figures --write [--wheel WHEEL]
-    python -m lcb_conformance.tools.docs_figures --check [--wheel WHEEL]
-    python -m lcb_conformance.tools.docs_figures --list
+    python -m lcb_conformance_dev.docs_figures --write [--wheel WHEEL]
+    python -m lcb_conformance_dev.docs_figures --check [--wheel WHEEL]
+    python -m lcb_conformance_dev.docs_figures --list
 
 A generated figure is a marked span; the marks are HTML comments, invisible when rendered:
 
@@ -51,22 +51,19 @@ from hypothesis import settings
 
 import lcb_prompts.extraction
 import lcb_prompts.score
-from lcb_conformance import cli
-from lcb_conformance.reports import peers, report
+from lcb_conformance import cli, releases
+from lcb_conformance.common import exit_codes, paths, report_files
+from lcb_conformance.reports import report
 from lcb_conformance.reports import score as score_report
 from lcb_conformance.run_audit import audit
 from lcb_conformance.runner import contract, properties
 from lcb_conformance.suite import (
     cases,
     deviations,
-    exit_codes,
     families,
     goldens,
     index,
     judge_cases,
-    paths,
-    releases,
-    report_files,
     scenario_cases,
     score_cases,
     styles,
@@ -74,10 +71,10 @@ from lcb_conformance.suite import (
 from lcb_conformance.suite.families import request, scenario_prompt, score
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.tokenizer_checks import tokenizer_diff
-from lcb_conformance.tools import hypothesis_profiles
 from lcb_conformance.upstream import differential, judge
+from lcb_conformance_dev import hypothesis_profiles, peers
 
-WRITE_COMMAND = "python -m lcb_conformance.tools.docs_figures --write"
+WRITE_COMMAND = "python -m lcb_conformance_dev.docs_figures --write"
 WHEEL_COMMAND = (
     "pip wheel --no-deps --no-build-isolation -w /tmp/lcb-wheel . && "
     f"{WRITE_COMMAND} --wheel /tmp/lcb-wheel/lcb_conformance-*.whl"
@@ -112,7 +109,7 @@ NOT_MEASURED = (
 UNMEASURED_ADVICE = (
     "time or size figures outside a measured block: put each in <!-- measured YYYY-MM-DD: "
     "COMMAND --> … <!-- /measured -->, make it a generated figure, or (a constant, not a "
-    "measurement) list it in lcb_conformance.tools.docs_figures.NOT_MEASURED"
+    "measurement) list it in lcb_conformance_dev.docs_figures.NOT_MEASURED"
 )
 WORDS = ":words"  # a figure spelt out: "six"
 SMALL = (
@@ -642,7 +639,7 @@ def stale_allowances() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m lcb_conformance.tools.docs_figures",
+        prog="python -m lcb_conformance_dev.docs_figures",
         description="Write or check the figures of README.md and docs/ from the suite's data.",
     )
     action = parser.add_mutually_exclusive_group(required=True)
