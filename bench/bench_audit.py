@@ -13,7 +13,7 @@ problem rebuilt and looked up in the cache) and reads the child's peak memory. T
 show whether memory stays flat as the file grows. ``--format lm-eval``: the same samples as
 lm-evaluation-harness's samples file instead (a JSON line per problem: doc, the prompt as
 arguments.gen_args_0.arg_0, resps, filtered_resps), audited with ``--style``. Figures for
-docs/audit.md, not assertions.
+docs/audit-formats.md, not assertions.
 """
 
 from __future__ import annotations

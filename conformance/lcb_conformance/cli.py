@@ -1,4 +1,5 @@
-"""lcb-conformance: one command for every user-facing job (``lcb-conformance --help``).
+"""`lcb-conformance`: every subcommand, one command for every user-facing job (`lcb-conformance
+--help`).
 
     lcb-conformance [run] [--impl MODULE[:ATTR] [--impl-path DIR]] [--impl-cmd CMD
                     [--impl-timeout S] [--impl-memory-mb MB]] [--tokenizers DIR]

@@ -1,4 +1,5 @@
-"""The pytest plugin: the conformance cases as items of an eval package's own pytest session.
+"""The pytest plugin (`-p lcb_conformance.plugin`): the conformance cases as items of an eval
+package's own pytest session, run by the runner.
 
 It is not loaded unless asked, so a session that did not ask sees no option, marker or
 setting of ours, and nothing of its process changes:

@@ -1,8 +1,12 @@
-"""Which problems a LiveCodeBench release tag or leaderboard window holds: the manifests in
+"""The problem-set manifests: every release tag's and leaderboard window's problems, count,
+sha256; a run's problem set against them.
+
+Which problems a LiveCodeBench release tag or leaderboard window holds: the manifests in
 conformance/releases/ (problems.jsonl, one row per problem of release_latest with the dataset
 file it is in; releases.json, every tag's files, count and sha256, what is exact and what is
-derived, and the leaderboard's windows), written by conformance/releases/build.py from public
-facts (docs/score.md). Standard library only.
+derived, the leaderboard's windows, and the sha256 of each file LiveCodeBench published),
+written by conformance/releases/build.py from public facts (docs/score-goldens.md). Standard library
+only.
 """
 
 from __future__ import annotations
@@ -57,6 +61,12 @@ def problems() -> dict[str, dict]:
 @cache
 def manifest() -> dict:
     return json.loads(MANIFEST_FILE.read_text("utf-8"))
+
+
+def published() -> dict:
+    """The dataset's files as LiveCodeBench published them: the Hub revision, and each file's
+    sha256 and row count (releases.json's ``published``, from a public record of them)."""
+    return manifest()["published"]
 
 
 class UnknownRelease(ValueError):

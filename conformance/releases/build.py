@@ -1,11 +1,12 @@
 """Writes problems.jsonl and releases.json, the problem-set manifests, from public facts.
 
-    python conformance/releases/build.py SITE_GIT SUBMISSIONS_GIT
+    python conformance/releases/build.py SITE_GIT SUBMISSIONS_GIT DIGESTS_GIT
 
 SITE_GIT is a git repository (bare is fine) of LiveCodeBench/livecodebench.github.io,
-SUBMISSIONS_GIT one of LiveCodeBench/submissions; the files are read at the pinned commits
-below with ``git show``, so the result does not depend on what is checked out. Nothing is
-downloaded; the output is committed (docs/score.md says how each fact was established).
+SUBMISSIONS_GIT one of LiveCodeBench/submissions, DIGESTS_GIT one of
+Kevin-Li-2025/L20-CodeForge; the files are read at the pinned commits below with ``git show``,
+so the result does not depend on what is checked out. Nothing is downloaded; the output is
+committed (docs/score.md says how each fact was established).
 
 The facts, and what each establishes:
 
@@ -26,6 +27,12 @@ The facts, and what each establishes:
   into the official counts 111, 101, 101, 167 (derived). Problems sharing a date across a cut,
   and problems not in release_v1 yet dated before its last date (which no date order places),
   are listed as uncertain, with the files they may be in.
+- The published files' sha256: a public run's record of the six files it graded
+  (L20-CodeForge's materialized manifest: each file's sha256 and row count), the same six
+  digests that other public repositories pin for the dataset's revision 0fe84c39 (with the
+  Hub's LFS sizes; e.g. leozippon/socio-evo tasks/coding/fetch.py). Each file's row count must
+  be the dataset card's (400, 111, 101, 101, 167, 175), so the record is of the published
+  files. A dataset's file is held to its digest: a test case changed in it is named.
 """
 
 from __future__ import annotations
@@ -54,6 +61,19 @@ SITE_V6 = "83b6481b4890c4951730f53bdde815b25e0f7f3a"  # 2025-04-22: 1055
 SUBMISSIONS_COMMIT = "4d04b02a01c81b0a7207bafdcda35efad9e39b8c"
 O1_MINI = "O1-Mini-2024-09-12 (N=1)/Scenario.codegeneration_1_0.2_eval_all.json"
 BUILDER = "build_leaderboard_json.py"
+DIGESTS = "https://github.com/Kevin-Li-2025/L20-CodeForge"
+DIGESTS_COMMIT = "edf6ae226dda8cdeb98b8c1721543ea8ddffac5c"  # 2026-05-23
+DIGESTS_FILE = (
+    "benchmarks/livecodebench_full_release_v6_2026_05_22/"
+    "release_v6_test_full.materialized_manifest.json"
+)
+# The Hub revision whose files have these digests, as other public repositories pin it with
+# the same six sha256 (read there, not here: no snapshot of them is to be had offline).
+PUBLISHED_REVISION = "0fe84c3912ea0c4d4a78037083943e8f0c4dd505"
+REVISION_FROM = (
+    "https://github.com/leozippon/socio-evo 4657970f6f462928286132faa44684c870600636 "
+    "tasks/coding/fetch.py (REVISION, FILES: the same six sha256)"
+)
 
 # The releases' sizes, file by file cumulated (the dataset card's counts).
 CUMULATIVE = (400, 511, 612, 713, 880, 1055)
@@ -126,7 +146,19 @@ def month_marks(last: str) -> list[str]:
     return marks
 
 
-def build(site: Path, submissions: Path) -> tuple[list[dict], dict]:
+def published_files(digests: Path) -> dict[str, dict]:
+    """file -> its sha256 and row count as the public record gives them; each count the
+    dataset card's, so the record is of the published files."""
+    record = json.loads(git_show(digests, DIGESTS_COMMIT, DIGESTS_FILE))
+    assert record["dataset"] == "livecodebench/code_generation_lite", record["dataset"]
+    shards = {shard["filename"]: shard for shard in record["shards"]}
+    assert list(shards) == list(FILES), list(shards)
+    counts = [b - a for a, b in zip((0, *CUMULATIVE[:-1]), CUMULATIVE, strict=True)]
+    assert [shards[name]["rows"] for name in FILES] == counts
+    return {name: {key: shards[name][key] for key in ("sha256", "rows")} for name in FILES}
+
+
+def build(site: Path, submissions: Path, digests: Path) -> tuple[list[dict], dict]:
     v1 = site_problems(site, SITE_V1)
     v5 = site_problems(site, SITE_V5)
     v6 = site_problems(site, SITE_V6)
@@ -220,7 +252,8 @@ def build(site: Path, submissions: Path) -> tuple[list[dict], dict]:
         }
 
     manifest = {
-        "how": "python conformance/releases/build.py SITE_GIT SUBMISSIONS_GIT (docs/score.md)",
+        "how": "python conformance/releases/build.py SITE_GIT SUBMISSIONS_GIT DIGESTS_GIT "
+        "(docs/score.md)",
         "sources": {
             "loader": LOADER,
             "counts": "the dataset card: 400, 511, 612, 713, 880, 1055 (release_v1..v6)",
@@ -229,9 +262,12 @@ def build(site: Path, submissions: Path) -> tuple[list[dict], dict]:
             "site_v6": f"{SITE} {SITE_V6} {SITE_DATA}",
             "o1_mini": f"{SUBMISSIONS} {SUBMISSIONS_COMMIT} {O1_MINI}",
             "o1_mini_sha256": hashlib.sha256(o1_mini_bytes).hexdigest(),
+            "published_files": f"{DIGESTS} {DIGESTS_COMMIT} {DIGESTS_FILE}",
+            "published_revision": REVISION_FROM,
         },
         "sha256_of_a_problem_set": "sha256 of the rows' question_id, contest_date, difficulty "
         "and platform as compact sorted-key JSON, one line each, in question_id order",
+        "published": {"revision": PUBLISHED_REVISION, "files": published_files(digests)},
         "tags": tag_manifests,
         "leaderboards": editions,
         "windows": windows,
@@ -240,8 +276,8 @@ def build(site: Path, submissions: Path) -> tuple[list[dict], dict]:
 
 
 def main(argv: list[str]) -> int:
-    site, submissions = map(Path, argv)
-    rows, manifest = build(site, submissions)
+    site, submissions, digests = map(Path, argv)
+    rows, manifest = build(site, submissions, digests)
     with (HERE / "problems.jsonl").open("w", encoding="utf-8") as out:
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=True, sort_keys=True) + "\n")

@@ -87,6 +87,49 @@ def hub_cache(folder: Path, table: list[dict], name: str = "test.jsonl") -> Path
     return folder
 
 
+ECHO = "print(input())"  # passes release_rows' one test
+
+
+def release_run(folder: Path, tag: str = "release_v1", count: int = 2) -> Path:
+    """An lcb_runner eval_all run on the first ``count`` problems of a release as release_rows
+    writes them, each answered by a program lcb_runner's judge passes and its file records
+    passed: graded against those rows, a regrade agrees on every sample."""
+    table = [
+        {
+            "question_id": row["question_id"], "contest_date": row["contest_date"],
+            "difficulty": row["difficulty"], "platform": row["platform"],
+            "output_list": [f"```python\n{ECHO}\n```\n"], "code_list": [ECHO],
+            "graded_list": [True],
+        }
+        for row in releases.members(tag)[:count]
+    ]  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    run = folder / "Scenario.codegeneration_1_0.2_eval_all.json"
+    run.write_text(json.dumps(table), "utf-8")
+    return run
+
+
+def as_published(monkeypatch, folder: Path) -> None:
+    """Take the folder's files for the ones LiveCodeBench published (their sha256 as the
+    record's): what the published files themselves, gigabytes, would give offline."""
+    record = releases.published()
+    files = {
+        path.name: {"sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        for path in folder.rglob("*.jsonl")
+    }
+    monkeypatch.setattr(releases, "published", lambda: {**record, "files": files})
+
+
+def change_a_test(path: Path) -> None:
+    """One test case of the file's first row changed: input and output 1 made 2, which the
+    run's programs (ECHO) pass all the same, so only the dataset check can tell."""
+    text = path.read_text("utf-8")
+    one = '\\"input\\": \\"1\\\\n\\", \\"output\\": \\"1\\\\n\\"'
+    edited = text.replace(one, one.replace("1", "2"), 1)
+    assert edited != text
+    path.write_text(edited, "utf-8")
+
+
 CORRECT_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 WRONG_SUM = "a, b = map(int, input().split())\nprint(a + b + 1)\n"
 

@@ -1,5 +1,5 @@
 """lcb_conformance.adapters.harness_source: a harness's installed code, compiled from its files
-without importing its package (peers/ and docs/implementations.md use it)."""
+without importing its package (peers/ and docs/harness-code.md use it)."""
 
 from __future__ import annotations
 

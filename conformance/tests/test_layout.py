@@ -9,59 +9,18 @@ from pathlib import Path
 
 import pytest
 
-import lcb_conformance
 from lcb_conformance.common import paths
+from lcb_conformance_dev import layout_table
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
 
-PACKAGE = Path(lcb_conformance.__file__).parent
-LAYOUT = paths.ROOT / "docs" / "layout.md"
-DEV = paths.ROOT / "dev" / "lcb_conformance_dev"
-# A module may import its own layer and those with a lower rank. The development package
-# (dev/lcb_conformance_dev) may read every layer; no module of the gate imports it (the wheel
-# does not ship it).
-RANKS = {
-    "common": 0,
-    "offline_tokenizers": 1,
-    "releases": 1,
-    "suite": 2,
-    "adapters": 3,
-    "upstream": 4,
-    "tokenizer_checks": 4,
-    "runner": 5,
-    "run_formats": 5,
-    "reports": 6,
-    "run_audit": 7,
-    "regrade": 7,
-    "cli": 8,
-}
-
-
-def modules() -> list[str]:
-    return sorted(
-        path.relative_to(PACKAGE).as_posix()
-        for path in PACKAGE.rglob("*.py")
-        if path.name != "__init__.py"
-    )
-
-
-def dev_modules() -> list[str]:
-    """The development package's modules, as 'lcb_conformance_dev/peers.py'."""
-    return sorted(
-        path.relative_to(DEV.parent).as_posix()
-        for path in DEV.glob("*.py")
-        if path.name != "__init__.py"
-    )
-
-
-def layer(name: str) -> str:
-    """'suite/cases.py' -> 'suite'; 'lcb_conformance.upstream.source' -> 'upstream'."""
-    parts = name.removeprefix("lcb_conformance.").replace(".", "/").split("/")
-    return (
-        "cli" if parts[0] in ("cli", "cli.py", "plugin", "plugin.py")
-        else parts[0].removesuffix(".py")
-    )
+PACKAGE = layout_table.PACKAGE
+LAYOUT = paths.ROOT / "docs" / "layout-modules.md"  # generated: layout_table.py
+RANKS = layout_table.RANKS  # a module may import its own layer and those of a lower rank
+modules = layout_table.modules
+layer = layout_table.layer
+TABLE = re.compile(r"<!-- figure: layout-modules -->\n(.*?)\n<!-- /figure -->", re.S)
 
 
 def imported_layers(path: Path) -> set[str]:
@@ -79,10 +38,19 @@ def imported_layers(path: Path) -> set[str]:
     return found
 
 
-def test_the_layout_page_lists_every_module_and_no_other():
-    table = re.findall(r"^\| ([a-z ]+) \| `([a-z_/]+\.py)` \|", LAYOUT.read_text("utf-8"), re.M)
-    assert {path for layer_name, path in table if layer_name != "dev"} == set(modules())
-    assert {path for layer_name, path in table if layer_name == "dev"} == set(dev_modules())
+def test_the_layout_page_holds_the_table_generated_from_the_tree():
+    """A module added or removed, or whose docstring's first sentence changed, changes the
+    generated table: the page must be rewritten (docs_figures --write)."""
+    (on_page,) = TABLE.findall(LAYOUT.read_text("utf-8"))
+    assert on_page == layout_table.table(), (
+        "docs/layout.md's module table is not the tree's: run "
+        "`python -m lcb_conformance_dev.docs_figures --write`"
+    )
+
+
+def test_the_generated_table_lists_every_module_and_no_other():
+    listed = re.findall(r"^\| [a-z ]+ \| `([a-z_/]+\.py)` \|", layout_table.table(), re.M)
+    assert sorted(listed) == sorted(modules() + layout_table.dev_modules())
 
 
 @pytest.mark.parametrize(
@@ -93,7 +61,7 @@ def test_the_layout_page_lists_every_module_and_no_other():
 def test_every_subpackage_says_its_job(package):
     docstring = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
     assert docstring, f"lcb_conformance/{package}/__init__.py: say what the subpackage is for"
-    assert layer(package) in RANKS, f"{package}: give it a layer in this test and in docs/layout.md"
+    assert layer(package) in RANKS, f"{package}: give its layer a rank in layout_table.RANKS"
 
 
 @pytest.mark.parametrize("module", modules())

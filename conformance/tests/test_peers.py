@@ -7,6 +7,7 @@ report rendered from a run (the source loader they rely on: test_harness_source.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 
 import pytest
 
@@ -92,10 +93,29 @@ def _run(actual: str, golden: str) -> dict:
     }  # fmt: skip
 
 
+def _pages(runs: list[dict]) -> str:
+    """Both pages render writes: the summary and the matrix beside it."""
+    return peers_report.render(runs) + peers_report.render_matrix(runs)
+
+
+def test_render_writes_the_summary_and_the_matrix_it_links_to(tmp_path, capsys):
+    golden = peers_report.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "opencompass_lcb.json").write_text(json.dumps(_run("x", golden)), "utf-8")
+    output = tmp_path / "pages" / "peers.md"
+    output.parent.mkdir()
+    assert peers_report.main(["render", "--out-dir", str(runs), "--output", str(output)]) == 0
+    summary, matrix = output.read_text("utf-8"), (output.parent / "peers-matrix.md").read_text()
+    assert "](peers-matrix.md)" in summary and "## OpenCompass 0.5.4" not in summary
+    assert "## OpenCompass 0.5.4 — `peers.opencompass_lcb`" in matrix
+    assert "| generic | no template | prompt | 1 | 0 | 1 |" in matrix
+
+
 def test_peers_report_shows_cells_first_failure_and_predictions():
     golden = peers_report.system_message() + "\n\n### Question:\nQ\n\n### Answer: x\n\n"
     actual = "### Question:\nQ\n\n### Answer: x\n\n"
-    page = peers_report.render([_run(actual, golden)])
+    page = _pages([_run(actual, golden)])
     assert (
         "| OpenCompass | 0.5.4 | `peers.opencompass_lcb` | 1 | 0 | 1 | 3 | NOT identical | - | "
         "not provided |" in page
@@ -154,14 +174,14 @@ def test_peers_report_shows_judge_differences_and_their_direction():
         count_lines_iterate_stdin={"metadata": {}, "passed": True, "results": [True]},
         sum_quit={"metadata": {}, "passed": False, "results": [-2]},
     )
-    page = peers_report.render([run])
+    page = _pages([run])
     assert f"| NOT identical | - | 1 false pass, 1 false fail (of {total} pairs) |" in page
     assert "| sum_stdin_buffer_read | stdin-reader | false fail | pass [True, True, True] |" in page
     iterate = "| count_lines_iterate_stdin | stdin-reader | false pass | fail [-4] -4 TypeError("
     assert iterate in page
     assert "| sum_quit | exit | detail |" in page
     only_detail = _judge_run(sum_quit={"metadata": {}, "passed": False, "results": [-2]})
-    assert f"| same pass verdict on all {total} pairs |" in peers_report.render([only_detail])
+    assert f"| same pass verdict on all {total} pairs |" in _pages([only_detail])
 
 
 def test_judge_directions_come_from_the_suites_own_verdicts():
@@ -239,7 +259,7 @@ def test_a_judge_that_did_not_run_over_impl_cmd_is_not_called_not_provided():
     run = _run("x", "y")
     run["peer"] |= {"route": "--impl-cmd, Python 3.10.13", "has_judge": True}
     assert peers_report.judge_summary(run) == "did not run over --impl-cmd"
-    page = peers_report.render([run])
+    page = _pages([run])
     assert "| `peers.opencompass_lcb` (over --impl-cmd, Python 3.10.13) |" in page
     assert "Its adapter's `judge_program` did not run over --impl-cmd: no judge verdicts" in page
     assert peers_report.judge_false_fail(run, ("sum_quit",)) == (
@@ -284,7 +304,7 @@ def test_peers_report_names_the_closest_official_style():
             "difference, q1: output differs at offset 0",
         }
     ]
-    page = peers_report.render([run])
+    page = _pages([run])
     assert "| NOT identical | generic prompts closest to Claude3 (0/39 equal) |" in page
     assert "- generic prompts: closest to Claude3 (equal on 0 of 39); first difference, q1:" in page
 

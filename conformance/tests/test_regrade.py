@@ -63,30 +63,31 @@ def test_lcb_runners_verdicts_are_its_graded_list():
     assert [sample.passed for sample in fmt.samples(inputs.LCB_RUNNER_RUN)] == expected
 
 
-def test_a_release_dataset_passes_the_check(tmp_path):
-    dataset = datasets.read(inputs.write(tmp_path, inputs.release_rows("release_v1"), "test.jsonl"))
+def test_a_release_dataset_passes_the_check(tmp_path, monkeypatch):
+    folder = inputs.write(tmp_path, inputs.release_rows("release_v1"), "test.jsonl")
+    inputs.as_published(monkeypatch, folder)
+    dataset = datasets.read(folder)
     assert datasets.release_of(dataset) == "release_v1"
     assert datasets.check(dataset, "release_v1") == []
     assert len(dataset.entries) == len(releases.members("release_v1"))
 
 
-def test_a_missing_problem_and_other_metadata_are_named_with_the_release(tmp_path):
+def test_a_missing_problem_and_other_metadata_are_named_with_the_release(tmp_path, monkeypatch):
     table = inputs.release_rows("release_v1")
     gone = table.pop(7)["question_id"]
     table[0]["contest_date"] = "2030-01-01T00:00:00"
-    found = datasets.check(datasets.read(inputs.write(tmp_path, table, "test.jsonl")), "release_v1")
+    folder = inputs.write(tmp_path, table, "test.jsonl")
+    inputs.as_published(monkeypatch, folder)
+    found = datasets.check(datasets.read(folder), "release_v1")
     assert found[0] == f"1 problems of release_v1 missing: {gone}"
     assert table[0]["question_id"] in found[1] and "2030-01-01" in found[1]
 
 
-def test_a_test_case_changed_in_a_hub_cache_is_named(tmp_path):
+def test_a_test_case_changed_in_a_hub_cache_is_named(tmp_path, monkeypatch):
     folder = inputs.hub_cache(tmp_path, inputs.release_rows("release_v1"))
+    inputs.as_published(monkeypatch, folder)
     assert datasets.check(datasets.read(folder), "release_v1") == []
-    snapshot = folder / inputs.HUB / "snapshots" / inputs.REVISION / "test.jsonl"
-    text = snapshot.read_text("utf-8")
-    edited = text.replace('\\"output\\": \\"1', '\\"output\\": \\"2', 1)
-    assert edited != text
-    snapshot.resolve().write_text(edited, "utf-8")
+    inputs.change_a_test(folder / inputs.HUB / "snapshots" / inputs.REVISION / "test.jsonl")
     (found,) = datasets.check(datasets.read(folder), "release_v1")
     assert found.startswith("test.jsonl changed since download")
 

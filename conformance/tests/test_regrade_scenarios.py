@@ -20,7 +20,7 @@ from lcb_conformance.run_formats import (
     registry,
 )
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.suite import goldens, scenario_cases
+from lcb_conformance.suite import goldens, scenario_cases, scenarios
 from lcb_conformance.suite.families import regrade as regrade_family
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
@@ -159,8 +159,9 @@ def test_opencompass_code_execution_extraction_changes_verdicts():
 # --- end to end: regrade with lcb_runner's own extractor and scorer --------------------------
 
 ROWS = {
-    scenario_cases.TEST_OUTPUT: scenario_cases.TEST_OUTPUT_FILE,
-    scenario_cases.CODE_EXECUTION: scenario_cases.EXECUTION_FILE,
+    name: scenario_cases.fixture_file(declared.inputs)
+    for name, declared in scenarios.SCENARIOS.items()
+    if declared.run_format
 }
 
 

@@ -17,6 +17,7 @@ from lcb_conformance.run_audit import scenario_results
 from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite import scenario_cases as scenarios
+from lcb_conformance.suite import scenarios as declared
 from lcb_conformance.suite.families import scenario_prompt
 
 RUNS = cases.FIXTURES_DIR / "audit" / "lcb_runner"
@@ -25,7 +26,7 @@ REPAIRED = "Scenario.codegeneration_3_0.2_eval_all.json"
 TEST_OUTPUT = "Scenario.testoutputprediction_3_0.2.json"
 DIRECT = "Scenario.codeexecution_3_0.2.json"
 COT = "Scenario.codeexecution_3_0.2_cot.json"
-TEST_OUTPUT_ROWS = scenarios.TEST_OUTPUT_FILE
+TEST_OUTPUT_ROWS = scenarios.fixture_file(declared.TEST_OUTPUT.inputs)
 
 
 def eval_all(name: str) -> str:
@@ -101,15 +102,15 @@ def test_a_conformant_scenario_run_audits_clean(upstream, run, name, dataset):
 
 def test_the_scenario_and_cot_are_read_from_lcb_runners_file_name():
     assert scenario_results.scenario_of(results("self-repair", SELF_REPAIR)) == (
-        scenario_results.SELF_REPAIR,
+        declared.SELF_REPAIR.lcb_runner,
         False,
     )
     assert scenario_results.scenario_of(results("test-output", eval_all(TEST_OUTPUT))) == (
-        scenario_results.TEST_OUTPUT,
+        declared.TEST_OUTPUT.lcb_runner,
         False,
     )
     assert scenario_results.scenario_of(results("code-execution", COT)) == (
-        scenario_results.CODE_EXECUTION,
+        declared.CODE_EXECUTION.lcb_runner,
         True,
     )
     named = lcb_runner_files.parse(eval_all(COT))
@@ -135,7 +136,7 @@ def test_cot_extraction_follows_the_file_name(upstream, tmp_path):
 def test_test_output_without_the_dataset_checks_extraction_only(upstream):
     audit = audited(upstream, results("test-output", TEST_OUTPUT))
     assert audit.counts() == {run_audit.IDENTICAL: 9}
-    assert audit.prompt_unchecked == {scenario_results.NEEDS_TEST_INPUT: 9}
+    assert audit.prompt_unchecked == {scenario_results.needs_dataset(declared.TEST_OUTPUT): 9}
     assert {s.question_id for s in audit.samples} == {"1/1", "151/0", "2727/0"}
     assert audit.exit_code() == run_audit.EXIT_OK
 
@@ -215,7 +216,7 @@ def test_a_changed_accepted_output_and_a_metadata_lcb_runner_raises_on_are_named
     metadata for that, fixtures/scenarios/self_repair.jsonl): lcb_runner's prompt builder
     raises KeyError on it, its main() stops, so a sample there is not lcb_runner's."""
     path = copy_run("self-repair", tmp_path, SELF_REPAIR)
-    syntax_error = scenarios.attempts()["syntax_error"].metadata
+    syntax_error = scenarios.attempts(declared.SELF_REPAIR.name)["syntax_error"].metadata
 
     def no_inputs(data):
         data[0]["metadata"][1] = syntax_error
@@ -270,7 +271,7 @@ def test_a_pair_raising_without_the_prompt_to_check_still_fails(upstream):
     assert audit.exit_code() == run_audit.EXIT_DIFFERS
 
 
-@pytest.mark.parametrize("scenario", [scenarios.TEST_OUTPUT, scenarios.CODE_EXECUTION])
+@pytest.mark.parametrize("scenario", [declared.TEST_OUTPUT.name, declared.CODE_EXECUTION.name])
 def test_the_lmstyles_lcb_runner_raises_for_are_those_whose_every_golden_raises(scenario):
     """Test output prediction and code execution raise before reading the row: the LMStyles
     raised_for names are exactly those whose goldens raise for every input."""
@@ -286,8 +287,8 @@ def test_the_lmstyles_lcb_runner_raises_for_are_those_whose_every_golden_raises(
 
 
 def test_self_repair_errors_every_lmstyle_raises_are_the_inputs_not_the_lmstyles():
-    assert scenario_prompt.raised_for(scenarios.SELF_REPAIR, None, "OpenAIChat") is None
-    key, raised = scenario_prompt.raised_for(scenarios.SELF_REPAIR, None, "GenericBase")
+    assert scenario_prompt.raised_for(declared.SELF_REPAIR.name, None, "OpenAIChat") is None
+    key, raised = scenario_prompt.raised_for(declared.SELF_REPAIR.name, None, "GenericBase")
     assert raised["type"] == "AttributeError" and key.group == "GenericBase"
 
 
@@ -376,7 +377,8 @@ def test_renamed_code_execution_results_are_exit_2_cot_unknown(tmp_path, capsys)
 def test_a_dataset_of_other_rows_is_exit_2_naming_the_field(tmp_path, capsys):
     # tests the console's contract: an input error is one line naming file, line and field
     path = results("test-output", TEST_OUTPUT)
-    dataset = str(scenarios.EXECUTION_FILE)  # execution-v2 rows for test output prediction
+    # execution-v2 rows for test output prediction
+    dataset = str(scenarios.fixture_file(declared.CODE_EXECUTION.inputs))
     assert run_audit.main([str(path), "--dataset", dataset]) == run_audit.EXIT_INPUT
     assert re.search(r"execution\.jsonl:1: 'question_title' must be str", capsys.readouterr().out)
 

@@ -475,15 +475,16 @@ def test_request_config_is_refused_where_the_format_has_none(capsys):
     assert "--request-config absent.yaml: no such file" in capsys.readouterr().out
 
 
-# -- docs/audit.md's examples ----------------------------------------------------------------
+# -- the audit pages' examples ---------------------------------------------------------------
 
-AUDIT_DOCS = cases.FIXTURES_DIR.parent / "docs" / "audit.md"
+REPOSITORY = cases.FIXTURES_DIR.parent
+AUDIT_DOCS = [REPOSITORY / "docs" / name for name in ("audit-request.md", "audit-scenarios.md")]
 
 
 def console_examples() -> list:
     """(command line, the lines shown) of every ``console`` block running the audit, each
     named by its harness."""
-    text = AUDIT_DOCS.read_text("utf-8")
+    text = "\n".join(page.read_text("utf-8") for page in AUDIT_DOCS)
     blocks = re.findall(r"```console\n\$ (lcb-conformance audit [^\n]+)\n(.*?)```", text, re.S)
     return [
         pytest.param(command, shown.splitlines(), id=shlex.split(command)[2].split("/")[2])
@@ -501,7 +502,7 @@ def test_the_docs_request_examples_are_the_audits_real_output(
     pytestconfig, capsys, monkeypatch, command, shown
 ):
     # tests the console's contract: docs/audit.md shows the console's lines
-    monkeypatch.chdir(AUDIT_DOCS.parent.parent)  # the paths are the repository's
+    monkeypatch.chdir(REPOSITORY)  # the paths are the repository's
     _, printed = audit_cli(pytestconfig, capsys, *shlex.split(command)[2:])
     lines = printed.splitlines()
     for line in shown:

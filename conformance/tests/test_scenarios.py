@@ -21,11 +21,16 @@ from lcb_conformance.runner.results import ERROR, IDENTICAL, NOT_PROVIDED, SKIPP
 from lcb_conformance.suite import families, goldens, index, judge_cases
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt, scenario_score
+from lcb_conformance.suite.scenarios import CODE_EXECUTION, SCENARIOS, SELF_REPAIR
 from lcb_conformance.upstream import resolver
 from lcb_conformance.upstream import scenarios as upstream_scenarios
 
 SCORE_CASES = runner.Plan.of(
-    runner.Selection(families=frozenset(scenario_score.family_name(s) for s in scenarios.FILES))
+    runner.Selection(
+        families=frozenset(
+            scenario_score.family_name(name) for name, s in SCENARIOS.items() if s.scoring
+        )
+    )
 ).sandboxed
 
 
@@ -99,8 +104,23 @@ def test_lcb_prompts_knows_lcb_runners_lmstyles():
     assert set(lcb_prompts.LMSTYLES) == set(scenarios.LMSTYLES)
 
 
+def test_lcb_prompts_scenarios_are_the_declared_ones():
+    """lcb_prompts (standard library only) keeps its own table of the scenarios: their names
+    and lcb_runner's builders, the same as the declarations (suite/scenarios.py); every
+    function a declaration names is lcb_prompts'."""
+    from lcb_prompts import scenarios as impl_scenarios
+
+    assert list(lcb_prompts.SCENARIO_LMSTYLES) == list(SCENARIOS)
+    builders = {name: declared.prompt.upstream for name, declared in SCENARIOS.items()}
+    assert impl_scenarios.UPSTREAM_BUILDERS == builders
+    for declared in SCENARIOS.values():
+        parts = (declared.prompt, declared.extraction, declared.scoring)
+        for function in (part.function for part in parts if part):
+            assert function in lcb_prompts.__all__, f"{declared.name}: {function}"
+
+
 def attempt(attempt_id: str) -> dict:
-    return scenarios.attempts()[attempt_id].value()
+    return scenarios.attempts(SELF_REPAIR.name)[attempt_id].value()
 
 
 def row(scenario: str) -> dict:
@@ -113,12 +133,12 @@ def row(scenario: str) -> dict:
 @pytest.mark.selftest
 @pytest.mark.parametrize(
     "attempt_id",
-    [a.id for a in scenarios.attempts().values() if a.judge_metadata],
+    [a.id for a in scenarios.attempts(SELF_REPAIR.name).values() if a.judge_metadata],
 )
 def test_self_repair_metadata_is_what_the_judge_writes(attempt_id):
     """A self-repair attempt's verdict and metadata are lcb_runner's judge's for its program
     (the judge golden; "execution time", a timing, left out of both)."""
-    found = scenarios.attempts()[attempt_id]
+    found = scenarios.attempts(SELF_REPAIR.name)[attempt_id]
     judged = json.loads(goldens.read(goldens.GoldenKey(goldens.JUDGE, "", found.judge_case)))
     metadata = json.loads(found.metadata)
     metadata.pop("execution time", None)
@@ -128,7 +148,8 @@ def test_self_repair_metadata_is_what_the_judge_writes(attempt_id):
 
 @pytest.mark.selftest
 def test_every_error_code_the_self_repair_prompt_reads_has_an_attempt():
-    codes = {json.loads(a.metadata).get("error_code") for a in scenarios.attempts().values()}
+    attempts = scenarios.attempts(SELF_REPAIR.name).values()
+    codes = {json.loads(a.metadata).get("error_code") for a in attempts}
     assert codes >= {-1, -2, -3, -4, -5}
 
 
@@ -136,10 +157,10 @@ def test_every_error_code_the_self_repair_prompt_reads_has_an_attempt():
 
 
 def test_resolve_names_the_error_lcb_runner_raises_for_a_models_scenario():
-    assert resolver.main(["Qwen/QwQ-32B-Preview", "--scenario", "codeexecution"]) == 1
+    assert resolver.main(["Qwen/QwQ-32B-Preview", "--scenario", "code-execution"]) == 1
     pinned = list(resolver.ModelList.pinned().models)
     lmstyle = resolver.resolve(pinned, "Qwen/QwQ-32B-Preview").lmstyle
-    answer = resolver.scenario_answer(resolver.SCENARIO_NAMES["codeexecution"], lmstyle).as_dict()
+    answer = resolver.scenario_answer(CODE_EXECUTION.name, lmstyle).as_dict()
     assert answer["builds"] == {} and answer["calls"] == []  # lcb_prompts: NoLcbRunnerPrompt
     assert list(answer["raises"]) == [
         "AttributeError: type object 'LMStyle' has no attribute 'MagiCoder'"
@@ -147,12 +168,12 @@ def test_resolve_names_the_error_lcb_runner_raises_for_a_models_scenario():
 
 
 def test_resolve_gives_the_calls_where_lcb_runner_builds_the_scenario(capsys):
-    assert resolver.main(["gpt-4o-2024-05-13", "--scenario", "selfrepair", "--json"]) == 0
+    assert resolver.main(["gpt-4o-2024-05-13", "--scenario", "self-repair", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)["scenario"]
     assert list(answer["builds"]) == ["chat messages [system, user]"]
     assert set(answer["builds"]["chat messages [system, user]"]) == {
         f"self-repair/prompt/OpenAIChat/{attempt_id}"
-        for attempt_id in scenarios.attempts()
+        for attempt_id in scenarios.attempts(SELF_REPAIR.name)
         if attempt_id not in ("passed", "syntax_error", "global_timeout")
     }
     assert answer["kept"] == ["self-repair/prompt/OpenAIChat/passed"]
@@ -165,12 +186,12 @@ def test_the_stand_ins_scoring_gap_is_real(upstream):
     otherwise than the golden (else the entry is stale and hides drift)."""
     if upstream.checkout is not None or upstream.version() not in upstream_scenarios.STAND_IN_GAPS:
         pytest.skip(f"{upstream.describe_source()} has no scoring gap listed")
-    key = goldens.GoldenKey(scenario_score.family_name(scenarios.CODE_EXECUTION), "", "half_right")
-    outcome = upstream_scenarios.scored_by(upstream.source, scenarios.CODE_EXECUTION)[key.case]
+    key = goldens.GoldenKey(scenario_score.family_name(CODE_EXECUTION.name), "", "half_right")
+    outcome = upstream_scenarios.scored_by(upstream.source, CODE_EXECUTION.name)[key.case]
     assert goldens.canonical_json(outcome["scored"]) != goldens.read(key)
 
 
-@pytest.mark.parametrize("scenario", scenarios.SCENARIOS)
+@pytest.mark.parametrize("scenario", SCENARIOS)
 def test_lcb_prompts_builds_where_the_goldens_say_lcb_runner_does(scenario):
     """SCENARIO_LMSTYLES is the set of LMStyles with a non-empty prompt golden."""
     building = set()

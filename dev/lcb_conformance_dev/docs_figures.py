@@ -65,6 +65,7 @@ from lcb_conformance.suite import (
     index,
     judge_cases,
     scenario_cases,
+    scenarios,
     score_cases,
     styles,
 )
@@ -72,7 +73,7 @@ from lcb_conformance.suite.families import request, scenario_prompt, score
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 from lcb_conformance.upstream import differential, judge
-from lcb_conformance_dev import hypothesis_profiles, peers
+from lcb_conformance_dev import hypothesis_profiles, layout_table, peers
 
 WRITE_COMMAND = "python -m lcb_conformance_dev.docs_figures --write"
 WHEEL_COMMAND = (
@@ -97,9 +98,9 @@ MEASUREMENT = re.compile(
 )
 # Time and size figures that are no measurement: (page, the phrase holding the figure).
 NOT_MEASURED = (
-    ("docs/judge.md", "a new pid every 20 ms"),  # a test program's pace
-    ("docs/judge.md", "a 5 GiB allocation"),  # a test program's request, above the limit
-    ("docs/score.md", "the contest date + 24 h in UTC"),  # the site's date rule
+    ("docs/judge-sandbox.md", "a new pid every 20 ms"),  # a test program's pace
+    ("docs/judge-sandbox.md", "a 5 GiB allocation"),  # a test program's request, above the limit
+    ("docs/score-goldens.md", "the contest date + 24 h in UTC"),  # the site's date rule
     ("docs/hardening.md", "4 KiB tokens"),  # how the contract cuts its 10 MB context
     # lcb_prompts' scenario scorers' limits (scenario_scoring.py) and lcb_runner's 3 s
     ("docs/lcb_prompts.md", "a 4 GiB address"),
@@ -332,7 +333,7 @@ def _context_limits() -> str:
 
 
 def _scenario_raising_lmstyles(scenario: str) -> int:
-    mode = scenario_cases.DIRECT if scenario == scenario_cases.CODE_EXECUTION else None
+    mode = scenarios.DIRECT if scenarios.get(scenario).modes else None
     return sum(
         1
         for lmstyle in scenario_cases.LMSTYLES
@@ -346,6 +347,7 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "styles-table": _styles_table,
     "request-table": lambda: "\n".join(request.summary_lines()),
     "comparability-excerpt": _comparability_excerpt,
+    "layout-modules": layout_table.table,
     # the fixtures and the case index
     "problems": lambda: len(cases.problems()),
     "problems-starter-code-none": lambda: sum(
@@ -536,8 +538,12 @@ class Difference:
 
     def __str__(self) -> str:
         fix = WHEEL_COMMAND if self.mark.spec.split()[0] in BUILT else WRITE_COMMAND
-        return (f"{self.mark.where()}: figure '{self.mark.spec}' is {self.mark.value!r} on the "
-                f"page, {self.computed!r} now; run `{fix}`")  # fmt: skip
+        shown, now = self.mark.value, self.computed
+        if "\n" in shown + now:  # a block: its first line that differs
+            pairs = zip(shown.splitlines() + [""], now.splitlines() + [""], strict=False)
+            shown, now = next(((a, b) for a, b in pairs if a != b), (shown, now))
+        return (f"{self.mark.where()}: figure '{self.mark.spec}' is {shown!r} on the "
+                f"page, {now!r} now; run `{fix}`")  # fmt: skip
 
 
 def differences(page: Path, built: dict[str, str] | None = None,

@@ -1,4 +1,5 @@
-"""Hypothesis profiles for the suite, chosen with the HYPOTHESIS_PROFILE environment variable.
+"""The `ci` and `long` Hypothesis profiles, chosen with the HYPOTHESIS_PROFILE environment
+variable.
 
 ci (default)  derandomized: every run draws the same examples, so a red run is the code's
               doing and a rerun reproduces it; no example database; the budgets that keep the

@@ -1,4 +1,4 @@
-"""Mutation testing of the reference lcb_prompts with mutmut 3: ``tox -e mutation``.
+"""Mutation testing of lcb_prompts with mutmut 3 (`tox -e mutation`).
 
     python -m lcb_conformance_dev.mutation [--keep] [--max-children N]
 

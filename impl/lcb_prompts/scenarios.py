@@ -55,6 +55,8 @@ LMSTYLES = (
     "DeepSeekR1",
     "TogetherAI",
 )
+# The scenarios by lcb-conformance's names of them (its declarations, suite/scenarios.py, which
+# this package may not import: its test_scenarios.py holds these names and builders equal).
 SELF_REPAIR, TEST_OUTPUT, CODE_EXECUTION = "self-repair", "test-output", "code-execution"
 # The LMStyles each scenario's if-chain matches before it reaches LMStyle.MagiCoder.
 _BEFORE_REMOVED = ("OpenAIChat", "LLaMa3", "Claude", "Claude3")
@@ -64,7 +66,7 @@ SCENARIO_LMSTYLES = {
     TEST_OUTPUT: (*_BEFORE_REMOVED, *_RAW_STRING),
     CODE_EXECUTION: (*_BEFORE_REMOVED, *_RAW_STRING),
 }
-_BUILDERS = {
+UPSTREAM_BUILDERS = {  # lcb_runner's prompt builder of each
     SELF_REPAIR: "format_prompt_self_repair",
     TEST_OUTPUT: "format_prompt_test_output",
     CODE_EXECUTION: "format_prompt_execution",
@@ -346,7 +348,7 @@ def _check_reached(scenario: str, lmstyle: str) -> None:
     if lmstyle not in SCENARIO_LMSTYLES[scenario]:
         raise NoLcbRunnerPrompt(
             f"lcb_runner (LiveCodeBench 28fef95) builds no {scenario} prompt for "
-            f"LMStyle.{lmstyle}: its {_BUILDERS[scenario]} compares the LMStyle with "
+            f"LMStyle.{lmstyle}: its {UPSTREAM_BUILDERS[scenario]} compares the LMStyle with "
             "LMStyle.MagiCoder, removed from the enum in 153931b, and raises AttributeError "
             f"(it builds one for {', '.join(SCENARIO_LMSTYLES[scenario])})"
         )

@@ -1,4 +1,5 @@
-"""A harness's own installed code, for an adapter, when importing its package is impractical.
+"""A harness's installed code (a function, a constant, a module) compiled from its files without
+importing its package (torch, ray, vllm): for adapters; peers/ uses it.
 
 A harness's LiveCodeBench functions often sit in modules whose imports pull in torch, ray,
 vllm or a whole framework (lighteval's lcb/main.py imports its metric registry, which needs
@@ -7,7 +8,7 @@ prompt text or extraction rule, an adapter reads the harness's *installed* sourc
 through the distribution's file list, without importing the package) and compiles the one
 function, class attribute or module-level string it needs from it, with the file's own name in
 tracebacks. The code that runs is the harness's, byte for byte; only its neighbours are
-skipped. docs/implementations.md ("A harness whose package imports torch") shows it on
+skipped. docs/harness-code.md ("A harness whose package imports torch") shows it on
 lighteval and OpenCompass; peers/ uses it.
 
     installed_file(distribution, relative)      the path of a file of an installed distribution

@@ -1,4 +1,5 @@
-"""The implementation under test, and the adapter protocol it follows.
+"""The implementation under test and the adapter protocol it follows: `--impl MODULE[:ATTR]`,
+`STYLES`, `DEVIATIONS`, "not provided".
 
 Chosen with ``--impl MODULE`` or ``--impl MODULE:ATTR``. MODULE is imported; ATTR (dotted
 for nested attributes) names the object that holds the functions: a module, a class
@@ -258,7 +259,7 @@ def load(name: str = REFERENCE) -> Implementation:
             f"--impl {name}: cannot import {module_name} ({error}). Make it importable here "
             f"({sys.executable}): --impl-path DIR (the folder holding it), PYTHONPATH=DIR, or "
             "pip install it into this environment; or, if it needs another Python or its own "
-            'environment, serve it with --impl-cmd "CMD" (docs/implementations.md)'
+            'environment, serve it with --impl-cmd "CMD" (docs/impl-cmd.md)'
         ) from error
     if attribute:
         for part in attribute.split("."):

@@ -1,4 +1,8 @@
-"""Another Python interpreter of this machine, for a harness that needs one (SkyThought 0.1.0
+"""Another Python of this machine (`python3.10` on PATH, or pyenv's) and a virtual environment of
+it holding a harness `--no-deps`, for a harness that needs another interpreter (tox -e
+peer-skythought).
+
+Another Python interpreter of this machine, for a harness that needs one (SkyThought 0.1.0
 allows only Python < 3.11): ``python{version}`` on PATH, or pyenv's. The generic --impl-cmd
 server then serves the harness's adapter from a virtual environment of it.
 

@@ -1,6 +1,8 @@
-"""The generic ``--impl-cmd`` server: any adapter, ``MODULE[:ATTR]``, served over the JSON-lines
-adapter protocol (protocol 1, docs/implementations.md "Out of process") from the environment
-of the Python that runs it.
+"""The generic `--impl-cmd` server: any adapter `MODULE[:ATTR]` over the JSON-lines protocol,
+from a harness's own Python (3.8+, standard library only, run by path).
+
+The adapter is served over protocol 1 (docs/impl-cmd.md) from the environment of the Python
+that runs it.
 
     python3.10 /path/to/jsonl_server.py MODULE[:ATTR] [--path DIR]...
     python -m lcb_conformance.adapters.jsonl_server --where    # prints /path/to/jsonl_server.py

@@ -1,9 +1,12 @@
-"""An implementation in another process: ``--impl-cmd "CMD ..."`` runs any program (another
+"""`--impl-cmd CMD`: an implementation in another process, over JSON lines, with time and memory
+limits.
+
+An implementation in another process: ``--impl-cmd "CMD ..."`` runs any program (another
 Python, another language, a harness with torch) that speaks JSON lines on stdin/stdout; a
 Python adapter in its own environment is served by :mod:`lcb_conformance.adapters.jsonl_server`,
 run by path with that environment's interpreter.
 
-Protocol 1 (docs/implementations.md; JSON Schema: docs/adapter-protocol.schema.json). The
+Protocol 1 (docs/impl-cmd.md; JSON Schema: docs/adapter-protocol.schema.json). The
 suite writes one request a line and reads one response a line:
 
     {"id": 1, "function": "describe", "args": {}}

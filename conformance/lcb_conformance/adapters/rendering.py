@@ -1,4 +1,5 @@
-"""From chat messages to the prompt string the suite compares: the one convention.
+"""Chat messages to the compared prompt string (blank-line join, or the chat template): one
+convention for the suite and adapters.
 
 lcb_runner sends the generic style's questions as OpenAIChat messages ([system, user]) to API
 models and renders the same messages with the tokenizer's chat template for local models

@@ -1,4 +1,7 @@
-"""Child processes for untrusted code: lcb_runner's judge and graders, candidate programs and
+"""Child processes for untrusted code under the supervisor (adapters/untrusted.py): memory and
+wall limits, temporary directory, no internet; an implementation's calls made in one.
+
+Child processes for untrusted code: lcb_runner's judge and graders, candidate programs and
 model answers never run in the calling process.
 
 A child runs under lcb_conformance.adapters.untrusted's supervisor (Contained: an address-space

@@ -1,4 +1,6 @@
-"""Untrusted programs in child processes, and nothing of theirs left behind when they end.
+"""Untrusted programs (the judge's child, `--impl-cmd` programs) under a supervisor: memory
+limit, PID namespace where allowed, child subreaper; nothing they start outlives them (runnable
+by path, standard library only).
 
 :class:`Contained` starts a program (an ``--impl-cmd`` adapter, the judge's child running
 candidate programs) under a small supervisor: this file, run by path with the suite's Python
@@ -18,7 +20,7 @@ standard library only). The supervisor
 
 :meth:`Contained.stop` also kills any process still carrying the run's token in its environment
 (``LCB_CONFORMANCE_CONTAINED``): one that escaped a supervisor killed from inside. What remains
-possible is in docs/judge.md ("Running untrusted code").
+possible is in docs/judge-sandbox.md ("Running untrusted code").
 
 Processes are signalled through a pidfd opened after checking the pid still names the process
 that was found (its start time), so a recycled pid is never hit. Linux only (/proc, prctl).

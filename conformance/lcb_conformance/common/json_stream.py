@@ -1,4 +1,5 @@
-"""A JSON array or object read one element (member) at a time, never the whole file.
+"""A JSON array or object streamed one element (member) at a time, never the whole file; errors
+by file and line.
 
 lcb_runner writes its results as one JSON array (``json.dump(..., indent=4)``) and its
 ``--use_cache`` file as one JSON object; a 10-sample run over 1,000 problems with long

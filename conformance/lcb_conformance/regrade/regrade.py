@@ -1,4 +1,5 @@
-"""`lcb-conformance regrade RUN --dataset PATH`: the comparable number from a finished run.
+"""`lcb-conformance regrade RUN --dataset PATH`: the comparable number from a finished run,
+lcb_runner's extraction and judge on every sample; `--shard I/N`, `merge`, `show`.
 
     lcb-conformance regrade RUN --dataset PATH [--format auto|lcb_runner|evalscope|opencompass|
         lm-eval|lighteval] [--style LMSTYLE | --model ID] [--release TAG | --not-a-release]
@@ -19,7 +20,8 @@ lcb_runner's compute_scores and as the leaderboard compute it (reports/score.py'
 the harness's own number on the same problems, and per problem what changed.
 
 The dataset (regrade/dataset.py) is checked before anything is graded: the release its file
-names are (or ``--release``), every problem of that release's manifest with its date,
+names are (or ``--release``), every file byte for byte the one LiveCodeBench published (its
+sha256 as the manifests record it), every problem of that release's manifest with its date,
 difficulty and platform, and in a Hugging Face cache every file equal to what the Hub served.
 A dataset that is no release (a private set, a fixture) is graded only with
 ``--not-a-release``, and every view says so. The judge is checked first too
@@ -38,12 +40,12 @@ byte for byte what one unsliced regrade writes (docs/regrade.md: a job array's r
 Exit codes: 0 every sample graded and the harness's own verdict (or its per-problem score)
 equal to lcb_runner's on every problem; 1 some problem's harness verdict or recorded extraction
 differs from lcb_runner's (named, with why); 2 unusable input, named in one line before
-anything is graded: the run, the dataset (not the release it was meant to be: a problem
-missing or other metadata, a file changed since download; no release without
-``--not-a-release``), a problem the dataset lacks, an unknown model, a judge that differs
-from the reference's, slices of other runs or given twice; 4 not everything asked for is
-covered: a problem whose log records no verdict nor score of the harness (nothing to compare),
-a slice missing or unfinished at merge; 6 a report not written.
+anything is graded: the run, the dataset (not the release it was meant to be: a file not
+the published one, a problem missing or other metadata, a file changed since download; no
+release without ``--not-a-release``), a problem the dataset lacks, an unknown model, a judge
+that differs from the reference's, slices of other runs or given twice; 4 not everything
+asked for is covered: a problem whose log records no verdict nor score of the harness (nothing
+to compare), a slice missing or unfinished at merge; 6 a report not written.
 """
 
 from __future__ import annotations

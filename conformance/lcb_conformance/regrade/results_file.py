@@ -1,4 +1,7 @@
-"""A regrade's results file (schema ``lcb-conformance-regrade/1``,
+"""A regrade's JSON-lines results file (header, one line per sample, footer) and the merge of its
+slices.
+
+A regrade's results file (schema ``lcb-conformance-regrade/1``,
 conformance/regrade.schema.json), which every view of a regrade reads: JSON lines, a header
 (the run, its format and LMStyle, the upstream, the dataset and its release check, the shard),
 then one ``{"sample": ...}`` line per sample as it is graded, in the run's order (``n``), then

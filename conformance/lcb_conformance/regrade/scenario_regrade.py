@@ -1,4 +1,8 @@
-"""`lcb-conformance regrade` on lcb_runner's test output prediction and code execution results
+"""`regrade` on lcb_runner's test output prediction and code execution results: its extractor and
+scorer (upstream/scenarios.py, sandboxed) against the scenario's rows, per sample what changed
+and why.
+
+`lcb-conformance regrade` on lcb_runner's test output prediction and code execution results
 (run_formats/lcb_runner_test_output.py, lcb_runner_code_execution.py): their samples are
 predictions, not programs, so no judge: every raw output goes through lcb_runner's own
 extractor for the run's LMStyle (extract_test_output_code, or extract_execution_code with
@@ -28,15 +32,11 @@ from pathlib import Path
 from lcb_conformance.adapters import sandbox
 from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import regrade
-from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases, scenario_cases
+from lcb_conformance.suite.scenarios import Scenario, by_run_format, get
 from lcb_conformance.upstream import grading, scenarios
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
 
-WORDS = {
-    scenario_cases.TEST_OUTPUT: "lcb_runner's test output prediction",
-    scenario_cases.CODE_EXECUTION: "lcb_runner's code execution",
-}
 RUN_KEY, HARNESS_KEY = "lcb_runner", "harness"  # the child's two runs: extracted, recorded
 NOT_FOR_SCENARIOS = {
     "shard": "--shard",
@@ -51,28 +51,33 @@ NO_RELEASE = (
 )
 
 
-def _refuse_options(args, words: str) -> None:
+def _refuse_options(args, described: str) -> None:
     given = [flag for name, flag in NOT_FOR_SCENARIOS.items() if getattr(args, name)]
     if args.timeout != grading.TIMEOUT:
         given.append("--timeout (lcb_runner's scorer has its own)")
     if given:
-        raise regrade.RegradeError(f"{args.run}: {', '.join(given)}: not for {words} results")
+        raise regrade.RegradeError(f"{args.run}: {', '.join(given)}: not for {described} results")
     if not args.not_a_release:
         raise regrade.RegradeError(
-            f"{args.dataset}: {words} datasets have no release check here: grade it with "
+            f"{args.dataset}: {described} datasets have no release check here: grade it with "
             "--not-a-release"
         )
 
 
-def _dataset(path: Path, fmt, scenario: str) -> dict[str, dict]:
+def words(scenario: Scenario) -> str:
+    return f"lcb_runner's {scenario.words}"
+
+
+def _dataset(path: Path, scenario: Scenario) -> dict[str, dict]:
     """The dataset's rows by the problem name the run's format gives them."""
     if not path.is_file():
         raise regrade.RegradeError(f"{path}: no such file (a JSON lines file of dataset rows)")
-    fields = scenario_cases.FILES[scenario].fields
     rows: dict[str, dict] = {}
     for number, row in cases.iter_jsonl(path, regrade.RegradeError):
-        scenario_cases.check_fields(path, number, row, fields, regrade.RegradeError)
-        name = fmt.problem_name(row)
+        scenario_cases.check_fields(
+            path, number, row, scenario.dataset.fields, regrade.RegradeError
+        )
+        name = scenario.name_problem(row)
         if name in rows:
             raise regrade.RegradeError(f"{path}:{number}: problem {name!r} given twice")
         rows[name] = row
@@ -113,14 +118,13 @@ def _passed(results: dict, index: int, sample: int) -> bool:
 
 def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
     """Score the run with lcb_runner's extractor and scorer: the report (console, --json)."""
-    scenario = lcb_runner_files.SUITE_SCENARIOS[fmt.SCENARIO]
-    words = WORDS[scenario]
-    _refuse_options(args, words)
-    rows = _dataset(args.dataset, fmt, scenario)
+    scenario = by_run_format(fmt.NAME)
+    _refuse_options(args, words(scenario))
+    rows = _dataset(args.dataset, scenario)
     problems = _problems(args, fmt, rows)
-    cot = scenario == scenario_cases.CODE_EXECUTION and fmt.cot(args.run)
+    cot = bool(scenario.modes) and fmt.cot(args.run)
     common = {
-        "scenario": scenario,
+        "scenario": scenario.name,
         "cot": cot,
         "lmstyle": lmstyle,
         "rows": {name: rows[name] for name in problems},
@@ -196,7 +200,7 @@ def render(report: dict) -> str:
     regraded = report["regrade"]
     mode = " (CoT)" if regraded["cot"] else ""
     lines = [
-        f"regrade: {report['run']}: {WORDS[regraded['scenario']]}{mode}, LMStyle "
+        f"regrade: {report['run']}: {words(get(regraded['scenario']))}{mode}, LMStyle "
         f"{report['lmstyle']}, {len(regraded['problems'])} problems, {report['samples']} samples",
         NO_RELEASE,
         f"lcb_runner's metrics: {json.dumps(regraded['metrics'], sort_keys=True)} "

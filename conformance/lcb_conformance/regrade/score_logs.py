@@ -1,4 +1,8 @@
-"""`lcb-conformance score RUN` on a finished run of any format run_formats reads: lcb_runner's
+"""`lcb-conformance score` on any format's log: lcb_runner's files to reports/score.py; another
+harness's verdicts as eval_all rows through `report_on`, its problems named by position through
+the regrade's guard; a log without verdicts per sample: the checks and no figure.
+
+`lcb-conformance score RUN` on a finished run of any format run_formats reads: lcb_runner's
 eval_all files go to reports/score.py as they are; any other harness's log (evalscope,
 OpenCompass, lm-eval, lighteval) is read through its format's reader and scored the same way.
 

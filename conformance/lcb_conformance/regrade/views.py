@@ -1,4 +1,7 @@
-"""A regrade's views, all computed from its results file (regrade/results_file.py): the
+"""A regrade's views from its results file: the number both ways, the harness's own, per problem
+what changed and why (text, JSON, HTML).
+
+A regrade's views, all computed from its results file (regrade/results_file.py): the
 comparable number both ways (reports/score.py's lcb_runner and leaderboard views, held to the
 score goldens), the harness's own number on the same problems, and per problem what changed
 and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""
@@ -147,8 +150,9 @@ def dataset_line(head: dict) -> str:
     if found["not_a_release"]:
         return f"dataset: {NO_RELEASE} (sha256 {found['sha256'][:16]})"
     return (
-        f"dataset: release {found['release']} ({found['problems_in_release']} problems, "
-        f"ids, dates, difficulties, platforms as its manifest; sha256 {found['sha256'][:16]})"
+        f"dataset: release {found['release']} ({found['problems_in_release']} problems; its "
+        "files the published ones, ids, dates, difficulties, platforms as its manifest; "
+        f"sha256 {found['sha256'][:16]})"
     )
 
 

@@ -1,4 +1,6 @@
-"""The verdict on a terminal or a pipe: the matrix as a table, the failure groups with an
+"""The verdict on a terminal or a pipe, safe for any string and any encoding.
+
+The verdict on a terminal or a pipe: the matrix as a table, the failure groups with an
 example diff each, the closest official style and the headline.
 
 Whatever an implementation returned is shown with invisible characters escaped (showdiff), and

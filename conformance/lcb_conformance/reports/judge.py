@@ -1,4 +1,6 @@
-"""What a judge costs the score: where an implementation's judge_program disagrees with
+"""An implementation's judge vs the judge goldens: false pass / false fail.
+
+What a judge costs the score: where an implementation's judge_program disagrees with
 lcb_runner's judge goldens, and which way.
 
     python -m lcb_conformance.reports.judge --impl MODULE[:ATTR] [--impl-path DIR]

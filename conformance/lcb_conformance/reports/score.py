@@ -1,6 +1,7 @@
-"""`lcb-conformance score RUN`: is this number comparable? A finished run's problem set against
-the release manifests, and its score both as lcb_runner computes it and as the leaderboard
-computes it, with what makes them differ; a claimed number held to them.
+"""`lcb-conformance score RUN`: a run's problem set against the releases, its figures as
+lcb_runner and the leaderboard compute it over the window's problems and what the run lacks of
+them, why they differ, the site's published data compared, a claim held to the figures at its
+precision.
 
     lcb-conformance score RUN [--release TAG] [--window START:END] [--builder-tz ZONE]
                               [--claim X] [--allow-missing] [--published FILE [--model NAME]]
@@ -235,7 +236,7 @@ def problem_set(run: Run, release: str | None) -> dict:
             {
                 "tag": m.tag,
                 "equal": m.equal,
-                "membership": "exact" if m.exact else "derived by date (docs/score.md)",
+                "membership": "exact" if m.exact else "derived by date (docs/score-goldens.md)",
                 "missing": list(m.missing),
                 "extra": list(m.extra),
             }

@@ -1,4 +1,7 @@
-"""Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction, and
+"""`lcb-conformance audit`: a finished run's samples against lcb_runner's prompt and extraction,
+its request against lcb_runner's; its text, `--json`, `--html` reports.
+
+Audit a finished evaluation: did each sample get lcb_runner's prompt and extraction, and
 did the run ask for lcb_runner's request?
 
     lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]

@@ -1,4 +1,5 @@
-"""The request part of the audit: what a run asked the model for, against lcb_runner's request.
+"""The audit's request part: lcb_runner's request for an LMStyle (its request golden) against a
+run's, each difference named.
 
 lcb_runner's request for an LMStyle is its request golden (request/<variant>/<LMStyle>,
 suite/families/request.py: what its runner classes sent to recording fake clients). A run's
@@ -10,7 +11,7 @@ words: "temperature 0.7, lcb_runner 0.2", "stop ["###"] not sent", "max tokens n
 n (the outputs per problem, counted in the run's own samples) is named but does not fail the
 audit: pass@1 averages over the samples, so n moves its sampling error, not its expected
 value. Every other parameter moves the expected score (max tokens truncates reasoning,
-temperature and top_p change what is sampled) and a difference fails it (docs/audit.md).
+temperature and top_p change what is sampled) and a difference fails it (docs/audit-request.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""What each harness's files record of a run's request, read as run_audit.request.RunRequest.
+"""What each harness's files record of a run's request (file name, samples, config file beside
+them), read as run_audit.request.RunRequest.
 
-Where each format keeps it (verified against the installed harness code; docs/audit.md):
+Where each format keeps it (verified against the installed harness code; docs/audit-request.md):
 
 - lcb_runner: only ``--n`` and ``--temperature``, in the file name
   ``Scenario.<scenario>_<n>_<temperature>[_cot][_eval[_all]].json`` (path_utils,

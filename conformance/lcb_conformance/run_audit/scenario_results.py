@@ -1,5 +1,6 @@
-"""lcb_runner's results of its three other scenarios, audited sample by sample against
-lcb_runner's own prompt builders and extractors (run through lcb_conformance.upstream.scenarios).
+"""lcb_runner's self-repair, test output prediction and code execution results, sample by sample
+against its scenario prompt builders and extractors; where lcb_runner 28fef95 raises for the
+LMStyle.
 
 What lcb_runner 28fef95's main() writes (``output/<model_repr>/``, run_formats.lcb_runner_files),
 one row per problem, ``output_list`` the raw outputs and, what was graded:
@@ -49,40 +50,22 @@ from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases
 from lcb_conformance.suite import scenario_cases as scenarios
 from lcb_conformance.suite.families import scenario_prompt
+from lcb_conformance.suite.scenarios import (
+    COT,
+    DIRECT,
+    REPAIRED_RUN,
+    SCENARIOS,
+    Scenario,
+    by_lcb_runner,
+)
 
-SELF_REPAIR = scenarios.LCB_RUNNER_NAMES[scenarios.SELF_REPAIR]
-TEST_OUTPUT = scenarios.LCB_RUNNER_NAMES[scenarios.TEST_OUTPUT]
-CODE_EXECUTION = scenarios.LCB_RUNNER_NAMES[scenarios.CODE_EXECUTION]
-WORDS = {
-    SELF_REPAIR: "self-repair",
-    TEST_OUTPUT: "test output prediction",
-    CODE_EXECUTION: "code execution",
-}
 OUTPUTS = {"output_list": list}
-# the fields each results row is checked for (self-repair's: code generation's)
-ROW_FIELDS = {
-    SELF_REPAIR: run_audit.LCB_RUNNER_FIELDS,
-    TEST_OUTPUT: {
-        "question_id": str, "test_id": int, "question_content": str, "starter_code": str,
-        "function_name": str, **OUTPUTS, "pred_list": list,
-    },
-    CODE_EXECUTION: {
-        **{name: str for name in scenarios.EXECUTION_FIELDS}, "numsteps": int, **OUTPUTS,
-        "pred_list": list,
-    },
-}  # fmt: skip
-# what lcb_runner graded, and what it is in the words of a difference
-SCORED = {SELF_REPAIR: "code_list", TEST_OUTPUT: "pred_list", CODE_EXECUTION: "pred_list"}
 PREDICTION = ("a prediction", "another prediction")
 # the fields of code generation's eval_all that self-repair reads (base_runner.run_main_repair)
 REPAIRED_FIELDS = {
     "question_id": str, "question_content": str, "output_list": list, "code_list": list,
     "graded_list": list, "metadata": list,
 }  # fmt: skip
-NEEDS_TEST_INPUT = (
-    "lcb_runner's test output prediction results do not keep the test input its prompt "
-    "quotes: pass --dataset (livecodebench/test_generation rows)"
-)
 NO_REPAIRED_RUN = (
     "the self-repair results do not record the attempts they repaired: the code-generation "
     "Scenario.codegeneration_<n>_<temperature>_eval_all.json it read is not beside them "
@@ -96,30 +79,44 @@ SELF_REPAIR_N = (
 )
 
 
-def problem_name(scenario: str, row: dict) -> str:
-    """The problem as the audit names it: question_id, test output prediction's
-    question_id/test_id, code execution's id."""
-    if scenario == TEST_OUTPUT:
-        return f"{row['question_id']}/{row['test_id']}"
-    if scenario == CODE_EXECUTION:
-        return row["id"]
-    return row["question_id"]
+def needs_dataset(declared: Scenario) -> str:
+    """Why a prompt of a scenario whose results lack part of its input cannot be checked."""
+    return (
+        f"lcb_runner's {declared.words} results do not keep {declared.audit.not_in_results}: "
+        f"pass --dataset ({declared.dataset.hub_name} rows)"
+    )
 
 
-def mode(scenario: str, cot: bool) -> str | None:
-    """Code execution's prompt, direct or CoT (the golden group's mode); None otherwise."""
-    if scenario != CODE_EXECUTION:
+def repairs(scenario: str) -> bool:
+    """Whether lcb_runner's ``scenario`` repairs a code-generation run (self-repair)."""
+    return any(
+        declared.lcb_runner == scenario and declared.audit.prompt_from == REPAIRED_RUN
+        for declared in SCENARIOS.values()
+    )
+
+
+def row_fields(declared: Scenario) -> dict:
+    """The fields a results row of the scenario is checked for (not code generation's)."""
+    return {**declared.audit.results_fields, **OUTPUTS, declared.audit.scored: list}
+
+
+def mode(declared: Scenario, cot: bool) -> str | None:
+    """The prompt variant, direct or CoT (the golden group's mode), of a scenario with
+    variants (code execution); None otherwise."""
+    if not declared.modes:
         return None
-    return scenarios.COT if cot else scenarios.DIRECT
+    return COT if cot else DIRECT
 
 
 def read_dataset(path: Path, scenario: str) -> dict[str, dict]:
-    """The scenario's dataset rows (test_generation's, execution-v2's) by problem name."""
-    fields = scenarios.FILES[lcb_runner_files.SUITE_SCENARIOS[scenario]].fields
+    """The dataset rows (test_generation's, execution-v2's) of lcb_runner's ``scenario`` by
+    problem name."""
+    declared = by_lcb_runner(scenario)
+    fields = declared.dataset.fields
     rows: dict[str, dict] = {}
     for number, row in cases.iter_jsonl(path, AuditInputError):
         scenarios.check_fields(path, number, row, fields, AuditInputError)
-        rows[problem_name(scenario, row)] = {name: row[name] for name in fields}
+        rows[declared.name_problem(row)] = {name: row[name] for name in fields}
     if not rows:
         raise AuditInputError(f"{path}: no rows")
     return rows
@@ -171,15 +168,14 @@ def read_repaired(path: Path) -> dict[str, Attempts]:
 def lcb_runner_raises(scenario: str, cot: bool, lmstyle: str) -> str:
     """Where lcb_runner 28fef95 raises for the LMStyle in the scenario (its expected-error
     goldens), in words; "" where it builds prompts for it."""
-    found = scenario_prompt.raised_for(
-        lcb_runner_files.SUITE_SCENARIOS[scenario], mode(scenario, cot), lmstyle
-    )
+    declared = by_lcb_runner(scenario)
+    found = scenario_prompt.raised_for(declared.name, mode(declared, cot), lmstyle)
     if found is None:
         return ""
     key, raised = found
     return (
         f"lcb_runner 28fef95 raises {raised['type']} ({raised['message']}) building the "
-        f"{WORDS[scenario]} prompt for LMStyle.{lmstyle} (golden {key.relative}): its main() "
+        f"{declared.words} prompt for LMStyle.{lmstyle} (golden {key.relative}): its main() "
         "writes no results for this pair"
     )
 
@@ -200,20 +196,19 @@ class ScenarioAuditor(run_audit.Auditor):
         show: int,
     ):
         super().__init__(upstream, lmstyle, cache, dataset, show)
-        self.scenario, self.cot, self.repaired = scenario, cot, repaired
-        self.suite_scenario = lcb_runner_files.SUITE_SCENARIOS[scenario]
-        self.mode = mode(scenario, cot)
+        self.declared, self.cot, self.repaired = by_lcb_runner(scenario), cot, repaired
+        self.mode = mode(self.declared, cot)
         self.raised: set[str] = set()  # the words of each error lcb_runner raised
-        if scenario != SELF_REPAIR:
+        if self.declared.extraction:
             self.extracted = PREDICTION
 
     def extract(self, output: str) -> str:
-        if self.scenario == SELF_REPAIR:
+        if not self.declared.extraction:  # code generation's extract_code
             return super().extract(output)
         from lcb_conformance.upstream import scenarios as upstream_scenarios
 
         return upstream_scenarios.extract(
-            self.upstream, self.suite_scenario, self.mode, self.lmstyle, output
+            self.upstream, self.declared.name, self.mode, self.lmstyle, output
         )
 
     def built(self, value: dict) -> tuple[str, object]:
@@ -224,7 +219,7 @@ class ScenarioAuditor(run_audit.Auditor):
 
         try:
             return upstream_scenarios.prompt(
-                self.upstream, self.suite_scenario, self.mode, self.lmstyle, value
+                self.upstream, self.declared.name, self.mode, self.lmstyle, value
             )
         except (UpstreamMissing, *upstream_scenarios.ENVIRONMENT_ERRORS) as error:
             return None, f"upstream cannot build the prompt ({error!r:.200})"
@@ -245,15 +240,16 @@ class ScenarioAuditor(run_audit.Auditor):
         return self.cached(built, outputs, label, audit)
 
     def problem_prompt(self, name: str, row: dict, label: str, audit: Audit) -> tuple[str, str]:
-        """(outcome, why) of a test output prediction or code execution problem's prompt."""
+        """(outcome, why) of the prompt of a problem of a dataset-row scenario (test output
+        prediction, code execution)."""
         if self.dataset is not None:
             if name not in self.dataset:
                 return CANNOT, f"problem {name} is not in the dataset"
             value = self.dataset[name]
-        elif self.scenario == TEST_OUTPUT:
-            return CANNOT, NEEDS_TEST_INPUT
+        elif self.declared.audit.not_in_results:
+            return CANNOT, needs_dataset(self.declared)
         else:
-            value = {field: row[field] for field in scenarios.EXECUTION_FIELDS}
+            value = {field: row[field] for field in self.declared.dataset.fields}
         return self.expected(*self.built(value), row["output_list"], label, audit)
 
     def attempt_prompt(self, attempts: Attempts, index: int, output: str, label: str, audit):
@@ -293,16 +289,17 @@ class ScenarioAuditor(run_audit.Auditor):
         return attempts, ""
 
     def row(self, path: Path, line: int, row: dict, audit: Audit) -> None:
-        name = problem_name(self.scenario, row)
+        name = self.declared.name_problem(row)
         where = f"{path}:{line}: {name}"
-        scored = row[SCORED[self.scenario]]
-        if self.scenario == SELF_REPAIR:
+        scored = row[self.declared.audit.scored]
+        repaired = repairs(self.declared.lcb_runner)
+        if repaired:
             attempts, why = self.repaired_attempts(path, line, row)
         else:
             prompt, why = self.problem_prompt(name, row, where, audit)
         for index, (output, graded) in enumerate(zip(row["output_list"], scored, strict=True)):
             label = f"{where} sample {index}"
-            if self.scenario == SELF_REPAIR:
+            if repaired:
                 prompt, why = (
                     self.attempt_prompt(attempts, index, output, label, audit)
                     if attempts
@@ -319,15 +316,15 @@ class ScenarioAuditor(run_audit.Auditor):
 
 def check_row(path: Path, line: int, element: object, scenario: str) -> dict:
     """A results row with the scenario's fields, outputs and graded values paired."""
-    if scenario == SELF_REPAIR:
+    declared = by_lcb_runner(scenario)
+    if declared.audit.results_fields is None:  # code generation's row
         return run_audit.check_row(path, line, element)
     if not isinstance(element, dict):
         raise AuditInputError(f"{path}:{line}: a row is {type(element).__name__}, not an object")
-    scenarios.check_fields(path, line, element, ROW_FIELDS[scenario], AuditInputError)
-    label = f"{path}:{line}: problem {problem_name(scenario, element)!r}"
-    run_audit.check_paired(
-        label, element["output_list"], element["pred_list"], ("predictions", "prediction")
-    )
+    scenarios.check_fields(path, line, element, row_fields(declared), AuditInputError)
+    label = f"{path}:{line}: problem {declared.name_problem(element)!r}"
+    scored = element[declared.audit.scored]
+    run_audit.check_paired(label, element["output_list"], scored, ("predictions", "prediction"))
     return element
 
 
@@ -361,7 +358,7 @@ def audit_scenario_run(
         try:
             for line, element in json_stream.iter_array(path):
                 row = check_row(path, line, element, scenario)
-                name = problem_name(scenario, row)
+                name = auditor.declared.name_problem(row)
                 if name in seen:
                     raise AuditInputError(f"{path}:{line}: problem {name!r} appears twice")
                 seen.add(name)
@@ -370,7 +367,7 @@ def audit_scenario_run(
             raise AuditInputError(str(error)) from None
     if not seen:
         raise AuditInputError(f"{path}: no rows")
-    n_why = SELF_REPAIR_N if scenario == SELF_REPAIR else ""
+    n_why = SELF_REPAIR_N if repairs(scenario) else ""
     run_audit.check_request(audit, path, Counter(), variant=variant, n_why=n_why)
     return audit
 
@@ -394,22 +391,23 @@ def scenario_of(path: Path) -> tuple[str, bool]:
     if named is not None:
         return named.scenario, named.cot
     first = first_row(path)
-    if "pred_list" in first and "test_id" in first:
-        return TEST_OUTPUT, False
-    if "pred_list" in first:
-        raise AuditInputError(
-            f"{path}: code execution results under another name than lcb_runner's "
-            f"({lcb_runner_files.NAME_PATTERN}): only the name records --cot_code_execution"
-        )
-    if "original_code_list" in first:
-        return SELF_REPAIR, False
+    for declared in SCENARIOS.values():
+        if declared.audit.marker not in first:
+            continue
+        if declared.modes:
+            raise AuditInputError(
+                f"{path}: {declared.words} results under another name than lcb_runner's "
+                f"({lcb_runner_files.NAME_PATTERN}): only the name records "
+                "--cot_code_execution"
+            )
+        return declared.lcb_runner, False
     return lcb_runner_files.CODE_GENERATION, False
 
 
 def default_repaired(path: Path, scenario: str) -> Path | None:
     """The code-generation eval_all a self-repair run repaired, beside it as lcb_runner names
     it (its n: the first row's attempts); None for another scenario or when it is not there."""
-    if scenario != SELF_REPAIR:
+    if not repairs(scenario):
         return None
     outputs = first_row(path).get("output_list")
     if not isinstance(outputs, list):
@@ -419,12 +417,12 @@ def default_repaired(path: Path, scenario: str) -> Path | None:
 
 def check_options(args, scenario: str) -> None:
     """AuditInputError for an option the scenario's audit does not read."""
-    if args.codegen_eval is not None and scenario != SELF_REPAIR:
+    if args.codegen_eval is not None and not repairs(scenario):
         raise AuditInputError(
             f"--codegen-eval: only a self-repair run repairs a code-generation run; "
             f"{args.run} is --scenario {scenario}"
         )
-    if args.dataset is not None and scenario == SELF_REPAIR:
+    if args.dataset is not None and repairs(scenario):
         raise AuditInputError(
             "--dataset: lcb_runner builds self-repair prompts from the code-generation "
             "_eval_all.json it repaired (--codegen-eval), not from dataset rows"

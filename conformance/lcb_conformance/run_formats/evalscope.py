@@ -1,4 +1,6 @@
-"""evalscope 1.14.1's reviews, ``reviews/<model>/live_code_bench_<subset>.jsonl``: ``messages``
+"""evalscope's reviews (messages, prediction, extracted_prediction, its score value per sample).
+
+evalscope 1.14.1's reviews, ``reviews/<model>/live_code_bench_<subset>.jsonl``: ``messages``
 (sent, then the answer), ``sample_score.score.prediction`` / ``.extracted_prediction``,
 ``sample_score.score.value`` (its verdict: ``{main_score_name: 1.0 | 0.0}``),
 ``sample_score.group_id`` (the problem's position), ``generation_index``."""

@@ -1,4 +1,6 @@
-"""lcb_runner's own code-generation results, ``output/<model_repr>/Scenario.codegeneration_
+"""lcb_runner's code-generation results and eval_all files (output_list, code_list, graded_list).
+
+lcb_runner's own code-generation results, ``output/<model_repr>/Scenario.codegeneration_
 <n>_<temperature>[_eval_all].json``: a JSON array of rows with the problem's fields,
 ``output_list`` (raw outputs), ``code_list`` (what extract_code kept and the judge ran) and, in
 the ``_eval_all`` file, ``graded_list`` (the judge's verdict per output). Its other three

@@ -1,4 +1,7 @@
-"""lcb_runner's output layout (runner/main.py, utils/path_utils.py at 28fef95): what a results
+"""lcb_runner's output layout: what a results file's name records (scenario, n, temperature,
+CoT), its cache file and the code-generation run a self-repair run repaired.
+
+lcb_runner's output layout (runner/main.py, utils/path_utils.py at 28fef95): what a results
 file's name records, and the files lcb_runner keeps beside it.
 
     output/<model_repr>/Scenario.<scenario>_<n>_<temperature>[_cot][_eval|_eval_all].json
@@ -18,14 +21,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcb_conformance.suite import scenario_cases
+from lcb_conformance.suite import scenarios
 
 CODE_GENERATION = "codegeneration"  # lcb_runner's Scenario.codegeneration
-SCENARIOS = (CODE_GENERATION, *scenario_cases.LCB_RUNNER_NAMES.values())
-# lcb_runner's name -> the suite's (its golden folder); code generation has none
-SUITE_SCENARIOS = {name: scenario for scenario, name in scenario_cases.LCB_RUNNER_NAMES.items()}
+# lcb_runner's Scenario values: code generation and each declared scenario's
+LCB_RUNNER_SCENARIOS = (
+    CODE_GENERATION,
+    *(declared.lcb_runner for declared in scenarios.SCENARIOS.values()),
+)
 RESULTS_NAME = re.compile(
-    rf"^Scenario\.(?P<scenario>{'|'.join(SCENARIOS)})_(?P<n>\d+)_(?P<temperature>[0-9.]+)"
+    rf"^Scenario\.(?P<scenario>{'|'.join(LCB_RUNNER_SCENARIOS)})_(?P<n>\d+)_(?P<temperature>[0-9.]+)"
     r"(?P<cot>_cot)?(?P<kind>_eval_all|_eval)?\.json$"
 )
 NAME_PATTERN = "Scenario.<scenario>_<n>_<temperature>[_cot].json"

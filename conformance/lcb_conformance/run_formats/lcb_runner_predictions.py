@@ -1,4 +1,7 @@
-"""What lcb_runner 28fef95's main() writes for its test output prediction and code execution
+"""lcb_runner's test output prediction and code execution results, read for their two format
+modules (output_list, pred_list, graded_list).
+
+What lcb_runner 28fef95's main() writes for its test output prediction and code execution
 scenarios (``output/<model_repr>/Scenario.<scenario>_<n>_<temperature>[_cot][_eval_all].json``):
 a JSON array of the dataset's rows, each with ``output_list`` (raw outputs), ``pred_list``
 (what its extractor kept and its scorer graded) and, in the ``_eval_all`` file, ``graded_list``

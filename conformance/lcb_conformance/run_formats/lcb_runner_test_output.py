@@ -1,4 +1,6 @@
-"""lcb_runner's test output prediction results, ``Scenario.testoutputprediction_<n>_<t>
+"""lcb_runner's test output prediction results (a problem named question_id/test_id).
+
+lcb_runner's test output prediction results, ``Scenario.testoutputprediction_<n>_<t>
 [_eval_all].json`` (run_formats/lcb_runner_predictions.py): a test_generation row per problem
 (question_id, test_id, the statement, starter_code, function_name), its raw outputs, the
 assertions extract_test_output_code kept and, in the _eval_all file, their verdicts. A problem
@@ -11,20 +13,18 @@ from pathlib import Path
 
 from lcb_conformance.run_formats import lcb_runner_predictions
 from lcb_conformance.run_formats.samples import Logged
-from lcb_conformance.suite import scenario_cases
+from lcb_conformance.suite import scenarios
 
 NAME = "lcb_runner_test_output"
-SCENARIO = scenario_cases.LCB_RUNNER_NAMES[scenario_cases.TEST_OUTPUT]
+DECLARED = scenarios.by_run_format(NAME)  # its scenario's declaration
+SCENARIO = DECLARED.lcb_runner
 DESCRIBED = "lcb_runner's test output prediction results (rows with test_id and pred_list)"
 model = lcb_runner_predictions.model
+problem_name = DECLARED.name_problem
 
 
 def detect(peek) -> bool:
-    return lcb_runner_predictions.detect(peek, "test_id")
-
-
-def problem_name(row: dict) -> str:
-    return f"{row['question_id']}/{row['test_id']}"
+    return lcb_runner_predictions.detect(peek, DECLARED.audit.marker)
 
 
 def samples(path: Path) -> Iterator[Logged]:

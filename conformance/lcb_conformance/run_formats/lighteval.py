@@ -1,4 +1,6 @@
-"""lighteval 0.13.0's details, ``details_<task>_<date>.parquet`` (EvaluationTracker
+"""lighteval's details parquet (doc.id, model_response, its metric per document).
+
+lighteval 0.13.0's details, ``details_<task>_<date>.parquet`` (EvaluationTracker
 .save_details): ``doc.id`` (the problem's position), ``model_response.input`` (sent),
 ``model_response.text`` (one per sample), ``metric`` (per document: ``{name: value}``, e.g.
 ``codegen_pass@1:16``). lighteval's metric extracts and grades in one step and records only

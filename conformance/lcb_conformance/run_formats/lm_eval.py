@@ -1,4 +1,6 @@
-"""lm-evaluation-harness 0.4.13's samples, ``samples_<task>_<date>.jsonl``
+"""lm-evaluation-harness's samples (doc, prompt, resps, filtered_resps, its metric per document).
+
+lm-evaluation-harness 0.4.13's samples, ``samples_<task>_<date>.jsonl``
 (EvaluationTracker.save_results_samples): ``doc`` (the dataset row), ``arguments.gen_args_0
 .arg_0`` (the prompt: a string, or for chat API models a JsonChatStr, i.e. ``["<json
 messages>"]``), ``resps[0]`` (the raw outputs, one per repeat), ``filtered_resps[0]`` (what the

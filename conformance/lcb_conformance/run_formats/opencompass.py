@@ -1,4 +1,7 @@
-"""OpenCompass 0.5.4's predictions, ``predictions/<model>/<dataset>.json``
+"""OpenCompass's predictions and, beside them, its results' details (extracted_prediction,
+correct per replica).
+
+OpenCompass 0.5.4's predictions, ``predictions/<model>/<dataset>.json``
 (GenInferencerOutputHandler): an object ``{"<idx>": {"origin_prompt", "prediction", "gold"}}``,
 the dataset repeated ``n`` times (idx = replica * size + position); ``gold`` is the output
 column, the question_id in livecodebench_gen. What was scored, and its verdict, are in

@@ -1,4 +1,8 @@
-"""Which format a finished run is in: every module of this package that declares a ``NAME``
+"""Which format a run is in, for audit, score and regrade alike: every module of the package with
+a `NAME` is one (detect, samples, model); the one-line error naming what a file is when none
+reads it.
+
+Which format a finished run is in: every module of this package that declares a ``NAME``
 is a format (``detect(peek)``, ``samples(path)``, ``model(path)``, ``DESCRIBED``); adding a
 format is one module and one fixture run. A module declaring ``SCENARIO`` holds another of
 lcb_runner's scenarios than code generation (predictions, not programs)."""

@@ -1,4 +1,6 @@
-"""The options of a conformance run, declared once: the command takes them as ``--NAME``
+"""A run's options, declared once for the command (`--impl`) and the plugin (`--lcb-impl`).
+
+The options of a conformance run, declared once: the command takes them as ``--NAME``
 (``lcb-conformance run --impl ...``), the pytest plugin as ``--lcb-NAME`` (``pytest -p
 lcb_conformance.plugin --lcb-impl ...``), both from this table, and both build the same
 :class:`~lcb_conformance.runner.run.Spec` and :class:`~lcb_conformance.runner.run.Selection`.

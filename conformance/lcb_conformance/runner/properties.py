@@ -1,4 +1,6 @@
-"""Contract properties: the extraction and decoding rules held for arbitrary text (Hypothesis),
+"""Contract properties (Hypothesis, derandomized) and mutation-testing edges.
+
+Contract properties: the extraction and decoding rules held for arbitrary text (Hypothesis),
 not just the fixtures, and the inputs mutation testing showed no other case reaches.
 
 The oracle is the plain statement of the rules (lcb_conformance.suite.extraction_rule):

@@ -1,4 +1,4 @@
-"""One typed result per case, and the JSON-lines file they stream to as a run goes.
+"""The typed result of a case, and the JSON-lines results file they stream to as a run goes.
 
 The results file (schema ``lcb-conformance-results/2``, conformance/results.schema.json) is
 one JSON object a line: a header (the implementation, the options, how many cases the run

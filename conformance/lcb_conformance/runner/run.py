@@ -1,5 +1,5 @@
-"""Run every case of the case index (and the API contract's) against an implementation, one
-typed result per case (runner/results.py).
+"""The case runner: every case against an implementation, one typed result each, serial or in
+workers.
 
 A golden case calls the adapter function the index names with keyword arguments (fixture
 references resolved, a tokenizer as the loaded snapshot in-process or its repo id over

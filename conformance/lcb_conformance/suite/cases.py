@@ -1,4 +1,7 @@
-"""The conformance cases: fixture inputs (problem rows, model outputs, contexts) and the
+"""Fixture inputs and the case tables: prompt and message variants (from the style table), chat
+renderings, audited problems.
+
+The conformance cases: fixture inputs (problem rows, model outputs, contexts) and the
 style matrix that maps each implementation style onto an lcb_runner LMStyle.
 
 Fixture files are JSON lines written with ensure_ascii=True, so every CR, U+2028 or emoji

@@ -1,4 +1,5 @@
-"""The checked-in list of deliberate differences from upstream (conformance/deviations.toml)."""
+"""Reads `conformance/deviations.toml`, the checked-in list of deliberate differences from
+upstream."""
 
 from __future__ import annotations
 

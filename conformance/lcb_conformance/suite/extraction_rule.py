@@ -1,4 +1,5 @@
-"""lcb_runner's extraction rule, stated plainly: split into lines, look at every line.
+"""lcb_runner's extraction rule stated plainly, for property tests: split into lines, look at
+every line.
 
 This is the definition, not an implementation to use: the property tests hold the
 implementation under test to it for arbitrary text, and the benchmark times it as the

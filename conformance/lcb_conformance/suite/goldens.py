@@ -1,4 +1,4 @@
-"""The golden store: where each case's expected bytes live, and their integrity manifest.
+"""The golden store: keys, files, canonical JSON, the integrity manifest, provenance.
 
 Goldens are raw UTF-8 files, compared byte for byte: text (.txt) for strings, canonical JSON
 (.json, :func:`canonical_json`) for message-shaped prompts. Only the regeneration command

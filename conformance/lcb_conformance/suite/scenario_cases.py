@@ -1,16 +1,18 @@
-"""The cases of lcb_runner's three other leaderboard scenarios: self-repair, test output
-prediction and code execution (fixtures/scenarios/).
+"""The other three scenarios' inputs (fixtures/scenarios/): self-repair attempts, test output
+prediction and code execution rows, model outputs, grading cases; every LMStyle.
+
+The cases of lcb_runner's scenarios beside code generation, read from their fixture files
+(fixtures/scenarios/), which each scenario's declaration names (suite/scenarios.py).
 
 Each scenario's inputs are rows in the shape lcb_runner reads them:
 
-- self-repair: one attempt of a code-generation run's ``eval_all.json`` entry (the question,
-  one program of ``code_list``, its ``graded_list`` verdict and its ``metadata`` JSON string).
-  An attempt names a judge corpus case (fixtures/judge/): the problem's question and the
-  program come from there, and its metadata is what lcb_runner's judge writes for that program
-  (the judge goldens; test_scenarios.py holds them equal), unless ``judge_metadata`` is false
-  (metadata an older lcb_runner judge wrote).
-- test output prediction: rows of livecodebench/test_generation (``test`` a JSON string).
-- code execution: rows of livecodebench/execution-v2.
+- an attempt (self-repair): one attempt of a code-generation run's ``eval_all.json`` entry
+  (the question, one program of ``code_list``, its ``graded_list`` verdict and its
+  ``metadata`` JSON string). An attempt names a judge corpus case (fixtures/judge/): the
+  problem's question and the program come from there, and its metadata is what lcb_runner's
+  judge writes for that program (the judge goldens; test_scenarios.py holds them equal),
+  unless ``judge_metadata`` is false (metadata an older lcb_runner judge wrote).
+- a dataset row: livecodebench/test_generation's (``test`` a JSON string), execution-v2's.
 
 Model outputs feed each scenario's extractor; grading cases (a problem and its generations)
 feed each scenario's scorer.
@@ -32,30 +34,7 @@ from lcb_conformance.suite.cases import (
     iter_jsonl,
     read_outputs,
 )
-
-SCENARIOS_DIR = FIXTURES_DIR / "scenarios"
-SELF_REPAIR_FILE = SCENARIOS_DIR / "self_repair.jsonl"
-TEST_OUTPUT_FILE = SCENARIOS_DIR / "test_output.jsonl"
-EXECUTION_FILE = SCENARIOS_DIR / "execution.jsonl"
-TEST_OUTPUT_OUTPUTS_FILE = SCENARIOS_DIR / "test_output_outputs.jsonl"
-EXECUTION_OUTPUTS_FILE = SCENARIOS_DIR / "execution_outputs.jsonl"
-TEST_OUTPUT_GRADES_FILE = SCENARIOS_DIR / "test_output_grades.jsonl"
-EXECUTION_GRADES_FILE = SCENARIOS_DIR / "execution_grades.jsonl"
-
-# The scenarios, by their golden folder
-SELF_REPAIR = "self-repair"
-TEST_OUTPUT = "test-output"
-CODE_EXECUTION = "code-execution"
-SCENARIOS = (SELF_REPAIR, TEST_OUTPUT, CODE_EXECUTION)
-# lcb_runner's name of each (its Scenario enum's values: --scenario, and its file names)
-LCB_RUNNER_NAMES = {
-    SELF_REPAIR: "selfrepair",
-    TEST_OUTPUT: "testoutputprediction",
-    CODE_EXECUTION: "codeexecution",
-}
-# code execution's two prompts: format_prompt_execution and format_prompt_execution_cot
-DIRECT, COT = "direct", "cot"
-EXECUTION_MODES = (DIRECT, COT)
+from lcb_conformance.suite.scenarios import ATTEMPT, SCENARIOS, get
 
 # What a prompt builder did with an input: returned a prompt, or raised (both are goldens).
 RETURNED, RAISED = "returned", "raised"
@@ -69,45 +48,16 @@ CHAT_TEMPLATES = {"LLaMa3": styles.LLAMA3_TOKENIZER}
 
 
 def groups(scenario: str) -> list[str]:
-    """The golden groups of a scenario's per-LMStyle families: the LMStyle, under code
-    execution's mode ("direct/OpenAIChat")."""
-    modes = EXECUTION_MODES if scenario == CODE_EXECUTION else (None,)
+    """The golden groups of a scenario's per-LMStyle families: the LMStyle, under the prompt
+    variant where it has two ("direct/OpenAIChat")."""
+    modes = get(scenario).modes or (None,)
     return [f"{mode}/{lmstyle}" if mode else lmstyle for mode in modes for lmstyle in LMSTYLES]
 
 
 def parse_group(group: str) -> tuple[str | None, str]:
-    """(code execution's mode or None, LMStyle) of a golden group."""
+    """(the prompt variant or None, LMStyle) of a golden group."""
     mode, _, lmstyle = group.rpartition("/")
     return mode or None, lmstyle
-
-
-# livecodebench/test_generation and livecodebench/execution-v2 row fields, typed as the
-# fixtures spell them (contest_date an ISO string; the problem classes do not parse it).
-TEST_OUTPUT_FIELDS = {
-    "question_title": str,
-    "question_content": str,
-    "question_id": str,
-    "contest_id": str,
-    "contest_date": str,
-    "difficulty": str,
-    "test": str,
-    "starter_code": str,
-    "function_name": str,
-    "test_id": int,
-}
-EXECUTION_FIELDS = {
-    "question_id": str,
-    "contest_id": str,
-    "contest_date": str,
-    "difficulty": str,
-    "function_name": str,
-    "code": str,
-    "input": str,
-    "output": str,
-    "id": str,
-    "problem_id": str,
-    "numsteps": int,
-}
 
 
 @dataclass(frozen=True)
@@ -168,23 +118,28 @@ def check_fields(
             raise error(f"{path}:{number}: {name!r} must be {kind.__name__}")
 
 
+def fixture_file(name: str) -> Path:
+    """A fixture file a declaration names (relative to fixtures/)."""
+    return FIXTURES_DIR / name
+
+
 @cache
-def attempts() -> dict[str, Attempt]:
+def attempts(scenario: str) -> dict[str, Attempt]:
+    """attempt id -> Attempt, of a scenario whose inputs are attempts (self-repair)."""
+    path = fixture_file(get(scenario).inputs)
     found: dict[str, Attempt] = {}
-    for number, entry in _entries(SELF_REPAIR_FILE):
-        attempt_id = _id(SELF_REPAIR_FILE, number, entry.get("id"), found)
-        check_fields(SELF_REPAIR_FILE, number, entry, {"judge_case": str, "graded": bool})
+    for number, entry in _entries(path):
+        attempt_id = _id(path, number, entry.get("id"), found)
+        check_fields(path, number, entry, {"judge_case": str, "graded": bool})
         if entry["judge_case"] not in judge_cases.judge_cases():
             raise FixtureError(
-                f"{SELF_REPAIR_FILE}:{number}: judge_case {entry['judge_case']!r} is not a "
-                f"case of {judge_cases.CASES_FILE.name}"
+                f"{path}:{number}: judge_case {entry['judge_case']!r} is not a case of "
+                f"{judge_cases.CASES_FILE.name}"
             )
         try:
             json.loads(entry["metadata"])
         except (KeyError, TypeError, ValueError):
-            raise FixtureError(
-                f"{SELF_REPAIR_FILE}:{number}: 'metadata' must be a JSON string"
-            ) from None
+            raise FixtureError(f"{path}:{number}: 'metadata' must be a JSON string") from None
         found[attempt_id] = Attempt(
             attempt_id,
             entry["judge_case"],
@@ -196,50 +151,32 @@ def attempts() -> dict[str, Attempt]:
     return found
 
 
-@dataclass(frozen=True)
-class ScenarioFiles:
-    """The fixture files of test output prediction or code execution."""
-
-    problems: Path  # the dataset's rows
-    id_field: str  # the field naming a row
-    fields: dict  # the row schema
-    outputs: Path  # model outputs for the extractor
-    gradings: Path  # generations for the scorer
-
-
-FILES = {
-    TEST_OUTPUT: ScenarioFiles(
-        TEST_OUTPUT_FILE,
-        "question_id",
-        TEST_OUTPUT_FIELDS,
-        TEST_OUTPUT_OUTPUTS_FILE,
-        TEST_OUTPUT_GRADES_FILE,
-    ),
-    CODE_EXECUTION: ScenarioFiles(
-        EXECUTION_FILE, "id", EXECUTION_FIELDS, EXECUTION_OUTPUTS_FILE, EXECUTION_GRADES_FILE
-    ),
-}
-
-
 @cache
 def problems(scenario: str) -> dict[str, dict]:
-    """row id -> dataset row (test_generation's question_id, execution-v2's id)."""
-    files = FILES[scenario]
+    """row id -> dataset row (test_generation's question_id, execution-v2's id), of a
+    scenario whose inputs are dataset rows."""
+    declared = get(scenario)
+    path = fixture_file(declared.inputs)
     rows: dict[str, dict] = {}
-    for number, row in _entries(files.problems):
-        check_fields(files.problems, number, row, files.fields)
-        rows[_id(files.problems, number, row[files.id_field], rows)] = row
+    for number, row in _entries(path):
+        check_fields(path, number, row, declared.dataset.fields)
+        rows[_id(path, number, row[declared.dataset.id_field], rows)] = row
     return rows
+
+
+def inputs(scenario: str) -> dict[str, Attempt] | dict[str, dict]:
+    """id -> a prompt's input: an Attempt, or a dataset row."""
+    return attempts(scenario) if get(scenario).prompt.argument == ATTEMPT else problems(scenario)
 
 
 @cache
 def outputs(scenario: str) -> dict[str, ModelOutput]:
-    return read_outputs(FILES[scenario].outputs)
+    return read_outputs(fixture_file(get(scenario).extraction.outputs))
 
 
 @cache
 def gradings(scenario: str) -> dict[str, Grading]:
-    path = FILES[scenario].gradings
+    path = fixture_file(get(scenario).scoring.gradings)
     found: dict[str, Grading] = {}
     for number, entry in _entries(path):
         grading_id = _id(path, number, entry.get("id"), found)
@@ -254,26 +191,25 @@ def gradings(scenario: str) -> dict[str, Grading]:
     return found
 
 
-def fixture_name(path: Path) -> str:
-    """A fixture file as the case index names it (relative to fixtures/)."""
-    return path.relative_to(FIXTURES_DIR).as_posix()
+def _input_value(scenario: str, entry_id: str) -> object:
+    found = inputs(scenario)[entry_id]
+    return found.value() if isinstance(found, Attempt) else found
 
 
-# fixture file -> the value one of its entries stands for in a call
+# fixture file (relative to fixtures/) -> the value one of its entries stands for in a call
 FIXTURE_VALUES = {
-    fixture_name(SELF_REPAIR_FILE): lambda entry_id: attempts()[entry_id].value(),
     **{
-        fixture_name(files.problems): lambda entry_id, s=scenario: problems(s)[entry_id]
-        for scenario, files in FILES.items()
+        declared.inputs: lambda entry_id, s=name: _input_value(s, entry_id)
+        for name, declared in SCENARIOS.items()
     },
     **{
-        fixture_name(files.outputs): lambda entry_id, s=scenario: outputs(s)[entry_id].output
-        for scenario, files in FILES.items()
+        declared.extraction.outputs: lambda entry_id, s=name: outputs(s)[entry_id].output
+        for name, declared in SCENARIOS.items()
+        if declared.extraction
     },
     **{
-        fixture_name(files.gradings): lambda entry_id, s=scenario: list(
-            gradings(s)[entry_id].generations
-        )
-        for scenario, files in FILES.items()
+        declared.scoring.gradings: lambda entry_id, s=name: list(gradings(s)[entry_id].generations)
+        for name, declared in SCENARIOS.items()
+        if declared.scoring
     },
 }

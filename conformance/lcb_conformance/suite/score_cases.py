@@ -1,4 +1,7 @@
-"""The score cases: finished runs (fixtures/score/runs.json), the windows each is scored over,
+"""The score cases: finished runs (fixtures/score), the windows and builder time zones each is
+scored over, pass@k inputs.
+
+The score cases: finished runs (fixtures/score/runs.json), the windows each is scored over,
 the builder time zones of the leaderboard, and compute_metrics_from_results' inputs
 (fixtures/score/pass_k.json). The score families (suite/families/score.py) make one golden
 per (run, window) for lcb_runner's compute_scores, per (time zone, run, window) for the

@@ -1,4 +1,4 @@
-"""Readable mismatch reports: where two texts first differ, with invisible characters shown.
+"""Readable mismatch reports: where two texts first differ, invisible characters shown.
 
 Shown as: \\n \\r \\t and other control characters as escapes, a trailing space (before a
 line break or the end) as "·", and every non-ASCII character as \\uXXXX so a U+2028 or a

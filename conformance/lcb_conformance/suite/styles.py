@@ -1,4 +1,7 @@
-"""lcb_runner's LMStyles and the lcb_prompts style giving each one's prompt: the one table that
+"""The one LMStyle ↔ style table: what lcb_runner sends per LMStyle and the `lcb_prompts` call
+giving it (cases, resolver and docs read it).
+
+lcb_runner's LMStyles and the lcb_prompts style giving each one's prompt: the one table that
 the case tables (suite/cases.py), the resolver (``lcb-conformance resolve``) and docs/styles.md
 read.
 

@@ -1,5 +1,5 @@
-"""For users with network: load the real tokenizers from the Hugging Face Hub and check that
-their chat templates are the ones the offline snapshots (and so the goldens) carry.
+"""`lcb-conformance hub-check`, for users with network: the real tokenizers' chat templates on the
+Hugging Face Hub against the offline snapshots' (and so the goldens').
 
     lcb-conformance hub-check [REPO_ID ...]
 

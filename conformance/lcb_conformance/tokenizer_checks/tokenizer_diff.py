@@ -1,4 +1,5 @@
-"""`lcb-conformance tokenizer-diff OLD NEW`: what a tokenizer upgrade changes in the model input.
+"""`lcb-conformance tokenizer-diff OLD NEW`: what a tokenizer upgrade changes in prompts, token
+ids, BOS/EOS, markers.
 
     lcb-conformance tokenizer-diff OLD NEW [--styles generic,deepseekr1] [--problems N]
 

@@ -1,4 +1,4 @@
-"""Differential run: an implementation against LIVE upstream lcb_runner on a dataset file.
+"""`lcb-conformance diff`: an implementation against live upstream lcb_runner on a dataset file.
 
     lcb-conformance diff DATASET.jsonl [--impl MODULE[:ATTR]]
         [--styles VARIANT,...] [--upstream installed|PATH] [--show N] [--full-rows]

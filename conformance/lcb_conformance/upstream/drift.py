@@ -1,4 +1,5 @@
-"""Drift: how an upstream lcb_runner differs from the goldens, case by case, told apart by kind.
+"""`lcb-conformance drift`: how an upstream lcb_runner differs from the goldens, a verdict per
+case told apart by kind; `--history` over commits.
 
     lcb-conformance drift [--upstream installed|PATH] [--no-tokens] [--json FILE]
     lcb-conformance drift --history REPO COMMIT... [--json FILE] [--markdown FILE]
@@ -198,7 +199,7 @@ def history(repo: Path, commits: list[str]) -> list[dict]:
                     "--json",
                     str(report),
                 ],
-                stdin=subprocess.DEVNULL,  # no judge reads the caller's stdin (docs/judge.md)
+                stdin=subprocess.DEVNULL,  # no judge reads our stdin (docs/judge-sandbox.md)
                 capture_output=True,
                 text=True,
                 timeout=COMMIT_TIMEOUT,

@@ -1,4 +1,9 @@
-"""lcb_runner's own grading of code-generation samples, fast: the judge of ``regrade``.
+"""lcb_runner's judge, fast: run_test in a child forked per sample from one pre-imported grading
+process under the supervisor, upstream's evaluate_generations_by_problem on its outcome; samples
+streamed in, verdicts in order; the judge check refusing a stand-in; codegen_metrics for the
+regrade goldens.
+
+lcb_runner's own grading of code-generation samples, fast: the judge of ``regrade``.
 
 Interface (agreed with ``regrade``)::
 

@@ -1,4 +1,7 @@
-"""The judge: how lcb_runner grades a program against a problem's tests, as goldens.
+"""lcb_runner's judge (or an implementation's) run on the corpus in sandboxed child processes;
+verdict normalisation.
+
+The judge: how lcb_runner grades a program against a problem's tests, as goldens.
 
 A judge case is a (problem, candidate program) pair from fixtures/judge/: problems are rows in
 the dataset's schema (public tests as JSON, private tests as JSON or in the dataset's
@@ -18,7 +21,8 @@ directory, output to files, and internet sockets refused. When the child ends, o
 limit passes, every process it started is killed -- in another session, double-forked,
 ignoring SIGTERM or still forking -- before run_batch returns. The child's stdin is /dev/null:
 lcb_runner's judge leaves a judged program the real ``open``, so ``open(0)`` reads the judging
-process's own stdin (docs/judge.md), and a judge must read nothing there, wherever it runs.
+process's own stdin (docs/judge-sandbox.md), and a judge must read nothing there, wherever it
+runs.
 
 An --impl-cmd implementation's judge runs in its own process instead (:func:`run_served`): the
 program is started afresh for the judge under the same supervisor and limits (the memory

@@ -1,4 +1,7 @@
-"""The public leaderboard's own code, run unmodified: LiveCodeBench/submissions'
+"""The leaderboard's builder (Python, TZ set) and site library (TypeScript, through node) at
+pinned commits.
+
+The public leaderboard's own code, run unmodified: LiveCodeBench/submissions'
 ``build_leaderboard_json.py`` (Python, with lcb_runner's model list) turns eval_all files into
 per-problem records, and LiveCodeBench/livecodebench.github.io's ``src/leaderboardLib.tsx``
 (TypeScript, transpiled by the TypeScript compiler from the npm registry and run by node)

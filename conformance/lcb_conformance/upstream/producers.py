@@ -1,4 +1,5 @@
-"""How each golden family is produced: the one place regeneration and the drift run share."""
+"""How each golden family is produced from upstream: the one place regeneration and the drift run
+share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Regenerate the goldens by running upstream lcb_runner, and show what changed.
+"""`lcb-conformance regen`: the goldens, manifest, provenance and index written by running
+upstream lcb_runner, and what changed shown.
 
     lcb-conformance regen --upstream PATH [--check]
 

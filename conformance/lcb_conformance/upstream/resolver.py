@@ -1,8 +1,10 @@
-"""Model -> style: which lcb_prompts style, and which tokenizer snapshot, give a model the
+"""`lcb-conformance resolve`: model id → LMStyle → lcb_prompts call.
+
+Model -> style: which lcb_prompts style, and which tokenizer snapshot, give a model the
 prompt lcb_runner gives it on the leaderboard.
 
     lcb-conformance resolve MODEL_ID [--upstream pinned|installed|PATH] [--json]
-        [--scenario codegeneration|selfrepair|testoutputprediction|codeexecution]
+        [--scenario code-generation|self-repair|test-output|code-execution]
     lcb-conformance resolve --all          every listed model (the resolver/models golden)
 
 The model list is lcb_runner's ``lm_styles.LanguageModelList`` (each LanguageModel has
@@ -12,10 +14,11 @@ package or a checkout. The LMStyle -> lcb_prompts mapping is this module's, held
 goldens and upstream by test_resolver.py and recorded, with the resolution of every listed
 model, in the golden ``resolver/models`` (drift-checked).
 
-``--scenario`` (lcb_runner's --scenario names) answers for one of the other three leaderboard
-scenarios instead: what lcb_runner's prompt builder does for the model's LMStyle on each
-fixture input of the scenario -- the prompt's shape, or what it raises -- read from the
-scenario's prompt goldens (pinned) or produced by the upstream given, and the lcb_prompts calls.
+``--scenario`` (a scenario's name here, its golden folder: suite/scenarios.py) answers for
+one of lcb_runner's scenarios beside code generation instead: what lcb_runner's prompt
+builder does for the model's LMStyle on each fixture input of the scenario -- the prompt's
+shape, or what it raises -- read from the scenario's prompt goldens (pinned) or produced by
+the upstream given, and the lcb_prompts calls.
 
 A model lcb_runner does not list gets a suggestion from the listed models of the same
 family, labelled as not official. Exit code: 0 listed, with an lcb_prompts style (with
@@ -35,8 +38,7 @@ import sys
 from dataclasses import dataclass, field
 
 from lcb_conformance.common import exit_codes
-from lcb_conformance.suite import families, goldens
-from lcb_conformance.suite import scenario_cases as scenarios
+from lcb_conformance.suite import families, goldens, scenario_cases, scenarios
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
 
@@ -268,32 +270,30 @@ def table(model_list: ModelList) -> str:
     return "\n".join(lines) + "\n"
 
 
-# lcb_runner's --scenario names -> the scenario's golden folder (None: code generation)
-SCENARIO_NAMES = {
-    "codegeneration": None,
-    "selfrepair": scenarios.SELF_REPAIR,
-    "testoutputprediction": scenarios.TEST_OUTPUT,
-    "codeexecution": scenarios.CODE_EXECUTION,
-}
-# The lcb_prompts calls of a scenario: its prompt, extraction and scoring (self-repair
-# extracts and is judged like code generation).
-SCENARIO_CALLS = {
-    scenarios.SELF_REPAIR: (
-        'format_self_repair_prompt(attempt, lmstyle="{}"{})',
-        "{extract_code}",
-        "judge_program(row, program, timeout)",
-    ),
-    scenarios.TEST_OUTPUT: (
-        'format_test_output_prompt(row, lmstyle="{}"{})',
-        'extract_test_output(model_output, lmstyle="{}")',
-        "score_test_output(row, generations)",
-    ),
-    scenarios.CODE_EXECUTION: (
-        'format_code_execution_prompt(row, lmstyle="{}", cot=False|True{})',
-        'extract_execution_answer(model_output, lmstyle="{}", cot=False|True)',
-        "score_code_execution(row, generations)",
-    ),
-}
+# resolve --scenario: code generation (the default) or a declared scenario
+SCENARIO_CHOICES = (scenarios.CODE_GENERATION, *scenarios.SCENARIOS)
+# how code generation's judge is called: the scoring of a scenario without its own scorer
+JUDGE_CALL = "judge_program(row, program, timeout)"
+
+
+def scenario_calls(
+    declared: scenarios.Scenario, lmstyle: str, tokenizer: str | None, extract_code: str
+) -> list[str]:
+    """The lcb_prompts calls of a scenario for an LMStyle: its prompt, extraction and scoring
+    (a scenario without its own extracts and is judged like code generation)."""
+    cot = ", cot=False|True" if declared.modes else ""
+    template = f', tokenizer=AutoTokenizer.from_pretrained("{tokenizer}")' if tokenizer else ""
+    prompt = declared.prompt
+    calls = [f'{prompt.function}({prompt.argument}, lmstyle="{lmstyle}"{cot}{template})']
+    extraction = declared.extraction
+    calls.append(
+        f'{extraction.function}(model_output, lmstyle="{lmstyle}"{cot})'
+        if extraction
+        else extract_code
+    )
+    scoring = declared.scoring
+    calls.append(f"{scoring.function}(row, generations)" if scoring else JUDGE_CALL)
+    return calls
 
 
 @dataclass
@@ -311,20 +311,18 @@ class ScenarioAnswer:
         return exit_codes.OK if self.builds else NO_STYLE_EXIT
 
     def calls(self) -> list[str]:
-        prompt, extract, score = SCENARIO_CALLS[self.scenario]
-        tokenizer = scenarios.CHAT_TEMPLATES.get(self.lmstyle)
-        template = f', tokenizer=AutoTokenizer.from_pretrained("{tokenizer}")' if tokenizer else ""
         mapping = mapping_for(self.lmstyle)
         extract_code = (
             mapping.calls()[1]
             if mapping.style
             else f"extract_code: no lcb_prompts style extracts like LMStyle.{self.lmstyle}"
         )
-        return [
-            prompt.format(self.lmstyle, template),
-            extract.format(self.lmstyle, extract_code=extract_code),
-            score,
-        ]
+        return scenario_calls(
+            scenarios.get(self.scenario),
+            self.lmstyle,
+            scenario_cases.CHAT_TEMPLATES.get(self.lmstyle),
+            extract_code,
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -418,9 +416,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--scenario",
-        choices=list(SCENARIO_NAMES),
-        default="codegeneration",
-        help="lcb_runner's scenario (default: %(default)s); the other three say what lcb_runner's "
+        choices=SCENARIO_CHOICES,
+        default=scenarios.CODE_GENERATION,
+        help="lcb_runner's scenario (default: %(default)s); the others say what lcb_runner's "
         "prompt builder does for the model's LMStyle, a prompt or an error",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -437,9 +435,8 @@ def main(argv: list[str] | None = None) -> int:
             print(table(model_list), end="")
             return exit_codes.OK
         resolution = resolve(list(model_list.models), args.model)
-        scenario = SCENARIO_NAMES[args.scenario]
-        if scenario and resolution.lmstyle:
-            return _answer_scenario(args, resolution, scenario, source)
+        if args.scenario != scenarios.CODE_GENERATION and resolution.lmstyle:
+            return _answer_scenario(args, resolution, args.scenario, source)
     except (UpstreamSourceError, UpstreamMissing, LookupError) as error:
         print(f"lcb-conformance resolve: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE

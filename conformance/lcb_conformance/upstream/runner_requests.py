@@ -1,4 +1,5 @@
-"""The request lcb_runner's runner classes send, recorded by running them against fake clients.
+"""lcb_runner's runner classes run against recording fake clients, in a child process: the
+requests they send.
 
 For each (LMStyle, command line) lcb_runner's own code does what ``runner/main.py`` does with
 one problem: ``parser.get_args()`` on the command line, the first model of its

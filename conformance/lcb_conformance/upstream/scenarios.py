@@ -1,4 +1,9 @@
-"""lcb_runner's three other leaderboard scenarios, run unmodified: self-repair
+"""lcb_runner's self-repair, test output prediction and code execution prompts (or what they
+raise), extractors and scorers (in a sandboxed child); a run's raw outputs through the extractor
+and the scorer (the regrade-scenarios goldens, `regrade` of those scenarios).
+
+lcb_runner's scenarios beside code generation, run unmodified, each as its declaration
+(suite/scenarios.py) names lcb_runner's modules and functions: self-repair
 (prompts/self_repair.py), test output prediction (prompts/test_output_prediction.py,
 compute_test_output_prediction_metrics.py) and code execution (prompts/code_execution.py,
 compute_code_execution_metrics.py), with extraction_utils.py's extractors.
@@ -20,63 +25,17 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from lcb_conformance.adapters import sandbox
 from lcb_conformance.common import exit_codes
-from lcb_conformance.suite.scenario_cases import (
-    CODE_EXECUTION,
-    COT,
-    RAISED,
-    RETURNED,
-    SELF_REPAIR,
-    TEST_OUTPUT,
-    gradings,
-    problems,
-)
+from lcb_conformance.suite.scenario_cases import RAISED, RETURNED, gradings, problems
+from lcb_conformance.suite.scenarios import COT, LMSTYLE, PROBLEM, get
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
 
 # Raised by the environment, not by a prompt builder's logic: never recorded as an outcome.
 ENVIRONMENT_ERRORS = (ImportError, OSError)
-
-
-@dataclass(frozen=True)
-class Scenario:
-    prompts: str  # the module of its prompt builders
-    builder: str  # format_prompt_* (code execution: the direct prompt's)
-    problem_module: str | None = None  # the benchmark module of its dataset rows
-    problem_class: str | None = None
-    extractor: str | None = None  # extraction_utils' function
-    metrics_module: str | None = None
-    metrics: str | None = None  # the scorer
-    metrics_arguments: tuple[tuple[str, object], ...] = ()  # as runner/scenario_router passes
-
-
-SCENARIOS = {
-    SELF_REPAIR: Scenario("prompts.self_repair", "format_prompt_self_repair"),
-    TEST_OUTPUT: Scenario(
-        "prompts.test_output_prediction",
-        "format_prompt_test_output",
-        "benchmarks.test_output_prediction",
-        "TestOutputPredictionProblem",
-        "extract_test_output_code",
-        "evaluation.compute_test_output_prediction_metrics",
-        "test_output_metrics",
-        (("k_list", [1, 5]),),
-    ),
-    CODE_EXECUTION: Scenario(
-        "prompts.code_execution",
-        "format_prompt_execution",
-        "benchmarks.code_execution",
-        "CodeExecutionProblem",
-        "extract_execution_code",
-        "evaluation.compute_code_execution_metrics",
-        "code_execution_metrics",
-    ),
-}
-COT_BUILDER = "format_prompt_execution_cot"
 EXTRACTION_MODULE = "utils.extraction_utils"
 
 # What an installed stand-in of lcb_runner scores differently, by its version: a score
@@ -110,6 +69,14 @@ def _function(upstream: Upstream, module: str, name: str):
     return found
 
 
+def _problem_class(upstream: Upstream, declared):
+    return _function(upstream, declared.dataset.upstream_module, declared.dataset.upstream_class)
+
+
+def _metrics(upstream: Upstream, declared):
+    return _function(upstream, declared.scoring.upstream_module, declared.scoring.upstream)
+
+
 def describe_error(error: BaseException) -> dict[str, str]:
     """The golden record of an exception a prompt builder raised: its type and message."""
     message = str(error)
@@ -124,19 +91,17 @@ def prompt(upstream: Upstream, scenario: str, mode: str | None, lmstyle_name: st
     row; ``mode`` is code execution's "direct" or "cot". UpstreamMissing when this
     lcb_runner lacks the LMStyle or the builder."""
     lmstyle = upstream.lmstyle(lmstyle_name)
-    spec = SCENARIOS[scenario]
-    builder = _function(upstream, spec.prompts, COT_BUILDER if mode == COT else spec.builder)
-    if scenario == SELF_REPAIR:
-        arguments = (
-            value["question_content"],
-            lmstyle,
-            value["code"],
-            value["graded"],
-            value["metadata"],
-        )
-    else:
-        problem = _function(upstream, spec.problem_module, spec.problem_class)(**value)
-        arguments = (problem, lmstyle)
+    declared = get(scenario)
+    prompt = declared.prompt
+    builder = _function(
+        upstream, prompt.upstream_module, prompt.cot_upstream if mode == COT else prompt.upstream
+    )
+    known = {LMSTYLE: lmstyle}
+    if PROBLEM in prompt.upstream_arguments:
+        known[PROBLEM] = _problem_class(upstream, declared)(**value)
+    arguments = [
+        known[name] if name in known else value[name] for name in prompt.upstream_arguments
+    ]
     try:
         return RETURNED, builder(*arguments)
     except ENVIRONMENT_ERRORS:
@@ -149,8 +114,9 @@ def extract(upstream: Upstream, scenario: str, mode: str | None, lmstyle_name: s
     """extract_test_output_code(output, LMStyle) or extract_execution_code(output, LMStyle,
     cot=...)."""
     lmstyle = upstream.lmstyle(lmstyle_name)
-    extractor = _function(upstream, EXTRACTION_MODULE, SCENARIOS[scenario].extractor)
-    if scenario == CODE_EXECUTION:
+    declared = get(scenario)
+    extractor = _function(upstream, EXTRACTION_MODULE, declared.extraction.upstream)
+    if declared.modes:
         return extractor(output, lmstyle, cot=mode == COT)
     return extractor(output, lmstyle)
 
@@ -255,9 +221,9 @@ def _json_data(value):
 def _regrade_run(upstream: Upstream, run: dict) -> dict:
     """One run's raw outputs through the scenario's extractor (or its given predictions) and
     its scorer."""
-    spec = SCENARIOS[run["scenario"]]
-    problem_class = _function(upstream, spec.problem_module, spec.problem_class)
-    metrics = _function(upstream, spec.metrics_module, spec.metrics)
+    declared = get(run["scenario"])
+    problem_class = _problem_class(upstream, declared)
+    metrics = _metrics(upstream, declared)
     mode_of_run = COT if run["cot"] else None
     samples = [problem_class(**run["rows"][p["name"]]).get_evaluation_sample()
                for p in run["problems"]]  # fmt: skip
@@ -267,7 +233,7 @@ def _regrade_run(upstream: Upstream, run: dict) -> dict:
          for output in problem["outputs"]]
         for problem in run["problems"]
     ]  # fmt: skip
-    scored = metrics(samples, predictions, **dict(spec.metrics_arguments))
+    scored = metrics(samples, predictions, **dict(declared.scoring.upstream_keywords))
     return {"predictions": predictions, "scored": _json_data(scored)}
 
 
@@ -284,11 +250,11 @@ def child_main(request_path: str, result_path: str) -> int:
                 regraded[run["key"]] = {"failure": f"raised {type(error).__name__}: {error}"}
         Path(result_path).write_text(json.dumps(regraded), "utf-8")
         return exit_codes.OK
-    spec = SCENARIOS[request["scenario"]]
+    declared = get(request["scenario"])
     done: dict[str, dict] = {}
     try:
-        problem_class = _function(upstream, spec.problem_module, spec.problem_class)
-        metrics = _function(upstream, spec.metrics_module, spec.metrics)
+        problem_class = _problem_class(upstream, declared)
+        metrics = _metrics(upstream, declared)
     except UpstreamMissing as missing:
         done = {case["id"]: {"missing": str(missing)} for case in request["cases"]}
     except UpstreamSourceError as error:  # its scorer does not import (a dependency it lacks)
@@ -297,7 +263,8 @@ def child_main(request_path: str, result_path: str) -> int:
         for case in request["cases"]:
             try:
                 sample = problem_class(**case["row"]).get_evaluation_sample()
-                scored = metrics([sample], [case["generations"]], **dict(spec.metrics_arguments))
+                keywords = dict(declared.scoring.upstream_keywords)
+                scored = metrics([sample], [case["generations"]], **keywords)
                 done[case["id"]] = {"scored": _json_data(scored)}
             except Exception as error:  # upstream's scorer failed on this case: report it
                 done[case["id"]] = {"failure": f"raised {type(error).__name__}: {error}"}

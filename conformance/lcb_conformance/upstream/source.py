@@ -1,4 +1,4 @@
-"""The real upstream: lcb_runner's prompt and extraction code, run unmodified.
+"""lcb_runner itself, unmodified, from a checkout or the installed stand-in; the pinned commit.
 
 The reference is lcb_runner at LiveCodeBench commit PINNED_COMMIT: every upstream golden is
 produced from a clean checkout of it. Two sources can be run: a LiveCodeBench git checkout

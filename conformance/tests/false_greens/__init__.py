@@ -1,6 +1,6 @@
 """The false-green table: inputs and fakes on which a command must NOT exit 0.
 
-A conformance gate is worth exactly as much as its green (docs/verdict.md, "Every path to
+A conformance gate is worth exactly as much as its green (docs/exit-0.md, "Every path to
 exit 0"). Each module of this package holds the rows of one topic as ``CASES``, a list of
 ``FalseGreen``; test_false_greens.py runs every row through the command's own ``main`` and
 fails when the exit code is not the row's (never 0). A row is data: the command, its

@@ -148,7 +148,7 @@ CASES = [
     FalseGreen(
         id="resolve-scenario-lcb-runner-raises",
         command="resolve",
-        argv=("Qwen/QwQ-32B-Preview", "--scenario", "codeexecution"),
+        argv=("Qwen/QwQ-32B-Preview", "--scenario", "code-execution"),
         expect=exit_codes.DIFFERS,
         why="lcb_runner raises instead of building this scenario's prompt for the model",
         says=("RAISES",),

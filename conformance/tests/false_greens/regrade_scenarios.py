@@ -12,7 +12,7 @@ import regrade_inputs as inputs
 
 from false_greens import FalseGreen
 from lcb_conformance.common import exit_codes
-from lcb_conformance.suite import scenario_cases
+from lcb_conformance.suite import scenario_cases, scenarios
 
 OUTPUT = inputs.AUDIT / "lcb_runner" / "{run}" / "output" / "GPT-4O-2024-08-06"
 TEST_OUTPUT = str(OUTPUT).format(run="test-output") + (
@@ -21,8 +21,8 @@ TEST_OUTPUT = str(OUTPUT).format(run="test-output") + (
 CODE_EXECUTION_COT = str(OUTPUT).format(run="code-execution") + (
     "/Scenario.codeexecution_3_0.2_cot_eval_all.json"
 )
-TEST_OUTPUT_ROWS = str(scenario_cases.TEST_OUTPUT_FILE)
-EXECUTION_ROWS = str(scenario_cases.EXECUTION_FILE)
+TEST_OUTPUT_ROWS = str(scenario_cases.fixture_file(scenarios.TEST_OUTPUT.inputs))
+EXECUTION_ROWS = str(scenario_cases.fixture_file(scenarios.CODE_EXECUTION.inputs))
 
 
 def _execution_rows(tmp: Path, change) -> None:

@@ -1,4 +1,6 @@
-"""chat-prompt/<tokenizer>[+thinking=on|off]/<question_id>: upstream's OpenAIChat messages
+"""Golden family: OpenAIChat messages through each family's chat template.
+
+chat-prompt/<tokenizer>[+thinking=on|off]/<question_id>: upstream's OpenAIChat messages
 rendered by each tokenizer family's own chat template (what lcb_runner does with
 Meta-Llama-3-8B-Instruct's for LLaMa3), Qwen3 with enable_thinking None / True / False."""
 

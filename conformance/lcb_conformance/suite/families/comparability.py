@@ -1,4 +1,6 @@
-"""comparability/<transformers line>: the comparability matrix (upstream/matrix.py) built from
+"""Golden family: the comparability matrix, per transformers line.
+
+comparability/<transformers line>: the comparability matrix (upstream/matrix.py) built from
 the upstream families, one file per transformers line."""
 
 from __future__ import annotations

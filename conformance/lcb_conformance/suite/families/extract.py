@@ -1,4 +1,6 @@
-"""extract/<style>/<output_id>: lcb_runner's extract_code(output, LMStyle) for every style on
+"""Golden families: extract_code per style, and after `</think>` (the think deviation's).
+
+extract/<style>/<output_id>: lcb_runner's extract_code(output, LMStyle) for every style on
 every fixture output; extract-after-think/<style>/<output_id>: upstream's extract_code on the
 answer after the last </think>, the golden of the "think" deviation (deviations.toml)."""
 

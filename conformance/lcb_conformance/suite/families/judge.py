@@ -1,4 +1,6 @@
-"""judge/<case>: lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
+"""Golden family: lcb_runner's judge verdicts on the judge corpus.
+
+judge/<case>: lcb_runner's judge verdict on a (problem, program) pair of fixtures/judge
 (suite/judge_cases.py), normalised, as canonical JSON. An implementation's judge_program runs
 only in sandboxed child processes, or in its own --impl-cmd process under the same limits
 (upstream/judge.py); a row whose tests upstream cannot decode has a "rejected" golden recording

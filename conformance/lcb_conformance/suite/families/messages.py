@@ -1,4 +1,6 @@
-"""messages/<LMStyle>/<question_id>: the chat messages of each message LMStyle, in lcb_runner's
+"""Golden family: each message LMStyle's chat messages, canonical JSON.
+
+messages/<LMStyle>/<question_id>: the chat messages of each message LMStyle, in lcb_runner's
 shape (a list, or Claude3's (system, messages)), as canonical JSON."""
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""lcb_runner's lists: lm-styles/lm_styles (its LMStyle names and LanguageModelList as data,
+"""Golden families: lcb_runner's LMStyle and model lists, the resolver table; their drift as list
+changes.
+
+lcb_runner's lists: lm-styles/lm_styles (its LMStyle names and LanguageModelList as data,
 what `lcb-conformance resolve` answers from offline) and resolver/models (every LMStyle and
 listed model resolved to an lcb_prompts style). Their drift is a list change, told apart from
 a prompt change."""

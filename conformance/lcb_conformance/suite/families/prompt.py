@@ -1,4 +1,6 @@
-"""prompt/<variant>/<question_id>: the string prompt of each string LMStyle (and the
+"""Golden family: each string LMStyle's prompt.
+
+prompt/<variant>/<question_id>: the string prompt of each string LMStyle (and the
 template-free generic prompt, OpenAIReasonPreview's one user message), as lcb_runner builds it."""
 
 from __future__ import annotations

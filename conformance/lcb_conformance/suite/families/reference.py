@@ -1,4 +1,6 @@
-"""reference-impl/extract_code_prefix/<style>/<output_id> and reference-impl/decode_context/<id>:
+"""Golden families without an upstream twin: extract_code_prefix, decode_context.
+
+reference-impl/extract_code_prefix/<style>/<output_id> and reference-impl/decode_context/<id>:
 the seed's functions without an upstream twin, produced by the reference lcb_prompts."""
 
 from __future__ import annotations

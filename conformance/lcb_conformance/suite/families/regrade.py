@@ -1,4 +1,8 @@
-"""regrade/<harness>/<run>: lcb_runner's own evaluation of a fixture run's raw outputs, as
+"""Golden families: lcb_runner's extract_code and codegen_metrics on each fixture run's raw
+outputs; its test output prediction and code execution extractors and metrics on those scenarios'
+fixture runs (fixtures/regrade).
+
+regrade/<harness>/<run>: lcb_runner's own evaluation of a fixture run's raw outputs, as
 canonical JSON: each output through ``extract_code(output, LMStyle)`` for the run's LMStyle,
 then ``codegen_metrics(samples, code lists)`` with its defaults, against the tests of the rows
 the run was made from (fixtures/regrade/runs.jsonl, written from fixtures/audit/ by its

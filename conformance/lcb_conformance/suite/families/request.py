@@ -1,4 +1,6 @@
-"""request/<variant>/<LMStyle>: the request lcb_runner's runner classes build for each of its
+"""The request goldens: what lcb_runner's runner classes send per LMStyle and command line.
+
+request/<variant>/<LMStyle>: the request lcb_runner's runner classes build for each of its
 19 prompting LMStyles (suite/styles.py), recorded by running them against fake clients
 (upstream/runner_requests.py): the runner, the clients it makes, every call with its
 arguments (model, messages or prompt as a marker, n, temperature, top_p, max tokens, stop,
@@ -64,7 +66,7 @@ FAMILIES = (
 )
 
 
-# --- the summary table of docs/score.md (a generated figure: lcb_conformance_dev.docs_figures)
+# --- docs/score-goldens.md's summary table (a generated figure: lcb_conformance_dev.docs_figures)
 
 SENT = (
     "n", "candidate_count", "temperature", "top_p", "p", "max_tokens", "max_tokens_to_sample",

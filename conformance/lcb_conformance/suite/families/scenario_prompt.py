@@ -1,8 +1,10 @@
-"""<scenario>/prompt/...: what lcb_runner's prompt builder of the three other leaderboard
-scenarios does for every LMStyle, as canonical JSON: the prompt in its native shape (a string,
-a message list, Claude3's (system, messages)), or {"raises": {"type", "message"}} where
-lcb_runner raises (at 28fef95 most LMStyles reach a comparison with an LMStyle member 153931b
-removed: AttributeError), so an upstream fix shows as drift.
+"""Golden families: each scenario's prompt per LMStyle, or what lcb_runner raises.
+
+<scenario>/prompt/...: what lcb_runner's prompt builder of each declared scenario
+(suite/scenarios.py) does for every LMStyle, as canonical JSON: the prompt in its native
+shape (a string, a message list, Claude3's (system, messages)), or {"raises": {"type",
+"message"}} where lcb_runner raises (at 28fef95 most LMStyles reach a comparison with an
+LMStyle member 153931b removed: AttributeError), so an upstream fix shows as drift.
 
     self-repair/prompt/<LMStyle>/<attempt>           format_prompt_self_repair
     test-output/prompt/<LMStyle>/<question_id>       format_prompt_test_output
@@ -18,86 +20,80 @@ from __future__ import annotations
 import json
 
 from lcb_conformance.suite import goldens, index
-from lcb_conformance.suite import scenario_cases as scenarios
+from lcb_conformance.suite import scenario_cases as cases
 from lcb_conformance.suite.families import Family, NotText
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
+from lcb_conformance.suite.scenarios import COT, LMSTYLE, PROBLEM, SCENARIOS, Scenario, get
 
 PROMPT_OR_RAISES = "prompt-or-raises"
 RAISES = "raises"
-# scenario -> (the lcb_prompts function, its input's argument, upstream's builder in words)
-CALLS = {
-    scenarios.SELF_REPAIR: (
-        "format_self_repair_prompt",
-        "attempt",
-        "format_prompt_self_repair(question_content, LMStyle.{}, code, graded, metadata)",
-    ),
-    scenarios.TEST_OUTPUT: (
-        "format_test_output_prompt",
-        "row",
-        "format_prompt_test_output(TestOutputPredictionProblem(**row), LMStyle.{})",
-    ),
-    scenarios.CODE_EXECUTION: (
-        "format_code_execution_prompt",
-        "row",
-        "format_prompt_execution{}(CodeExecutionProblem(**row), LMStyle.{})",
-    ),
-}
 
 
 def family_name(scenario: str) -> str:
     return f"{scenario}/prompt"
 
 
-def _inputs(scenario: str) -> tuple[str, dict]:
-    """(fixture file, entry id -> what the builder gets) of a scenario's prompt inputs."""
-    if scenario == scenarios.SELF_REPAIR:
-        return scenarios.fixture_name(scenarios.SELF_REPAIR_FILE), scenarios.attempts()
-    files = scenarios.FILES[scenario]
-    return scenarios.fixture_name(files.problems), scenarios.problems(scenario)
+def upstream_builder(scenario: Scenario, mode: str | None) -> str:
+    """lcb_runner's builder of the prompt variant (the CoT one for COT)."""
+    return scenario.prompt.cot_upstream if mode == COT else scenario.prompt.upstream
+
+
+def upstream_call(scenario: Scenario, mode: str | None, lmstyle: str) -> str:
+    """lcb_runner's builder call, in words: "format_prompt_test_output(
+    TestOutputPredictionProblem(**row), LMStyle.OpenAIChat)"."""
+    words = {LMSTYLE: f"LMStyle.{lmstyle}"}
+    if scenario.dataset:
+        words[PROBLEM] = f"{scenario.dataset.upstream_class}(**row)"
+    arguments = ", ".join(words.get(name, name) for name in scenario.prompt.upstream_arguments)
+    return f"{upstream_builder(scenario, mode)}({arguments})"
+
+
+def _builders(scenario: Scenario) -> str:
+    """lcb_runner's builders in words: "format_prompt_execution[_cot]"."""
+    prompt = scenario.prompt
+    cot = f"[{prompt.cot_upstream.removeprefix(prompt.upstream)}]" if prompt.cot_upstream else ""
+    return prompt.upstream + cot
 
 
 def parse(key: GoldenKey) -> tuple[str, str | None, str]:
-    """(scenario, code execution's mode or None, LMStyle) of a key."""
-    return (key.family.removesuffix("/prompt"), *scenarios.parse_group(key.group))
+    """(scenario, its prompt variant or None, LMStyle) of a key."""
+    return (key.family.removesuffix("/prompt"), *cases.parse_group(key.group))
 
 
 def keys(scenario: str):
     return [
         GoldenKey(family_name(scenario), group, case)
-        for group in scenarios.groups(scenario)
-        for case in _inputs(scenario)[1]
+        for group in cases.groups(scenario)
+        for case in cases.inputs(scenario)
     ]
 
 
 def golden_text(outcome: str, value: object) -> str:
-    if outcome == scenarios.RAISED:
+    if outcome == cases.RAISED:
         return goldens.canonical_json({RAISES: value})
     return goldens.canonical_json(value)
 
 
 def produce(source, key: GoldenKey) -> str:
     scenario, mode, lmstyle = parse(key)
-    value = _inputs(scenario)[1][key.case]
-    value = value.value() if isinstance(value, scenarios.Attempt) else value
+    value = cases.FIXTURE_VALUES[get(scenario).inputs](key.case)
     return golden_text(*source.scenario_prompt(scenario, mode, lmstyle, value))
 
 
 def entry(key: GoldenKey) -> dict:
     scenario, mode, lmstyle = parse(key)
-    function, argument, upstream = CALLS[scenario]
-    args: dict = {argument: index.fixture(_inputs(scenario)[0], key.case), "lmstyle": lmstyle}
+    declared = get(scenario)
+    prompt = declared.prompt
+    args: dict = {prompt.argument: index.fixture(declared.inputs, key.case), "lmstyle": lmstyle}
     if mode:
-        args["cot"] = mode == scenarios.COT
-        upstream = upstream.format("_cot" if mode == scenarios.COT else "", lmstyle)
-    else:
-        upstream = upstream.format(lmstyle)
-    if lmstyle in scenarios.CHAT_TEMPLATES:
-        args["tokenizer"] = scenarios.CHAT_TEMPLATES[lmstyle]
+        args["cot"] = mode == COT
+    if lmstyle in cases.CHAT_TEMPLATES:
+        args["tokenizer"] = cases.CHAT_TEMPLATES[lmstyle]
     return {
-        "call": {"function": function, "args": args},
+        "call": {"function": prompt.function, "args": args},
         "cell": [scenario, lmstyle],
         "lmstyles": [lmstyle],
-        "upstream": upstream,
+        "upstream": upstream_call(declared, mode, lmstyle),
     }
 
 
@@ -113,9 +109,9 @@ def raised_for(scenario: str, mode: str | None, lmstyle: str) -> tuple[GoldenKey
     LMStyle raises is the input's, e.g. self-repair metadata without inputs), and what it
     raises ({"type", "message"}); None where it raises for no such input."""
     family = family_name(scenario)
-    groups = [g for g in scenarios.groups(scenario) if scenarios.parse_group(g)[0] == mode]
+    groups = [g for g in cases.groups(scenario) if cases.parse_group(g)[0] == mode]
     group = f"{mode}/{lmstyle}" if mode else lmstyle
-    for case in _inputs(scenario)[1]:
+    for case in cases.inputs(scenario):
         key = GoldenKey(family, group, case)
         text = goldens.read(key)
         if text is None or not expects_error(text):
@@ -151,16 +147,16 @@ FAMILIES = tuple(
     Family(
         family_name(scenario),
         f"{scenario} prompt",
-        f"upstream {CALLS[scenario][2].split('(')[0].format('[_cot]')} per LMStyle: the "
-        "prompt in its native shape, or what it raises, as canonical JSON",
+        f"upstream {_builders(declared)} per LMStyle: the prompt in its native shape, or what "
+        "it raises, as canonical JSON",
         lambda scenario=scenario: keys(scenario),
         produce,
         entry,
         render,
         suffix=JSON_SUFFIX,
         compare=PROMPT_OR_RAISES,
-        fixtures=scenarios.FIXTURE_VALUES,
+        fixtures=cases.FIXTURE_VALUES,
         met_by_raising=expects_error,
     )
-    for scenario in scenarios.SCENARIOS
+    for scenario, declared in SCENARIOS.items()
 )

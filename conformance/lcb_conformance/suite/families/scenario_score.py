@@ -1,5 +1,8 @@
-"""<scenario>/score/<grading>: lcb_runner's scorer of test output prediction and code execution
-on one problem's generations, as canonical JSON [metrics, results]:
+"""Golden families: test output prediction's and code execution's scorers, run sandboxed.
+
+<scenario>/score/<grading>: lcb_runner's scorer of each declared scenario that has its own
+(suite/scenarios.py: test output prediction, code execution) on one problem's generations,
+as canonical JSON [metrics, results]:
 
     test-output/score/<grading>     test_output_metrics([sample], [generations], k_list=[1, 5])
     code-execution/score/<grading>  code_execution_metrics([sample], [generations])
@@ -18,22 +21,11 @@ implementation's only in sandboxed child processes too (``sandboxed``).
 from __future__ import annotations
 
 from lcb_conformance.suite import goldens, index
-from lcb_conformance.suite import scenario_cases as scenarios
+from lcb_conformance.suite import scenario_cases as cases
 from lcb_conformance.suite.families import CANONICAL_JSON, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
+from lcb_conformance.suite.scenarios import SCENARIOS, Scenario, get
 
-CALLS = {
-    scenarios.TEST_OUTPUT: (
-        "score_test_output",
-        "test_output_metrics([TestOutputPredictionProblem(**row).get_evaluation_sample()], "
-        "[generations], k_list=[1, 5])",
-    ),
-    scenarios.CODE_EXECUTION: (
-        "score_code_execution",
-        "code_execution_metrics([CodeExecutionProblem(**row).get_evaluation_sample()], "
-        "[generations])",
-    ),
-}
 SCORE_COLUMN = "score"  # the scorer's cell of a scenario's row of the verdict matrix
 
 
@@ -41,10 +33,18 @@ def family_name(scenario: str) -> str:
     return f"{scenario}/score"
 
 
+def upstream_call(scenario: Scenario) -> str:
+    """lcb_runner's scorer call on one problem's generations, in words."""
+    scoring = scenario.scoring
+    keywords = "".join(f", {name}={value!r}" for name, value in scoring.upstream_keywords)
+    return (
+        f"{scoring.upstream}([{scenario.dataset.upstream_class}(**row).get_evaluation_sample()], "
+        f"[generations]{keywords})"
+    )
+
+
 def keys(scenario: str):
-    return [
-        GoldenKey(family_name(scenario), "", grading) for grading in scenarios.gradings(scenario)
-    ]
+    return [GoldenKey(family_name(scenario), "", grading) for grading in cases.gradings(scenario)]
 
 
 def produce(source, key: GoldenKey) -> str:
@@ -54,19 +54,18 @@ def produce(source, key: GoldenKey) -> str:
 
 def entry(key: GoldenKey) -> dict:
     scenario = key.family.removesuffix("/score")
-    function, upstream = CALLS[scenario]
-    files = scenarios.FILES[scenario]
-    grading = scenarios.gradings(scenario)[key.case]
+    declared = get(scenario)
+    grading = cases.gradings(scenario)[key.case]
     return {
         "call": {
-            "function": function,
+            "function": declared.scoring.function,
             "args": {
-                "row": index.fixture(scenarios.fixture_name(files.problems), grading.problem),
-                "generations": index.fixture(scenarios.fixture_name(files.gradings), key.case),
+                "row": index.fixture(declared.inputs, grading.problem),
+                "generations": index.fixture(declared.scoring.gradings, key.case),
             },
         },
         "cell": [scenario, SCORE_COLUMN],
-        "upstream": upstream,
+        "upstream": upstream_call(declared),
     }
 
 
@@ -74,7 +73,7 @@ FAMILIES = tuple(
     Family(
         family_name(scenario),
         f"{scenario} score",
-        f"upstream {CALLS[scenario][1].split('(')[0]} on one problem's generations, run in a "
+        f"upstream {declared.scoring.upstream} on one problem's generations, run in a "
         "sandboxed child, as canonical JSON",
         lambda scenario=scenario: keys(scenario),
         produce,
@@ -83,7 +82,8 @@ FAMILIES = tuple(
         suffix=JSON_SUFFIX,
         compare=CANONICAL_JSON,
         sandboxed=True,
-        fixtures=scenarios.FIXTURE_VALUES,
+        fixtures=cases.FIXTURE_VALUES,
     )
-    for scenario in scenarios.FILES
+    for scenario, declared in SCENARIOS.items()
+    if declared.scoring
 )

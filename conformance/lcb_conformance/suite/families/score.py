@@ -1,4 +1,7 @@
-"""How verdicts become the number, three ways upstream computes it, over the runs and inputs
+"""The score goldens: compute_metrics_from_results, compute_scores, the leaderboard (builder +
+site).
+
+How verdicts become the number, three ways upstream computes it, over the runs and inputs
 of fixtures/score (suite/score_cases.py):
 
 - score-pass-k/<input>: lcb_runner's compute_metrics_from_results(results, k_list);

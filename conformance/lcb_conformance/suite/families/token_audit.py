@@ -1,4 +1,6 @@
-"""token-audit/<transformers line>/<tokenizer>/<style>__<question_id>: what each tokenizer makes
+"""Golden family: token audits of upstream's prompts, per transformers line.
+
+token-audit/<transformers line>/<tokenizer>/<style>__<question_id>: what each tokenizer makes
 of upstream's prompt (BOS counts, markers as special tokens or text), per transformers line;
 the implementation's prompt is audited the same way."""
 

@@ -1,4 +1,6 @@
-"""token-ids/<transformers line>/<tokenizer>/<style>__<question_id>: the token ids the audited
+"""Golden family: the token ids under the real tokenizers, per transformers line.
+
+token-ids/<transformers line>/<tokenizer>/<style>__<question_id>: the token ids the audited
 prompts reach a model as, under the real tokenizers (real_vocab.py), per transformers line.
 No implementation is held to them here (the real vocabularies are not in the offline
 snapshots); the realvocab envs hold the tokenizers to them (test_token_ids.py)."""
