@@ -31,7 +31,7 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes, paths, report_files
+from lcb_conformance.common import exit_codes, paths, report_files, shared_options
 from lcb_conformance.reports import console
 from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
 from lcb_conformance.runner import options, results
@@ -48,10 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for name, arguments in options.OPTIONS:
         parser.add_argument(f"--{name}", **arguments)
-    parser.add_argument(
-        "--results",
-        type=Path,
-        metavar="FILE",
+    shared_options.add(
+        parser,
+        "results",
         help="stream every case's result here as JSON lines, as the run goes "
         "(lcb-conformance report FILE renders it again)",
     )
@@ -68,8 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _report_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
+    shared_options.add_reports(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
 
@@ -244,7 +242,7 @@ def run_main(argv: list[str]) -> int:
     except OSError as error:
         print(f"lcb-conformance: cannot write --results {args.results}: {error}", file=sys.stderr)
         return report_files.REPORT_NOT_WRITTEN
-    found = results.Run(header)
+    found = results.ConformanceRun(header)
     progress = _Progress(len(plan))
     try:
         for result in runner.run(impl, plan=plan, spec=spec, jobs=args.jobs):

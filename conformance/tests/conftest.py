@@ -19,7 +19,7 @@ from lcb_conformance.adapters import implementation
 from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
 from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
-from lcb_conformance.suite import audit, goldens
+from lcb_conformance.suite import goldens
 from lcb_conformance.upstream import INSTALLED, Upstream, UpstreamSourceError
 from lcb_conformance_dev import hypothesis_profiles
 
@@ -174,7 +174,7 @@ def pytest_testnodedown(node, error) -> None:
 def chat_tokenizer():
     """chat_tokenizer(repo_id): that snapshot's tokenizer, loaded once per session through
     transformers' own offline loading path."""
-    return audit.load_tokenizer
+    return hf_cache.load_tokenizer
 
 
 @pytest.fixture(scope="session")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import base64
 import json
 import pickle
+import shlex
 import sys
 import textwrap
 import zlib
 
 import pytest
 
+from lcb_conformance.adapters import jsonl_server
 from lcb_conformance.common import exit_codes
 from lcb_conformance.suite import cases
 from lcb_conformance.upstream import UpstreamMissing, differential
@@ -189,10 +191,25 @@ def test_an_unusable_upstream_is_named(tmp_path, capsys):
     assert "no lcb_runner/ package there" in err and err.count("\n") == 1
 
 
+@pytest.mark.upstream
+def test_an_implementation_over_impl_cmd_is_compared_like_one_in_process(tmp_path, capsys):
+    """diff reads run's implementation options: lcb_prompts served over --impl-cmd (a chat
+    variant's tokenizer sent by repo id) is identical to upstream, as it is in process."""
+    dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:2])
+    server = shlex.join([sys.executable, jsonl_server.PATH, "lcb_prompts"])
+    chosen = ("--variants", "generic,generic-llama3,OpenAIChat")
+    assert differential.main([dataset, *chosen]) == exit_codes.OK
+    in_process = capsys.readouterr().out
+    assert differential.main([dataset, "--impl-cmd", server, *chosen]) == exit_codes.OK
+    over_process = capsys.readouterr().out
+    assert "identical to lcb_runner: yes" in in_process.splitlines()[-1]
+    assert over_process.splitlines()[-1].endswith(in_process.splitlines()[-1].split(": ", 1)[1])
+
+
 def test_unknown_variant_is_refused(tmp_path, capsys):
     # tests the console's contract: an input error is one line naming the value
     dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:1])
-    assert differential.main([dataset, "--styles", "generic,llama3"]) == 2
+    assert differential.main([dataset, "--variants", "generic,llama3"]) == 2
     assert "unknown llama3" in capsys.readouterr().err
 
 

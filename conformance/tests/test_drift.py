@@ -45,11 +45,11 @@ def without_first_model(table: str) -> str:
 
 
 def test_a_reproduced_golden_is_identical():
-    assert drift.judge(PROMPT, producing(), reference=False).status == drift.IDENTICAL
+    assert drift.judge(PROMPT, producing(), pinned=False).status == drift.IDENTICAL
 
 
 def test_a_changed_prompt_differs():
-    verdict = drift.judge(PROMPT, producing(prompt="changed"), reference=False)
+    verdict = drift.judge(PROMPT, producing(prompt="changed"), pinned=False)
     assert verdict.status == drift.DIFFERS
 
 
@@ -60,26 +60,26 @@ def test_a_style_the_upstream_lacks_is_missing_and_says_why():
 
 def test_a_model_list_change_is_told_apart_from_a_prompt_change():
     table = without_first_model(goldens.read(RESOLVER))
-    verdict = drift.judge(RESOLVER, producing(resolver=table), reference=False)
+    verdict = drift.judge(RESOLVER, producing(resolver=table), pinned=False)
     assert verdict.status == drift.MODEL_LIST
     assert verdict.detail.startswith("1 not listed any more (")
 
 
-def test_the_reference_must_reproduce_its_own_model_list():
+def test_the_pinned_commit_must_reproduce_its_own_model_list():
     table = without_first_model(goldens.read(RESOLVER))
-    assert drift.judge(RESOLVER, producing(resolver=table), reference=True).status == drift.DIFFERS
+    assert drift.judge(RESOLVER, producing(resolver=table), pinned=True).status == drift.DIFFERS
 
 
 def test_a_remapped_lmstyle_is_a_difference_not_a_list_change():
     table = goldens.read(RESOLVER).replace("QwQ -> qwq", "QwQ -> codeqwen", 1)
-    assert drift.judge(RESOLVER, producing(resolver=table), reference=False).status == drift.DIFFERS
+    assert drift.judge(RESOLVER, producing(resolver=table), pinned=False).status == drift.DIFFERS
 
 
 def test_the_lm_styles_data_counts_entries_in_and_out():
     data = json.loads(goldens.read(LM_STYLES))
     data["LanguageModelList"] = data["LanguageModelList"][2:] + [["new/model", "New", "LLaMa3"]]
     verdict = drift.judge(
-        LM_STYLES, producing(lm_styles=goldens.canonical_json(data)), reference=False
+        LM_STYLES, producing(lm_styles=goldens.canonical_json(data)), pinned=False
     )
     assert (verdict.status, verdict.detail) == (
         drift.MODEL_LIST,
@@ -88,10 +88,10 @@ def test_the_lm_styles_data_counts_entries_in_and_out():
 
 
 def test_the_overall_verdict_is_the_worst_one():
-    verdicts = [drift.Verdict("a", drift.IDENTICAL), drift.Verdict("b", drift.MISSING)]
+    verdicts = [drift.DriftVerdict("a", drift.IDENTICAL), drift.DriftVerdict("b", drift.MISSING)]
     assert drift.overall(verdicts) == drift.MISSING
-    assert drift.overall([*verdicts, drift.Verdict("c", drift.MODEL_LIST)]) == drift.MODEL_LIST
-    assert drift.overall([*verdicts, drift.Verdict("d", drift.DIFFERS)]) == drift.DIFFERS
+    assert drift.overall([*verdicts, drift.DriftVerdict("c", drift.MODEL_LIST)]) == drift.MODEL_LIST
+    assert drift.overall([*verdicts, drift.DriftVerdict("d", drift.DIFFERS)]) == drift.DIFFERS
     assert drift.overall(verdicts[:1]) == drift.IDENTICAL
 
 

@@ -212,5 +212,5 @@ def test_a_bos_added_to_a_template_fails_the_token_audit(tokenizer_copy):
         "token-audit and Meta-Llama-3-8B-Instruct/generic__",
         f"--tokenizers={tokenizer_copy}",
     )
-    assert len(failed_cases(result)) == len(cases.AUDITED_PROBLEMS), result.stdout[-3000:]
+    assert len(failed_cases(result)) == len(cases.TOKENIZED_PROBLEMS), result.stdout[-3000:]
     assert any_failure_says(result, '"add_special_tokens=False": 2'), result.stdout[-3000:]

@@ -63,18 +63,18 @@ def test_grade_reproduces_codegen_metrics_on_the_fixture_runs(key, upstream):
 @pytest.mark.upstream
 def test_check_judge_finds_exactly_the_known_differences(upstream):
     """On the 99 judge cases (in parallel children, verdicts in order), a checkout of the
-    reference differs nowhere; the installed stand-in exactly where STAND_IN_GAPS says (the
-    stdin-buffer cases), which is what require_reference_judge refuses it for without
+    pinned commit differs nowhere; the installed stand-in exactly where STAND_IN_GAPS says (the
+    stdin-buffer cases), which is what require_pinned_judge refuses it for without
     grading."""
     differing = grading.check_judge(upstream)
     known, why = grading._known_differences(upstream)
     assert differing == known
-    if upstream.is_reference():
+    if upstream.is_pinned():
         assert differing == []
-        grading.require_reference_judge(upstream)
+        grading.require_pinned_judge(upstream)
     elif known:
         with pytest.raises(grading.JudgeDiffers) as refused:
-            grading.require_reference_judge(upstream)
+            grading.require_pinned_judge(upstream)
         assert all(case in str(refused.value) for case in known)
         assert "16de2a1" in why and "--upstream PATH" in str(refused.value)
 

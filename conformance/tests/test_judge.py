@@ -418,7 +418,7 @@ class _Checkout(_StandIn):
 
 def test_a_stand_in_lacking_a_needed_commit_is_missing_with_the_reason():
     key = GoldenKey(goldens.JUDGE, "", "sum_stdin_buffer_read")
-    verdict = drift.judge(key, _Producing(_StandIn(), "{}\n"), reference=False)
+    verdict = drift.judge(key, _Producing(_StandIn(), "{}\n"), pinned=False)
     assert verdict.status == drift.MISSING
     assert verdict.detail.startswith(
         "judge case sum_stdin_buffer_read needs lcb_runner 16de2a1, which "
@@ -428,12 +428,12 @@ def test_a_stand_in_lacking_a_needed_commit_is_missing_with_the_reason():
 
 def test_a_stand_in_differing_elsewhere_is_drift():
     key = GoldenKey(goldens.JUDGE, "", "sum_input_correct")
-    assert drift.judge(key, _Producing(_StandIn(), "{}\n"), reference=False).status == drift.DIFFERS
+    assert drift.judge(key, _Producing(_StandIn(), "{}\n"), pinned=False).status == drift.DIFFERS
 
 
 def test_a_checkout_lacking_a_commit_is_drift_not_a_gap():
     key = GoldenKey(goldens.JUDGE, "", "sum_stdin_buffer_read")
-    assert drift.judge(key, _Producing(_Checkout(), "{}\n"), reference=False).status == (
+    assert drift.judge(key, _Producing(_Checkout(), "{}\n"), pinned=False).status == (
         drift.DIFFERS
     )
 

@@ -10,7 +10,7 @@ import pytest
 
 from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
 from lcb_conformance.offline_tokenizers.token_ids import WITH_SPECIALS
-from lcb_conformance.suite import audit, cases, families, goldens
+from lcb_conformance.suite import cases, families, goldens, tokenization
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 
 pytestmark = pytest.mark.realvocab
@@ -30,7 +30,8 @@ def test_real_tokenizer_is_verified(folder, real_tokenizer, real_cache):
 def test_bos_on_plain_text_is_the_snapshots(folder, real_tokenizer):
     """tokenizer("hi") adds a BOS exactly when the snapshot says so, per transformers line."""
     expected = json.loads((hf_cache.SNAPSHOTS_DIR / "families.json").read_text("utf-8"))
-    line = "transformers<5" if audit.transformers_line() == "transformers-4" else "transformers>=5"
+    four = tokenization.transformers_line() == "transformers-4"
+    line = "transformers<5" if four else "transformers>=5"
     want = expected["snapshots"][folder]["expected"]["bos_count_hi"][line]
     tokenizer = real_tokenizer(REPO_IDS[folder])
     bos = tokenizer.bos_token_id
@@ -70,7 +71,7 @@ def _audited_prompt(style: str, repo_id: str, question_id: str) -> str:
 
 
 AUDIT_KEYS = [
-    k for k in families.expected_keys(goldens.TOKEN_AUDIT) if families.in_this_environment(k)
+    k for k in families.expected_keys(goldens.TOKENIZATION) if families.in_this_environment(k)
 ]
 
 
@@ -79,9 +80,10 @@ def test_token_audit_golden_holds_with_the_real_vocabulary(key, real_tokenizer):
     """Every special-token fact of a token-audit golden (BOS counts, special tokens in order,
     each marker one special token / one added token / split text) is the same when the audited
     prompt is tokenized by the real vocabulary instead of the snapshot's byte-level one."""
-    _, repo_id, style, question_id = goldens.parse_audit_key(key)
+    _, repo_id, style, question_id = goldens.parse_tokenized_key(key)
     recorded = json.loads(goldens.read(key))
-    real = audit.audit(real_tokenizer(repo_id), _audited_prompt(style, repo_id, question_id))
+    prompt = _audited_prompt(style, repo_id, question_id)
+    real = tokenization.record(real_tokenizer(repo_id), prompt)
     assert _special_token_facts(real) == _special_token_facts(recorded)
 
 
@@ -89,9 +91,9 @@ def test_token_audit_golden_holds_with_the_real_vocabulary(key, real_tokenizer):
 def test_every_style_marker_has_the_snapshots_status(folder, real_tokenizer):
     """Markers absent from the audited prompts too: special/added token ids, or split."""
     repo_id = REPO_IDS[folder]
-    real, snapshot = real_tokenizer(repo_id), audit.load_tokenizer(repo_id)
-    assert {m: _marker_kind(audit.marker_status(real, m)) for m in cases.STYLE_MARKERS} == {
-        m: _marker_kind(audit.marker_status(snapshot, m)) for m in cases.STYLE_MARKERS
+    real, snapshot = real_tokenizer(repo_id), hf_cache.load_tokenizer(repo_id)
+    assert {m: _marker_kind(tokenization.marker_status(real, m)) for m in cases.STYLE_MARKERS} == {
+        m: _marker_kind(tokenization.marker_status(snapshot, m)) for m in cases.STYLE_MARKERS
     }
 
 
@@ -106,7 +108,7 @@ def test_llama3_april_to_may_2024_flags_the_bos_change_with_equal_prompts(real_c
     assert status == 1
     old, new = tokenizer_diff.load(str(april)), tokenizer_diff.load(str(may))
     problems = list(cases.problems())[:2]
-    diffs = [tokenizer_diff.diff_style(old, new, s, problems) for s in cases.AUDITED_STYLES]
+    diffs = [tokenizer_diff.diff_style(old, new, s, problems) for s in cases.TOKENIZED_STYLES]
     assert diffs and all((d.prompts_changed, d.cases) == (0, 2) for d in diffs)
     (generic,) = [d for d in diffs if d.style == tokenizer_diff.CHAT_STYLE]
     assert generic.ids_changed[WITH_SPECIALS] == 2 and generic.bos == {(1, 2)}

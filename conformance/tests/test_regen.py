@@ -46,7 +46,7 @@ def test_a_failing_case_keeps_its_golden_and_is_reported(
     monkeypatch.setattr(Upstream, "extract", extract)
     # How a failure is handled, whatever upstream this run has (the installed stand-in lacks
     # some LMStyles: those cases fail too, and keep their goldens).
-    monkeypatch.setattr(Upstream, "is_reference", lambda self: True)
+    monkeypatch.setattr(Upstream, "is_pinned", lambda self: True)
     assert regen.main([source]) == exit_codes.INCOMPLETE
     printed = capsys.readouterr().out
     assert f"FAILED {failing}: RuntimeError: upstream exploded (old golden kept)" in printed
@@ -67,7 +67,7 @@ def test_check_mode_writes_nothing_and_reports_drift(golden_copy, capsys, source
 
 
 def test_current_goldens_are_what_the_reference_produces(golden_copy, capsys, upstream, source):
-    if not upstream.is_reference():
+    if not upstream.is_pinned():
         pytest.skip(
             f"{upstream.describe_source()} is not lcb_runner {PINNED_COMMIT[:7]}, which made the "
             "goldens (the drift run compares it case by case)"

@@ -40,7 +40,7 @@ def hostile_run(adapter=miniatures.hostile) -> Verdict:
             (runner.CONTRACT_ROW, "utf-8"), results.FAILED, reason=f"UnicodeError: {HOSTILE}",
         )
     )  # fmt: skip
-    return Verdict(results.Run(results.header(impl.describe(), len(found)), found))
+    return Verdict(results.ConformanceRun(results.header(impl.describe(), len(found)), found))
 
 
 def test_hostile_strings_give_valid_json_that_loses_nothing(tmp_path):

@@ -151,6 +151,18 @@ def test_resolve_all_answers_offline_from_the_pinned_list(capsys):
     assert 'format_lcb_prompt(row, style="deepseekr1")' in found["calls"]
 
 
+def test_resolve_json_takes_a_file_like_every_command(capsys, tmp_path):
+    """--json FILE: the text on stdout, the answer as JSON in the file; --json -: the JSON on
+    stdout instead of the text (the same JSON)."""
+    answer = tmp_path / "answer.json"
+    assert resolver.main(["--json", str(answer), "deepseek-ai/DeepSeek-R1"]) == 0
+    assert "LMStyle:       DeepSeekR1" in capsys.readouterr().out
+    written = json.loads(answer.read_text("utf-8"))
+    assert (written["lmstyle"], written["style"]) == ("DeepSeekR1", "deepseekr1")
+    assert resolver.main(["--json", "-", "deepseek-ai/DeepSeek-R1"]) == 0
+    assert json.loads(capsys.readouterr().out) == written
+
+
 def test_a_table_change_of_list_entries_only_is_told_apart():
     golden = _resolver_golden()
     lines = golden.splitlines(keepends=True)
@@ -215,7 +227,7 @@ def test_resolve_command_reads_upstreams_list(capsys, pytestconfig):
     found = resolver.resolve(models, "meta-llama/Meta-Llama-3-70B-Instruct").as_dict()
     assert (found["official"], found["lmstyle"]) == (True, "LLaMa3")
     assert found["chat_template_tokenizer"] == "meta-llama/Meta-Llama-3-8B-Instruct"
-    assert resolver.main([source, "--json", "gpt-4o-2024-05-13"]) == 0
+    assert resolver.main([source, "--json", "-", "gpt-4o-2024-05-13"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["lmstyle"], data["style"], data["official"]) == ("OpenAIChat", "generic", True)
     assert resolver.main([source, "some-org/not-a-listed-model-7B"]) == resolver.NOT_LISTED_EXIT

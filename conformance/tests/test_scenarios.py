@@ -168,7 +168,7 @@ def test_resolve_names_the_error_lcb_runner_raises_for_a_models_scenario():
 
 
 def test_resolve_gives_the_calls_where_lcb_runner_builds_the_scenario(capsys):
-    assert resolver.main(["gpt-4o-2024-05-13", "--scenario", "self-repair", "--json"]) == 0
+    assert resolver.main(["gpt-4o-2024-05-13", "--scenario", "self-repair", "--json", "-"]) == 0
     answer = json.loads(capsys.readouterr().out)["scenario"]
     assert list(answer["builds"]) == ["chat messages [system, user]"]
     assert set(answer["builds"]["chat messages [system, user]"]) == {

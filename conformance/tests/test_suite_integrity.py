@@ -10,7 +10,7 @@ import pytest
 
 from lcb_conformance.common import paths
 from lcb_conformance.offline_tokenizers import hf_cache
-from lcb_conformance.suite import audit, cases, deviations, families, goldens
+from lcb_conformance.suite import cases, deviations, families, goldens, tokenization
 from lcb_conformance.suite.integrity import checksum_problems, missing_goldens, orphan_goldens
 from lcb_conformance.upstream import PINNED_COMMIT
 
@@ -108,7 +108,7 @@ def test_goldens_come_from_the_reference_upstream():
             PINNED_COMMIT,
             False,
         ), f"{run}: goldens not from lcb_runner {PINNED_COMMIT[:7]}; {REGEN}"
-    assert set(recorded["environments"]) == set(audit.AUDIT_LINES)
+    assert set(recorded["environments"]) == set(tokenization.TRANSFORMERS_LINES)
 
 
 def test_the_upstream_head_env_checks_out_the_pinned_commit():
@@ -136,7 +136,7 @@ def test_chat_templates_do_not_read_the_clock(repo_id, chat_tokenizer):
 
 
 def test_audits_and_matrix_are_recorded_for_every_transformers_line():
-    for line in audit.AUDIT_LINES:
+    for line in tokenization.TRANSFORMERS_LINES:
         assert goldens.GoldenKey(goldens.COMPARABILITY, "", line).path.is_file(), (
             f"no goldens for {line}: run `tox -e regen-{line.replace('transformers-', 'tf')}`"
         )

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
+from lcb_conformance.offline_tokenizers import hf_cache, token_ids
 from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
-from lcb_conformance.offline_tokenizers import token_ids
-from lcb_conformance.suite import audit, families, goldens
+from lcb_conformance.suite import families, goldens, tokenization
 from lcb_conformance.tokenizer_checks import tokenizer_diff
-from lcb_conformance.upstream.producers import NotProducibleHere, Producer
+from lcb_conformance.upstream.producers import Producer
 
 THIS_LINE = [
     key for key in families.expected_keys(goldens.TOKEN_IDS) if families.in_this_environment(key)
@@ -27,7 +27,7 @@ def test_real_tokenizer_gives_the_golden_token_ids(key, real_tokenizer):
     """lcb_runner's prompt (the goldens' string; for generic its OpenAIChat messages through the
     tokenizer's template) tokenized by the real tokenizer with and without special tokens, and
     for generic by the template with tokenize=True: the recorded ids, lengths and prompt."""
-    _, repo_id, style, question_id = goldens.parse_audit_key(key)
+    _, repo_id, style, question_id = goldens.parse_tokenized_key(key)
     tokenizer = real_tokenizer(repo_id)
     now = tokenizer_diff.model_input(tokenizer, style, question_id)
     recorded_sha, recorded = token_ids.parse(goldens.read(key))
@@ -48,9 +48,9 @@ def test_token_ids_golden_is_about_the_audited_prompt(key):
     """Well-formed (each block's count is its number of ids) and tokenizing the prompt the token
     audit of the same case audits (the same sha256)."""
     sha, found = token_ids.parse(goldens.read(key))
-    audited = goldens.GoldenKey(goldens.TOKEN_AUDIT, key.group, key.case)
+    audited = goldens.GoldenKey(goldens.TOKENIZATION, key.group, key.case)
     assert sha == json.loads(goldens.read(audited))["prompt_sha256"]
-    generic = goldens.parse_audit_key(key)[2] == tokenizer_diff.CHAT_STYLE
+    generic = goldens.parse_tokenized_key(key)[2] == tokenizer_diff.CHAT_STYLE
     assert list(found) == [
         token_ids.WITH_SPECIALS,
         token_ids.WITHOUT_SPECIALS,
@@ -63,12 +63,12 @@ def test_a_changed_id_is_named_and_decoded_on_both_sides():
     tokens around it decoded on each side (here: a golden and a copy with one id replaced)."""
     key = goldens.GoldenKey(
         goldens.TOKEN_IDS,
-        f"{audit.transformers_line()}/Qwen__Qwen3-8B",
-        goldens.audit_case("codeqwen", "atc_stamp_card_rally"),
+        f"{tokenization.transformers_line()}/Qwen__Qwen3-8B",
+        goldens.tokenized_case("codeqwen", "atc_stamp_card_rally"),
     )
     ids = token_ids.parse(goldens.read(key))[1][token_ids.WITH_SPECIALS]
     changed = [*ids[:5], ids[5] + 1, *ids[6:]]
-    tokenizer = audit.load_tokenizer("Qwen/Qwen3-8B")
+    tokenizer = hf_cache.load_tokenizer("Qwen/Qwen3-8B")
 
     report = token_ids.first_token_difference(tokenizer, ids, tokenizer, changed)
 
@@ -91,5 +91,5 @@ def test_without_the_real_vocabularies_token_ids_are_not_producible_here(tmp_pat
     """What makes regeneration keep the token-id goldens instead of failing or deleting them
     (the upstream is never reached: the real tokenizers come first)."""
     monkeypatch.setattr(sources, "DEFAULT_CACHE", tmp_path)
-    with pytest.raises(NotProducibleHere, match="token ids need the real vocabularies"):
+    with pytest.raises(families.NotProducibleHere, match="token ids need the real vocabularies"):
         Producer(upstream=None)(THIS_LINE[0])

@@ -26,7 +26,7 @@ def style_diffs(old: str, new: str) -> dict[str, tokenizer_diff.StyleDiff]:
     old_tok, new_tok = tokenizer_diff.load(old), tokenizer_diff.load(new)
     return {
         style: tokenizer_diff.diff_style(old_tok, new_tok, style, FEW_IDS)
-        for style in cases.AUDITED_STYLES
+        for style in cases.TOKENIZED_STYLES
     }
 
 

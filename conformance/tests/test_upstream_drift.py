@@ -58,7 +58,7 @@ def _drift_case(key):
     ids=str,
 )
 def test_upstream_reproduces_golden(key, produce, golden, upstream):
-    verdict = drift.judge(key, produce, upstream.is_reference())
+    verdict = drift.judge(key, produce, upstream.is_pinned())
     if verdict.status == drift.MISSING:
         pytest.skip(
             f"not in this upstream: {verdict.detail}; the golden comes from lcb_runner "

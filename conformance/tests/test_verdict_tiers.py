@@ -26,7 +26,7 @@ def verdict_of(adapter, selection=None, strict_contract=False, name="peer") -> V
     impl = implementation.wrap(name, adapter)
     found = list(runner.run(impl, selection))
     head = results.header(impl.describe(), len(found))
-    return Verdict(results.Run(head, found), strict_contract)
+    return Verdict(results.ConformanceRun(head, found), strict_contract)
 
 
 def test_lcb_runners_own_extraction_of_a_think_case_is_identical_to_lcb_runner():
@@ -171,7 +171,8 @@ def test_an_answer_that_is_no_text_is_a_difference_of_kind_no_text():
     first = found[0]
     assert first.difference == showdiff.no_text("returned NoneType None, not a str")
     assert first.difference["kind"] == showdiff.NO_TEXT == "no text"
-    (group,) = Verdict(results.Run(results.header(none.describe(), len(found)), found)).groups()
+    run = results.ConformanceRun(results.header(none.describe(), len(found)), found)
+    (group,) = Verdict(run).groups()
     assert group.title() == f"extract: differs (no text), {len(found)} case(s)"
 
 

@@ -71,10 +71,6 @@ UPSTREAM_BUILDERS = {  # lcb_runner's prompt builder of each
     TEST_OUTPUT: "format_prompt_test_output",
     CODE_EXECUTION: "format_prompt_execution",
 }
-# lcb_runner renders its LLaMa3 prompts with this tokenizer's chat template (pass it as
-# ``tokenizer``), whatever the model.
-LLAMA3_TOKENIZER = "meta-llama/Meta-Llama-3-8B-Instruct"
-
 EXPERT_ASSISTANT = "You are a helpful programming assistant and an expert Python programmer."
 SYSTEM_MESSAGE_SELF_REPAIR = (
     f"{EXPERT_ASSISTANT} You are helping a user write a program to solve a problem. The user "

@@ -13,11 +13,9 @@ itself is that object. The object provides any of:
     extract_code_prefix(model_output, style="generic") -> str
     decode_context(context) -> str
     judge_program(row, program, timeout) -> (results, metadata[, passed])
-    pass_at_k(results, k_list) -> dict
-    score_run(rows, start_date=None, end_date=None, platform=None) -> dict
-    leaderboard_score(rows, start, end, builder_tz="UTC") -> dict
-                (how graded generations become the number, as lcb_runner and the
-                leaderboard compute it: docs/score.md)
+    ...         and every other function a golden family's cases call (the family module's
+                case-index entries name it: suite/families/; docs/implementations.md lists
+                them all)
     STYLES      optional: the styles it implements, e.g. ("generic",)
     DEVIATIONS  optional: the deliberate differences from lcb_runner it declares, by their
                 id in conformance/deviations.toml, e.g. ("think",)
@@ -61,8 +59,8 @@ from lcb_conformance.adapters.rendering import RENDERED_STYLE, render_messages
 from lcb_conformance.suite import deviations
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES
 
-# The functions of the protocol the reference documents; a golden family may hold an adapter
-# to more (functions() adds every function the case index calls).
+# The seed's functions, first in every listing; the golden families hold an adapter to more
+# (functions() adds every function the case index calls, in its order).
 API = (
     "format_lcb_prompt",
     "format_lcb_messages",

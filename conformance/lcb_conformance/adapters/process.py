@@ -53,38 +53,6 @@ from lcb_conformance.offline_tokenizers import hf_cache
 
 DEFAULT_TIMEOUT = 60.0  # seconds per request (a first call may load a tokenizer)
 DEFAULT_MEMORY_MB = 4096  # address space of the program
-# The options that name and limit the program: (flag, keyword arguments), the same for the
-# lcb-conformance command (argparse) and the pytest plugin (addoption), which take both alike.
-OPTIONS = (
-    (
-        "--impl-cmd",
-        dict(
-            default=None,
-            metavar="CMD",
-            help="the implementation under test is this program (any language, any "
-            "environment), speaking the JSON-lines adapter protocol on stdin/stdout "
-            "(lcb_conformance.adapters.process), instead of an importable module",
-        ),
-    ),
-    (
-        "--impl-timeout",
-        dict(
-            type=float,
-            default=DEFAULT_TIMEOUT,
-            metavar="SECONDS",
-            help="the program's time limit per request (default: %(default)s)",
-        ),
-    ),
-    (
-        "--impl-memory-mb",
-        dict(
-            type=int,
-            default=DEFAULT_MEMORY_MB,
-            metavar="MB",
-            help="the program's address-space limit (default: %(default)s)",
-        ),
-    ),
-)
 STDERR_TAIL = 1200  # characters of the program's stderr quoted in an error
 
 

@@ -11,7 +11,8 @@ huggingface_hub (and transformers 4.x) read HF_HOME / HF_HUB_CACHE / HF_HUB_OFFL
 they are imported, so :func:`activate_offline_cache` must run before anything imports them; it
 raises RuntimeError when they were already imported with another cache or without offline mode.
 
-Standard library only (and paths, which is too).
+Standard library only (and paths, which is too); :func:`load_tokenizer` imports transformers
+when it is called.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 import shutil
 import sys
 import tempfile
+from functools import cache
 from pathlib import Path
 
 from lcb_conformance.common import paths
@@ -258,6 +260,21 @@ def served_home() -> Path:
         build_cache(home, _served_dir)
         _served_homes[_served_dir] = home
     return _served_homes[_served_dir]
+
+
+def load_tokenizer(repo_id: str):
+    """A served snapshot's tokenizer (:func:`serve`), loaded once, through transformers' own
+    loading path from an HF cache, offline, without changing the process's environment."""
+    return _load(repo_id, served_home())
+
+
+@cache
+def _load(repo_id: str, home: Path):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(
+        repo_id, cache_dir=str(home / "hub"), local_files_only=True
+    )
 
 
 def child_environment() -> dict[str, str]:

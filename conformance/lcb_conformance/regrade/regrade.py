@@ -43,7 +43,7 @@ differs from lcb_runner's (named, with why); 2 unusable input, named in one line
 anything is graded: the run, the dataset (not the release it was meant to be: a file not
 the published one, a problem missing or other metadata, a file changed since download; no
 release without ``--not-a-release``), a problem the dataset lacks, an unknown model, a judge
-that differs from the reference's, slices of other runs or given twice; 4 not everything
+that differs from the pinned commit's, slices of other runs or given twice; 4 not everything
 asked for is covered: a problem whose log records no verdict nor score of the harness (nothing
 to compare), a slice missing or unfinished at merge; 6 a report not written.
 """
@@ -59,19 +59,14 @@ from collections import deque
 from pathlib import Path
 
 from lcb_conformance import releases
-from lcb_conformance.common import exit_codes, report_files
+from lcb_conformance.common import exit_codes, report_files, shared_options
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import results_file, views
 from lcb_conformance.reports import score
 from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.upstream import grading, resolver
-from lcb_conformance.upstream.source import (
-    INSTALLED,
-    Upstream,
-    UpstreamMissing,
-    UpstreamSourceError,
-)
+from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
 
 SAME, DIFFERS, NOT_RECORDED = "same", "differs", "not recorded"
 EXTRACTION, JUDGE = "extraction", "judge"
@@ -138,13 +133,13 @@ _checked_judges: dict[str, list[str]] = {}
 
 def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
     """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for the
-    reference checkout; otherwise refused (grading.require_reference_judge) unless ``accept``,
+    pinned checkout; otherwise refused (grading.require_pinned_judge) unless ``accept``,
     then the cases (grading.check_judge, once per upstream in a process)."""
-    if upstream.is_reference():
+    if upstream.is_pinned():
         return []
     if not accept:
         try:
-            grading.require_reference_judge(upstream)
+            grading.require_pinned_judge(upstream)
         except grading.JudgeDiffers as error:
             raise RegradeError(
                 f"{error}, or --accept-judge-differences to grade with it all the same"
@@ -375,8 +370,7 @@ def _views(args, results_path: Path) -> int:
 def _view_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--window", type=score._window, metavar="START:END",
                         help="score over these contest dates (default: every problem)")  # fmt: skip
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
+    shared_options.add_reports(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -400,8 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the release the dataset is (default: as its file names say)")
     which.add_argument("--not-a-release", action="store_true",
                        help="grade against a dataset that is no release (a private set)")
-    parser.add_argument("--upstream", default=INSTALLED, metavar="installed|PATH",
-                        help="lcb_runner: the installed stand-in, or a LiveCodeBench checkout")
+    shared_options.add(parser, "upstream")
     parser.add_argument("--accept-judge-differences", action="store_true",
                         help="grade with an upstream whose judge differs from 28fef95's")
     parser.add_argument("--workers", type=positive, default=grading.WORKERS, metavar="N")
@@ -409,8 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="lcb_runner's per-test timeout (its default: 6)")
     parser.add_argument("--shard", type=shard_of, metavar="I/N",
                         help="grade the I-th of N deterministic slices (merge them after)")
-    parser.add_argument("--results", type=Path, metavar="FILE",
-                        help="stream the results file here (the views read it)")
+    shared_options.add(parser, "results", help="stream the results file here, a line per "
+                       "sample as it is graded (the views read it)")  # fmt: skip
     _view_options(parser)
     return parser
 
@@ -421,8 +414,8 @@ def merge_main(argv: list[str]) -> int:
         description="Join the results files of regrade --shard 1/N .. N/N into the whole run's.",
     )
     parser.add_argument("slices", type=Path, nargs="+", metavar="SLICE")
-    parser.add_argument("--results", type=Path, required=True, metavar="FILE",
-                        help="the whole run's results file")
+    shared_options.add(parser, "results", required=True, help="write the whole run's "
+                       "results file here")  # fmt: skip
     _view_options(parser)
     args = parser.parse_args(argv)
     try:

@@ -30,8 +30,8 @@ import json
 import sys
 from collections import Counter
 
-from lcb_conformance.adapters import implementation
-from lcb_conformance.common import exit_codes, report_files
+from lcb_conformance.adapters import impl_options, implementation
+from lcb_conformance.common import exit_codes, report_files, shared_options
 from lcb_conformance.runner import options
 from lcb_conformance.suite import goldens
 from lcb_conformance.suite.goldens import GoldenKey
@@ -128,7 +128,8 @@ def _brief(verdict) -> str:
     return what.replace("|", "/")[:120]
 
 
-# The run's own options (runner.options) this command takes: which adapter, from where.
+# The implementation options (adapters/impl_options.py) this command takes: which adapter, from
+# where (its judge_program runs in this process's sandboxed children, not over --impl-cmd).
 OPTIONS = ("impl", "impl-path")
 
 
@@ -136,10 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m lcb_conformance.reports.judge", description=__doc__.split("\n\n")[0]
     )
-    for name, arguments in options.OPTIONS:
+    for name, arguments in impl_options.OPTIONS:
         if name in OPTIONS:
             parser.add_argument(f"--{name}", **arguments)
-    parser.add_argument("--json", metavar="FILE", help="also write the differences as JSON")
+    shared_options.add(parser, "json", help="also write the differences as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="also write them as Markdown")
     args = parser.parse_args(argv)
     given = options.defaults() | {name: getattr(args, name.replace("-", "_")) for name in OPTIONS}

@@ -40,7 +40,7 @@ from lcb_conformance.reports.verdict import (
     tokenizer_columns,
 )
 from lcb_conformance.runner.results import NOT_PROVIDED, SKIPPED, STATUSES, CaseResult
-from lcb_conformance.suite import audit, goldens, index, showdiff
+from lcb_conformance.suite import goldens, index, showdiff, tokenization
 from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-report/2"
@@ -58,7 +58,7 @@ def _version(distribution: str) -> str | None:
 
 
 def comparability_key() -> GoldenKey:
-    return GoldenKey(goldens.COMPARABILITY, "", audit.transformers_line())
+    return GoldenKey(goldens.COMPARABILITY, "", tokenization.transformers_line())
 
 
 def visible_lines(text: str) -> list[str]:
@@ -117,7 +117,7 @@ def _cell_record(summary) -> dict:
 
 def to_json(verdict: Verdict) -> dict:
     provenance = goldens.provenance()
-    line = audit.transformers_line()
+    line = tokenization.transformers_line()
     matrix = comparability_key()
     totals = verdict.totals()
     header = verdict.run.header
@@ -446,7 +446,7 @@ def to_html(verdict: Verdict) -> str:
         "</dl>",
         '<h2 id="matrix">Verdict matrix: style × tokenizer family</h2>',
         "<p>Each cell: cases identical to their golden / cases run (not provided ones left "
-        "out), for that style and tokenizer family (prompts, chat renderings, token audits, "
+        "out), for that style and tokenizer family (prompts, chat renderings, tokenizations, "
         "extractions). A red cell links to its first case not identical.</p>",
         matrix_table(verdict, anchors),
         '<p class="legend"><span style="background:#2da44e;color:#fff">'

@@ -46,7 +46,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from lcb_conformance import releases
-from lcb_conformance.common import exit_codes, json_stream, report_files
+from lcb_conformance.common import exit_codes, json_stream, report_files, shared_options
 from lcb_conformance.reports.report import CSS, _e
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_prompts import score as scoring
@@ -1075,8 +1075,7 @@ def parser(run_help: str = "lcb_runner's eval_all JSON file") -> argparse.Argume
     found.add_argument(
         "--model", metavar="NAME", help="the model of --published (default: the run's folder)"
     )
-    found.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
-    found.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report here")
+    shared_options.add_reports(found)
     return found
 
 

@@ -34,7 +34,7 @@ from lcb_conformance.runner.results import (
     UPSTREAM,
     WHITESPACE,
     CaseResult,
-    Run,
+    ConformanceRun,
 )
 from lcb_conformance.suite import cases, families, goldens, showdiff, styles
 from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZER, rendering_label
@@ -50,7 +50,7 @@ SUITE_BROKEN = exit_codes.SUITE_BROKEN
 INCOMPLETE = exit_codes.INCOMPLETE
 
 # Families whose differences a reader needs first: what the model is sent.
-PROMPT_FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.CHAT_PROMPT, goldens.TOKEN_AUDIT)
+PROMPT_FAMILIES = (goldens.PROMPT, goldens.MESSAGES, goldens.CHAT_PROMPT, goldens.TOKENIZATION)
 
 
 def tokenizer_columns() -> tuple[str, ...]:
@@ -159,7 +159,7 @@ def _label(family: str) -> str:
 class Verdict:
     """The views' one reading of a run."""
 
-    def __init__(self, run: Run, strict_contract: bool = False):
+    def __init__(self, run: ConformanceRun, strict_contract: bool = False):
         self.run = run
         self.strict_contract = strict_contract
         self.golden = [r for r in run.results if r.tier != CONTRACT]

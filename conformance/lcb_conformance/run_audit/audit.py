@@ -5,9 +5,10 @@ Audit a finished evaluation: did each sample get lcb_runner's prompt and extract
 did the run ask for lcb_runner's request?
 
     lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
-        [--model ID | --style LMSTYLE] [--cache FILE] [--results FILE] [--dataset ROWS.jsonl]
-        [--codegen-eval FILE] [--request-config FILE] [--request-variant VARIANT]
-        [--upstream installed|PATH] [--json F] [--html F] [--show N]
+        [--model ID | --style LMSTYLE] [--cache FILE] [--opencompass-results FILE]
+        [--dataset ROWS.jsonl] [--codegen-eval FILE] [--request-config FILE]
+        [--request-variant VARIANT] [--upstream installed|PATH] [--json FILE] [--html FILE]
+        [--show N]
 
 RUN is an evaluation's results file: lcb_runner's own
 ``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``),
@@ -57,7 +58,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes, json_stream, report_files
+from lcb_conformance.common import exit_codes, json_stream, report_files, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit import request_logs
@@ -753,7 +754,11 @@ def main(argv: list[str] | None = None) -> int:
     who.add_argument("--style", metavar="LMSTYLE", help="lcb_runner's LMStyle name")
     parser.add_argument("--cache", type=Path, help="lcb_runner's --use_cache file of the run")
     parser.add_argument(
-        "--results", type=Path, help="OpenCompass's results file (details) of the predictions"
+        "--opencompass-results",
+        type=Path,
+        metavar="FILE",
+        help="OpenCompass's results file (details) of the predictions, where it is not found "
+        "beside RUN",
     )
     parser.add_argument(
         "--dataset",
@@ -782,9 +787,8 @@ def main(argv: list[str] | None = None) -> int:
         help="the lcb_runner command line whose request the run's is held to (its request "
         "goldens' variants; default: lcb_runner's defaults)",
     )
-    parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report here")
+    shared_options.add(parser, "upstream")
+    shared_options.add_reports(parser)
     parser.add_argument(
         "--show",
         type=int,
@@ -813,7 +817,7 @@ def _audit(args: argparse.Namespace) -> int:
         )
     for option, given in (
         ("--cache", args.cache),
-        ("--results", args.results),
+        ("--opencompass-results", args.opencompass_results),
         ("--request-config", args.request_config),
         ("--codegen-eval", args.codegen_eval),
     ):
@@ -832,7 +836,7 @@ def _audit(args: argparse.Namespace) -> int:
     if found == LCB_RUNNER:
         cache_path = args.cache or lcb_runner_files.default_cache(args.run)
     cache = CacheIndex.read(cache_path) if cache_path else None
-    results = args.results or opencompass.opencompass_results(args.run)
+    results = args.opencompass_results or opencompass.opencompass_results(args.run)
     repaired_path = None
     if scenario == lcb_runner_files.CODE_GENERATION:
         dataset = read_dataset(args.dataset) if args.dataset else None
@@ -880,7 +884,7 @@ def _audit(args: argparse.Namespace) -> int:
         )
     else:
         try:
-            # OpenCompass's verdicts are in its results file: --results, or the one beside RUN
+            # OpenCompass's verdicts are in its results file, given or the one beside RUN
             samples = (
                 opencompass.read(args.run, results)
                 if found == OPENCOMPASS

@@ -25,8 +25,8 @@ from lcb_conformance.suite import cases
 
 @cache
 def formats() -> dict[str, ModuleType]:
-    """name -> the format's module: lcb_runner's own first (the reference, first in messages
-    and choices), then the others in module order."""
+    """name -> the format's module: lcb_runner's own first (the one the others are read
+    against, first in messages and choices), then the others in module order."""
     found = {}
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")

@@ -17,15 +17,16 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from lcb_conformance.suite import cases
+from lcb_conformance.suite import cases, styles
 
 ROW = {"question_content": "Add two numbers.", "starter_code": ""}
 LONE = "\ud800"  # a lone high surrogate, as a broken UTF-16 source or json.loads("\\ud800") gives
 STAND_IN = "\ue000"  # a private-use character in the same places, for the expected result
 TEN_MB = 10 * 1024 * 1024
 BIG_LINE = "total += values[i] * 3  # é€😀"
-FENCE_STYLES = ("generic", "codeqwen", "deepseek")
-SEED_STYLES = (*FENCE_STYLES, "genericbase")
+# the seed's styles (the style table's), and those extracting the last fenced block
+SEED_STYLES = styles.SEED_STYLES
+FENCE_STYLES = styles.FENCED_SEED_STYLES
 
 
 class Functions:

@@ -1,6 +1,7 @@
 """A run's options, declared once for the command (`--impl`) and the plugin (`--lcb-impl`).
 
-The options of a conformance run, declared once: the command takes them as ``--NAME``
+The options of a conformance run, declared once (the implementation's, adapters/impl_options.py,
+and the run's own): the command takes them as ``--NAME``
 (``lcb-conformance run --impl ...``), the pytest plugin as ``--lcb-NAME`` (``pytest -p
 lcb_conformance.plugin --lcb-impl ...``), both from this table, and both build the same
 :class:`~lcb_conformance.runner.run.Spec` and :class:`~lcb_conformance.runner.run.Selection`.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lcb_conformance.adapters import implementation, process
+from lcb_conformance.adapters import impl_options, implementation
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner.run import Selection, Spec
 from lcb_conformance.suite import families
@@ -19,25 +20,7 @@ PLUGIN_PREFIX = "lcb-"
 
 # (name, argparse/pytest keyword arguments); type and action are ones both accept.
 OPTIONS = (
-    (
-        "impl",
-        dict(
-            default=None,
-            metavar="MODULE[:ATTR]",
-            help="the implementation under test: a module, or MODULE:ATTR naming the adapter "
-            f"object in it that holds the functions (default: {implementation.REFERENCE})",
-        ),
-    ),
-    (
-        "impl-path",
-        dict(
-            action="append",
-            default=[],
-            metavar="DIR",
-            help="a folder to import the implementation from (before PYTHONPATH; repeatable)",
-        ),
-    ),
-    *((flag.removeprefix("--"), arguments) for flag, arguments in process.OPTIONS),
+    *impl_options.OPTIONS,
     (
         "tokenizers",
         dict(

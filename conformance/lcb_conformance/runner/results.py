@@ -124,8 +124,9 @@ class ResultsFileError(ValueError):
 
 
 @dataclass
-class Run:
-    """What a run found: its header (implementation, provenance, options) and its results."""
+class ConformanceRun:
+    """What a conformance run (the cases against an implementation) found:
+    its header (implementation, provenance, options) and its results."""
 
     header: dict
     results: list[CaseResult] = field(default_factory=list)
@@ -207,7 +208,7 @@ class ResultsWriter:
         self._stream.close()
 
 
-def read(path: Path) -> Run:
+def read(path: Path) -> ConformanceRun:
     """A results file, as written by ResultsWriter (a run that crashed: complete=False);
     ResultsFileError when it is not one whole run of this suite (the module's docstring)."""
     path = Path(path)
@@ -217,7 +218,7 @@ def read(path: Path) -> Run:
         raise ResultsFileError(f"{path}: cannot read a results file ({error})") from None
     if not lines:
         raise ResultsFileError(f"{path}: empty")
-    run: Run | None = None
+    run: ConformanceRun | None = None
     footer: dict | None = None
     seen: dict[str, int] = {}  # case id -> its line
     for number, line in enumerate(lines, start=1):
@@ -228,7 +229,7 @@ def read(path: Path) -> Run:
         if not isinstance(record, dict):
             raise ResultsFileError(f"{path}:{number}: not a results file's line")
         if number == 1:
-            run = Run(_header(path, record.get("header")), complete=False)
+            run = ConformanceRun(_header(path, record.get("header")), complete=False)
             continue
         if footer is not None:
             raise ResultsFileError(f"{path}:{number}: a line after the footer")
@@ -306,7 +307,7 @@ def _check_known(path: Path, number: int, found: CaseResult) -> None:
         )
 
 
-def _check_total(path: Path, run: Run, footer: dict | None) -> None:
+def _check_total(path: Path, run: ConformanceRun, footer: dict | None) -> None:
     """Rows against the header's plan and the footer's counts."""
     held = len(run.results)
     if held > run.planned:

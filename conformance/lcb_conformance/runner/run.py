@@ -2,7 +2,7 @@
 workers.
 
 A golden case calls the adapter function the index names with keyword arguments (fixture
-references resolved, a tokenizer as the loaded snapshot in-process or its repo id over
+pointers resolved, a tokenizer as the loaded snapshot in-process or its repo id over
 --impl-cmd), turns the answer into golden text by its family's ``render``, and compares it with
 the golden it is held to: lcb_runner's own, or a deviation's the implementation declares. The
 judge family's calls run untrusted programs, so they run in sandboxed child processes, or over
@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation, process, sandbox
+from lcb_conformance.adapters import impl_options, implementation, process, sandbox
 from lcb_conformance.adapters.implementation import NotProvided
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner import contract, properties
@@ -41,7 +40,7 @@ from lcb_conformance.runner.results import (
     WHITESPACE,
     CaseResult,
 )
-from lcb_conformance.suite import audit, families, goldens, index, judge_cases, showdiff
+from lcb_conformance.suite import families, goldens, index, judge_cases, showdiff
 from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.upstream import judge
 
@@ -66,23 +65,16 @@ class Spec:
     def missing_folder(self, flag=lambda name: f"--{name}") -> str | None:
         """Which folder option (spelt by ``flag``) names no folder, or None: a typo must not
         run as a run without snapshots, or import the adapter from elsewhere."""
-        named = [("tokenizers", self.tokenizers), *(("impl-path", f) for f in self.impl_path)]
-        for option, folder in named:
-            if not Path(folder).is_dir():
-                return f"{flag(option)} {folder}: no such folder"
-        return None
+        if not Path(self.tokenizers).is_dir():
+            return f"{flag('tokenizers')} {self.tokenizers}: no such folder"
+        return impl_options.missing_folder(self.impl_path, flag)
 
     def load(self) -> implementation.Implementation:
         """The implementation (ImportError, one line, when it cannot be loaded)."""
         if (missing := self.missing_folder()) is not None:
             raise ImportError(missing)
         hf_cache.serve(Path(self.tokenizers))
-        for folder in reversed(self.impl_path):
-            if folder not in sys.path:
-                sys.path.insert(0, folder)
-        if self.impl_cmd:
-            return process.load_command(self.impl_cmd, self.impl_timeout, self.impl_memory_mb)
-        return implementation.load(self.impl)
+        return impl_options.load(lambda name: getattr(self, name.replace("-", "_")))
 
 
 @dataclass
@@ -167,16 +159,11 @@ class Runner:
 
     def arguments(self, call: dict) -> dict:
         arguments = index.arguments(call)
-        if arguments.get("tokenizer") is not None and self._loads_tokenizer(call["function"]):
-            arguments["tokenizer"] = audit.load_tokenizer(arguments["tokenizer"])
+        if arguments.get("tokenizer") is not None and impl_options.loads_tokenizer_here(
+            self.impl, call["function"]
+        ):
+            arguments["tokenizer"] = hf_cache.load_tokenizer(arguments["tokenizer"])
         return arguments
-
-    def _loads_tokenizer(self, function: str) -> bool:
-        """Whether a call's tokenizer is loaded here: in process always; over --impl-cmd the
-        program loads it from its repo id, except where the suite renders the program's
-        messages itself (it provides format_lcb_messages, no format_lcb_prompt)."""
-        rendered_here = function == "format_lcb_prompt" and self.impl.renders_messages()
-        return not self.over_process or rendered_here
 
     def golden(self, case: dict) -> CaseResult:
         started = time.perf_counter()
@@ -352,7 +339,7 @@ class Runner:
             result.reason = "passes a Python object no process boundary carries"
         else:
             try:
-                case.check(contract.Functions(self.impl, audit.load_tokenizer, self.examples))
+                case.check(contract.Functions(self.impl, hf_cache.load_tokenizer, self.examples))
             except NotProvided as not_provided:
                 result.status, result.reason = NOT_PROVIDED, str(not_provided)
             except AssertionError as broken:

@@ -126,18 +126,20 @@ CHAT_RENDERINGS = tuple(
 )
 RENDERINGS = {rendering.name: rendering for rendering in CHAT_RENDERINGS}
 
-# Problems whose prompts are token-audited: a plain one, and two whose statements carry
-# other models' special-token text (tokenized as real special tokens, they inject turns).
-AUDITED_PROBLEMS = (
+# Problems whose prompts are tokenized (the tokenization and token-ids goldens): a plain one,
+# and two whose statements carry other models' special-token text (tokenized as real special
+# tokens, they inject turns).
+TOKENIZED_PROBLEMS = (
     "atc_stamp_card_rally",
     "lc_special_tokens_chat_log",
     "lc_special_tokens_deepseek_think",
 )
-# The styles whose prompt a tokenizer sees as a string: generic (rendered by each family's
-# template) and the raw strings of open-weight models; token-audited under every family.
+# The styles whose prompt a tokenizer sees as a string (the style table's): generic (rendered
+# by each family's template) and the raw strings of open-weight models; tokenized under every
+# family.
 # (claude, gemini and geminithinking are sent to an API, which tokenizes them its own way.)
-AUDITED_STYLES = ("generic", "codeqwen", "deepseek", "genericbase", "qwq", "deepseekr1")
-# The markers the styles and templates rely on; the audit says which are one special token.
+TOKENIZED_STYLES = styles.TOKENIZED_STYLES
+# The markers the styles and templates rely on; the tokenization says which are one special token.
 STYLE_MARKERS = (
     "<|begin_of_text|>",
     "<|start_header_id|>",
@@ -157,8 +159,8 @@ STYLE_MARKERS = (
 # style, with the LMStyle its extraction goldens are produced from (the style table's).
 EXTRACTION_LMSTYLES = styles.EXTRACTION_LMSTYLES
 # extract_code_prefix has no upstream twin; its reference-impl goldens cover the seed's styles
-# (every other style extracts by the generic rule).
-PREFIX_STYLES = ("generic", "codeqwen", "deepseek", "genericbase")
+# (the style table's; every other style extracts by the generic rule).
+PREFIX_STYLES = styles.SEED_STYLES
 
 
 class FixtureError(ValueError):

@@ -30,7 +30,9 @@ MESSAGES = "messages"
 EXTRACT = "extract"
 EXTRACT_AFTER_THINK = "extract-after-think"
 CHAT_PROMPT = "chat-prompt"
-TOKEN_AUDIT = "token-audit"
+# the tokenization family's folder keeps its first name (renaming it is a regeneration on
+# every transformers line)
+TOKENIZATION = "token-audit"
 TOKEN_IDS = "token-ids"
 COMPARABILITY = "comparability"
 RESOLVER = "resolver"
@@ -77,12 +79,12 @@ def canonical_json(value) -> str:
     return json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def audit_case(style: str, question_id: str) -> str:
+def tokenized_case(style: str, question_id: str) -> str:
     return f"{style}__{question_id}"
 
 
-def parse_audit_key(key: GoldenKey) -> tuple[str, str, str, str]:
-    """(transformers line, tokenizer repo id, style, question_id) of a token-audit or
+def parse_tokenized_key(key: GoldenKey) -> tuple[str, str, str, str]:
+    """(transformers line, tokenizer repo id, style, question_id) of a tokenization or
     token-ids key."""
     line, folder = key.group.split("/")
     style, question_id = key.case.split("__", 1)

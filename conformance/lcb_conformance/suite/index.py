@@ -33,7 +33,7 @@ def rendering_label(rendering: cases.ChatRendering) -> str:
 
 
 def fixture(file: str, entry_id: str) -> dict:
-    """A reference to one entry of a fixture file (relative to fixtures/), which a family's
+    """A pointer to one entry of a fixture file (relative to fixtures/), which a family's
     ``fixtures`` turns into the value it stands for."""
     return {"fixture": file, "id": entry_id}
 
@@ -155,7 +155,7 @@ def golden_held_to(case: dict, declared_deviations) -> str:
 
 
 def arguments(call: dict) -> dict:
-    """A call's arguments with fixture references replaced by the fixture values (a
+    """A call's arguments with fixture pointers replaced by the fixture values (a
     tokenizer stays its repo id; enable_thinking=None is left out of the call)."""
     resolved = {}
     for name, value in call["args"].items():

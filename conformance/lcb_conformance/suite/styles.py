@@ -2,22 +2,30 @@
 giving it (cases, resolver and docs read it).
 
 lcb_runner's LMStyles and the lcb_prompts style giving each one's prompt: the one table that
-the case tables (suite/cases.py), the resolver (``lcb-conformance resolve``) and docs/styles.md
-read.
+the case tables (suite/cases.py, suite/scenario_cases.py), the API contract (runner/contract.py),
+the resolver (``lcb-conformance resolve``) and docs/styles.md read. A new LMStyle or style is
+one row of ``MAPPINGS``.
 
 A row says what lcb_runner sends for the LMStyle, the lcb_prompts call that reproduces it (a
 string prompt, or chat messages), the chat-template tokenizer when there is one, and why when
-lcb_prompts has no style for it. test_resolver.py holds every row to the goldens and to
-upstream. The order of the rows is the order of the verdict's styles: the first LMStyle of a
-style is the one its extraction goldens are produced from.
+lcb_prompts has no style for it; whether a model's own tokenizer sees the prompt, whether the
+style is one of the seed's, and how its answers are extracted. test_resolver.py holds every row
+to the goldens and to upstream; test_style_table.py holds the reference lcb_prompts' own style
+and LMStyle lists (it is standard library only and reads no suite) to this table. The order of
+the rows is the order of the verdict's styles: the first LMStyle of a style is the one its
+extraction goldens are produced from.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # lcb_runner renders LLaMa3 with the Meta-Llama-3-8B-Instruct template for every Llama-3.x.
 LLAMA3_TOKENIZER = "meta-llama/Meta-Llama-3-8B-Instruct"
+# What extract_code takes of an answer: the code between its last two fence lines, or the whole
+# answer stripped (GenericBase's completions).
+FENCED, WHOLE_ANSWER = "fenced", "whole answer"
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,13 @@ class StyleMapping:
     # a message LMStyle whose one user message is also a string prompt: that prompt's style
     # (format_lcb_prompt(row, style=...) is its text)
     user_message_prompt: str | None = None
+    # a model's own tokenizer sees the prompt as a string (open weights, served as is): the style
+    # is token-audited under every tokenizer family; an API tokenizes its prompt its own way
+    tokenized_here: bool = False
+    # a style of the seed implementation: extract_code_prefix's reference goldens and the API
+    # contract's style cases cover it (a style has a flag when any of its rows has it)
+    seed: bool = False
+    extraction: str = FENCED  # what extract_code takes of an answer in this style
 
     def calls(self) -> list[str]:
         """The lcb_prompts calls that reproduce lcb_runner for this LMStyle."""
@@ -65,8 +80,8 @@ def _messages(style: str, sends: str, note: str) -> StyleMapping:
     return StyleMapping(style, None, sends, note, messages=True)
 
 
-def _raw(style: str, sends: str, note: str) -> StyleMapping:
-    return StyleMapping(style, None, sends, note)
+def _raw(style: str, sends: str, note: str, **traits) -> StyleMapping:
+    return StyleMapping(style, None, sends, note, **traits)
 
 
 _SYSTEM_USER = _messages(
@@ -109,6 +124,8 @@ MAPPINGS = {
         "starts with <|begin_of_text|>, so tokenize it with add_special_tokens=False or a "
         "server adds a second BOS",
         prompt_folder="generic-llama3",
+        tokenized_here=True,
+        seed=True,
     ),
     **dict.fromkeys(
         ("OpenAIChat", "DeepSeekAPI", "TogetherAI", "CohereCommand", "MistralWeb"), _SYSTEM_USER
@@ -118,22 +135,30 @@ MAPPINGS = {
         "a raw prompt string with the <|im_start|>/<|im_end|> turns written out (no chat template)",
         "the same string for every tokenizer; outside the Qwen family its markers are "
         "ordinary text (see the comparability matrix)",
+        tokenized_here=True,
+        seed=True,
     ),
     "DeepSeekCodeInstruct": _raw(
         "deepseek",
         "a raw prompt string (### Instruction / ### Response, no chat template)",
         "the same string for every tokenizer",
+        tokenized_here=True,
+        seed=True,
     ),
     "GenericBase": _raw(
         "genericbase",
         "a raw one-shot completion prompt",
         "extraction takes the whole answer, stripped",
+        tokenized_here=True,
+        seed=True,
+        extraction=WHOLE_ANSWER,
     ),
     "QwQ": _raw(
         "qwq",
         "a raw prompt string with the <|im_start|>/<|im_end|> turns written out and QwQ's own "
         "system turn (no chat template)",
         "the same string for every tokenizer; tokenize it with add_special_tokens=False",
+        tokenized_here=True,
     ),
     "DeepSeekR1": _raw(
         "deepseekr1",
@@ -141,6 +166,7 @@ MAPPINGS = {
         "<｜User｜>/<｜Assistant｜> turns out (no chat template)",
         "the prompt carries its own BOS: tokenize it with add_special_tokens=False or a server "
         "adds a second one (see the comparability matrix)",
+        tokenized_here=True,
     ),
     "Claude": _raw(
         "claude",
@@ -196,8 +222,6 @@ GENERIC_PROMPT_LMSTYLE = "OpenAIReasonPreview"
 NOT_LCB_RUNNER = ("GenericOAIServer",)
 
 
-
-
 def mapping_for(lmstyle: str) -> StyleMapping:
     return MAPPINGS.get(lmstyle) or StyleMapping(
         None,
@@ -211,6 +235,28 @@ def mapping_for(lmstyle: str) -> StyleMapping:
 def lmstyles_of(style: str) -> tuple[str, ...]:
     """The LMStyles whose prompt and extraction an lcb_prompts style gives, in table order."""
     return tuple(name for name, mapping in MAPPINGS.items() if mapping.style == style)
+
+
+def styles_where(has: Callable[[StyleMapping], bool]) -> tuple[str, ...]:
+    """The lcb_prompts styles of the rows that ``has``, in table order."""
+    found = (mapping.style for mapping in MAPPINGS.values() if mapping.style and has(mapping))
+    return tuple(dict.fromkeys(found))
+
+
+# format_lcb_prompt's styles (a message LMStyle's one user message is a string prompt too), and
+# format_lcb_messages'
+PROMPT_STYLES = tuple(
+    dict.fromkeys(
+        (*styles_where(lambda mapping: not mapping.messages),
+         *(mapping.user_message_prompt for mapping in MAPPINGS.values()
+           if mapping.user_message_prompt))
+    )
+)  # fmt: skip
+MESSAGE_STYLES = styles_where(lambda mapping: mapping.messages)
+# the styles whose prompt a tokenizer sees as a string: token-audited under every family
+TOKENIZED_STYLES = styles_where(lambda mapping: mapping.tokenized_here)
+SEED_STYLES = styles_where(lambda mapping: mapping.seed)
+FENCED_SEED_STYLES = styles_where(lambda mapping: mapping.seed and mapping.extraction == FENCED)
 
 
 # style -> the LMStyle its extraction goldens are produced from (its first in the table);

@@ -5,8 +5,8 @@ ids, BOS/EOS, markers.
 
 OLD and NEW are tokenizer directories (tokenizer.json, tokenizer_config.json, ...) or, with
 network, Hub repo ids with an optional ``@revision``. Both are loaded through transformers'
-AutoTokenizer. For every style the token audits cover and every fixture problem, the prompt is
-lcb_runner's own (the goldens): the raw styles' prompt string, and for ``generic`` the
+AutoTokenizer. For every style the tokenization goldens cover and every fixture problem, the
+prompt is lcb_runner's own (the goldens): the raw styles' prompt string, and for ``generic`` the
 OpenAIChat messages rendered by each tokenizer's chat template with the generation prompt.
 Per style it reports how many rendered prompts changed, how many token sequences changed
 (the string tokenized with special tokens, as vLLM, SGLang and HF ``generate`` receive it from
@@ -34,7 +34,7 @@ from lcb_conformance.offline_tokenizers.token_ids import (
     first_token_difference,
     sequences,
 )
-from lcb_conformance.suite import audit, cases, goldens, showdiff
+from lcb_conformance.suite import cases, goldens, showdiff, tokenization
 
 CHAT_STYLE = "generic"
 CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model
@@ -153,7 +153,7 @@ def tokenizer_facts(tokenizer) -> dict[str, str]:
         for attr in ("bos_token", "bos_token_id", "eos_token", "eos_token_id")
     }
     facts["BOS added to a string"] = str(_bos_count(tokenizer, tokenizer("hi")["input_ids"]))
-    facts |= {m: audit.marker_status(tokenizer, m) for m in cases.STYLE_MARKERS}
+    facts |= {m: tokenization.marker_status(tokenizer, m) for m in cases.STYLE_MARKERS}
     return facts
 
 
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("new", help="tokenizer directory, or repo_id[@revision] with network")
     parser.add_argument(
         "--styles",
-        default=",".join(cases.AUDITED_STYLES),
+        default=",".join(cases.TOKENIZED_STYLES),
         help="comma-separated styles (default: %(default)s)",
     )
     parser.add_argument(
@@ -211,11 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     styles = [s for s in args.styles.split(",") if s]
-    unknown = sorted(set(styles) - set(cases.AUDITED_STYLES))
+    unknown = sorted(set(styles) - set(cases.TOKENIZED_STYLES))
     if unknown or not styles:
         parser.error(
             f"--styles: {'unknown ' + ', '.join(unknown) if unknown else 'none given'}; choose "
-            f"from {', '.join(cases.AUDITED_STYLES)}"
+            f"from {', '.join(cases.TOKENIZED_STYLES)}"
         )
     loaded = []
     for spec in (args.old, args.new):

@@ -1,19 +1,19 @@
 """`lcb-conformance diff`: an implementation against live upstream lcb_runner on a dataset file.
 
-    lcb-conformance diff DATASET.jsonl [--impl MODULE[:ATTR]]
-        [--styles VARIANT,...] [--upstream installed|PATH] [--show N] [--full-rows]
+    lcb-conformance diff DATASET.jsonl [--impl MODULE[:ATTR] [--impl-path DIR] | --impl-cmd CMD]
+        [--variants VARIANT,...] [--upstream installed|PATH] [--show N] [--full-rows]
 
 DATASET.jsonl holds LiveCodeBench rows (the code_generation_lite schema, lcb_conformance.suite.cases
 .PROBLEM_FIELDS), one JSON object a line. For every row and every variant, one per prompting
 LMStyle (cases.PROMPT_VARIANTS: the implementation's ``format_lcb_prompt``;
 cases.MESSAGE_VARIANTS: its ``format_lcb_messages``, as canonical JSON; or those named by
---styles), the implementation is compared byte for byte with what upstream builds for that
+--variants), the implementation is compared byte for byte with what upstream builds for that
 row right now; no goldens are involved. Variants whose style the implementation's STYLES
 leaves out, or whose function it lacks, are reported as not provided; variants the upstream
 lacks (the installed stand-in has no QwQ prompt, ...) as not in this upstream. Prints a
 table per variant and the first N mismatches as showdiff reports; exit code (suite.exit_codes)
 0 when every prompt compared is identical and every variant the implementation provides was
-compared, 1 on a mismatch or an error, 2 when the dataset, the implementation or a --styles
+compared, 1 on a mismatch or an error, 2 when the dataset, the implementation or a --variants
 name is unusable (one line on stderr), 4 when nothing differs but a variant the implementation
 provides is not in this upstream, or no prompt was compared. The last line answers "identical
 to lcb_runner?" over the prompts compared (not-provided variants left out), each difference
@@ -42,8 +42,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.adapters import implementation
-from lcb_conformance.common import exit_codes
+from lcb_conformance.adapters import impl_options
+from lcb_conformance.common import exit_codes, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import cases, goldens, showdiff
 
@@ -230,13 +230,14 @@ def _expected(upstream, variant, row: dict) -> str:
 
 
 def _actual(impl, variant, row: dict):
-    from lcb_conformance.suite import audit
-
     if isinstance(variant, cases.MessageVariant):
         return goldens.canonical_json(impl.format_lcb_messages(row, style=variant.style))
+    tokenizer = variant.tokenizer
+    if tokenizer is not None and impl_options.loads_tokenizer_here(impl, "format_lcb_prompt"):
+        tokenizer = hf_cache.load_tokenizer(tokenizer)
     return impl.format_lcb_prompt(
         row,
-        tokenizer=audit.load_tokenizer(variant.tokenizer) if variant.chat_template else None,
+        tokenizer=tokenizer,
         chat_template=variant.chat_template,
         style=variant.style,
     )
@@ -338,14 +339,15 @@ def main(argv: list[str] | None = None) -> int:
         "every row of an LCB dataset file and every prompt variant.",
     )
     parser.add_argument("dataset", type=Path, help="JSON lines of LCB code_generation rows")
-    parser.add_argument("--impl", default=implementation.REFERENCE, metavar="MODULE[:ATTR]")
+    impl_options.add(parser)
     parser.add_argument(
-        "--styles",
+        "--variants",
         default=",".join(names),
         metavar="VARIANT,...",
-        help=f"variants to compare (default: all: {','.join(names)})",
+        help="the prompt variants to compare, each a golden folder of the prompt and messages "
+        f"families (default: all: {','.join(names)})",
     )
-    parser.add_argument("--upstream", default="installed", metavar="installed|PATH")
+    shared_options.add(parser, "upstream")
     parser.add_argument("--show", type=int, default=5, help="mismatch reports printed")
     parser.add_argument(
         "--full-rows",
@@ -355,18 +357,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    wanted = [name.strip() for name in args.styles.split(",") if name.strip()]
+    wanted = [name.strip() for name in args.variants.split(",") if name.strip()]
     unknown = [name for name in wanted if name not in VARIANTS]
     if unknown or not wanted:
-        return _refuse(f"--styles: unknown {', '.join(unknown) or '(none)'}; known: "
+        return _refuse(f"--variants: unknown {', '.join(unknown) or '(none)'}; known: "
                        f"{', '.join(names)}")  # fmt: skip
     if not args.dataset.is_file():
         what = "is a directory, not a dataset file" if args.dataset.is_dir() else "no such file"
         return _refuse(f"{args.dataset}: {what}")
-    # Before anything imports transformers or huggingface_hub (upstream and audit do).
+    # Before anything imports transformers or huggingface_hub (upstream and the chat templates do).
     hf_cache.activate_offline_cache()
     try:
-        impl = implementation.load(args.impl)
+        impl = impl_options.load(lambda name: getattr(args, name.replace("-", "_")))
     except ImportError as error:
         return _refuse(str(error))
     if not any(impl.provides(f) for f in ("format_lcb_prompt", "format_lcb_messages")):

@@ -7,9 +7,11 @@ case told apart by kind; `--history` over commits.
 Each upstream golden gets one verdict:
 
     identical    upstream reproduces it byte for byte
-    differs      a prompt, messages, extraction, rendering or audit differs: comparability broken
+    differs      a prompt, messages, extraction, rendering or tokenization differs:
+                 comparability broken
     model-list   only lcb_runner's LMStyle set or LanguageModelList differs (which models the
-                 leaderboard lists, not how any prompt is built); red only for the reference
+                 leaderboard lists, not how any prompt is built); red only for the pinned
+                 commit
     missing      this upstream has no such LMStyle or builds no prompt for it (an older
                  snapshot, such as the installed nvidia-livecodebench)
                  or, for a judge case, an installed stand-in lacks a judge commit the case
@@ -22,9 +24,9 @@ every commit is judged in a fresh interpreter.
 
 Exit code (suite.exit_codes): 1 a case differs (with --history: in any commit); 4 none
 differs, but a case is missing, no case was compared, or a --history commit could not be
-judged; 0 every case compared, each identical or (a non-reference upstream) a model-list
-change only; 2 an upstream or repository that cannot be used; 6 a --json or --markdown file
-not written.
+judged; 0 every case compared, each identical or (an upstream other than the pinned commit) a
+model-list change only; 2 an upstream or repository that cannot be used; 6 a --json or
+--markdown file not written.
 """
 
 from __future__ import annotations
@@ -39,13 +41,13 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes, report_files
+from lcb_conformance.common import exit_codes, report_files, shared_options
 from lcb_conformance.suite import families, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
 IDENTICAL, DIFFERS, MODEL_LIST, MISSING = "identical", "differs", "model-list", "missing"
 # --no-tokens (and every --history commit): the families built from upstream's prompts,
-# extraction, lists and judge, without the tokenizer side (token audits, the matrix), which a
+# extraction, lists and judge, without the tokenizer side (tokenizations, the matrix), which a
 # commit of lcb_runner changes only through its prompts; tox -e upstream checks them.
 def history_families() -> tuple[str, ...]:
     return tuple(
@@ -59,52 +61,57 @@ COMMIT_TIMEOUT = 900  # seconds for one commit's child process
 
 
 @dataclass(frozen=True)
-class Verdict:
+class DriftVerdict:
+    """One golden's drift: identical, differs, model-list or missing (not a run's verdict,
+    reports/verdict.py)."""
+
     key: str
     status: str
     detail: str = ""
 
 
-def judge(key: GoldenKey, produce, reference: bool) -> Verdict:
+def judge(key: GoldenKey, produce, pinned: bool) -> DriftVerdict:
     """The verdict on one golden; ``produce`` is a producers.Producer over the upstream."""
     from lcb_conformance.adapters.sandbox import ChildFailed
     from lcb_conformance.upstream import UpstreamMissing
-    from lcb_conformance.upstream.judge import JudgeRunError, known_gap
+    from lcb_conformance.upstream.judge import JudgeRunError
+    from lcb_conformance.upstream.producers import upstream_function
 
     try:
         produced = produce(key)
     except UpstreamMissing as missing:
-        return Verdict(str(key), MISSING, str(missing))
+        return DriftVerdict(str(key), MISSING, str(missing))
     except (JudgeRunError, ChildFailed) as failed:  # its judge or a scorer gave no answer
-        return Verdict(str(key), DIFFERS, str(failed))
+        return DriftVerdict(str(key), DIFFERS, str(failed))
     recorded = goldens.read(key)
     if produced == recorded:
-        return Verdict(str(key), IDENTICAL)
-    if key.family == goldens.JUDGE:
-        # an installed stand-in lacking a judge commit the case needs: named, not drift
-        gap = known_gap(produce.upstream, key.case)
+        return DriftVerdict(str(key), IDENTICAL)
+    family = families.get(key.family)
+    if family.known_gap:
+        # e.g. an installed stand-in lacking a judge commit the case needs: named, not drift
+        gap = upstream_function(family.known_gap)(produce.upstream, key.case)
         if gap:
-            return Verdict(str(key), MISSING, gap)
-    list_change = families.get(key.family).list_change
-    if list_change is not None and recorded is not None and not reference:
+            return DriftVerdict(str(key), MISSING, gap)
+    list_change = family.list_change
+    if list_change is not None and recorded is not None and not pinned:
         change = list_change(key, recorded, produced)
         if change:
-            return Verdict(str(key), MODEL_LIST, change)
-    return Verdict(str(key), DIFFERS)
+            return DriftVerdict(str(key), MODEL_LIST, change)
+    return DriftVerdict(str(key), DIFFERS)
 
 
 def run(source: str, only: tuple[str, ...] | None = None) -> dict:
     """Every upstream golden of the families ``only`` names (default: all) judged against
     ``source``."""
     from lcb_conformance.offline_tokenizers import hf_cache
-    from lcb_conformance.suite import audit
+    from lcb_conformance.suite import tokenization
     from lcb_conformance.upstream import Upstream
-    from lcb_conformance.upstream.producers import NotProducibleHere, Producer
+    from lcb_conformance.upstream.producers import Producer
 
     hf_cache.activate_offline_cache()
     upstream = Upstream(source)
     produce = Producer(upstream)
-    reference = upstream.is_reference()
+    pinned = upstream.is_pinned()
     verdicts = []
     not_here: Counter = Counter()  # goldens no run here can produce, by why: named, not judged
     for family in only or families.upstream_families():
@@ -112,13 +119,13 @@ def run(source: str, only: tuple[str, ...] | None = None) -> dict:
             if not families.in_this_environment(key):
                 continue
             try:
-                verdicts.append(judge(key, produce, reference))
-            except NotProducibleHere as elsewhere:
+                verdicts.append(judge(key, produce, pinned))
+            except families.NotProducibleHere as elsewhere:
                 not_here[f"{key.family} ({elsewhere.counted_as})"] += 1
     return {
         "upstream": upstream.describe_source(),
-        "reference": reference,
-        "transformers_line": audit.transformers_line(),
+        "pinned": pinned,
+        "transformers_line": tokenization.transformers_line(),
         "counts": dict(Counter(verdict.status for verdict in verdicts)),
         "not_judged_here": dict(not_here),
         "verdict": overall(verdicts),
@@ -247,12 +254,12 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lcb_conformance.upstream import INSTALLED, UpstreamSourceError
+    from lcb_conformance.upstream import UpstreamSourceError
 
     parser = argparse.ArgumentParser(
         prog="lcb-conformance drift", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--upstream", default=INSTALLED, metavar="installed|PATH")
+    shared_options.add(parser, "upstream")
     parser.add_argument(
         "--history",
         nargs="+",
@@ -262,9 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-tokens",
         action="store_true",
-        help="leave out the token audits and the comparability matrix",
+        help="leave out the tokenizations and the comparability matrix",
     )
-    parser.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    shared_options.add(parser, "json", help="also write the result as JSON")
     parser.add_argument(
         "--markdown", metavar="FILE", help="with --history: also write a Markdown table"
     )

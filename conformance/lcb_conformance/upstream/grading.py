@@ -31,7 +31,7 @@ Interface (agreed with ``regrade``)::
 
 ``check_judge(upstream) -> list[str]``: the judge corpus cases (conformance/goldens/judge) on
 which this judge, run with ``upstream``, differs from the goldens (28fef95's verdicts);
-:func:`require_reference_judge` raises :class:`JudgeDiffers` naming them (PyPI's
+:func:`require_pinned_judge` raises :class:`JudgeDiffers` naming them (PyPI's
 nvidia-livecodebench 26.3 predates 16de2a1's stdin fix: it differs on the stdin-buffer cases).
 
 How it runs. ``grade`` starts one grading process (``python -m lcb_conformance.upstream.grading``)
@@ -144,7 +144,7 @@ class ProblemRejected(ValueError):
 
 class JudgeDiffers(RuntimeError):
     """The upstream's judge is not 28fef95's on the judge goldens: its verdicts are not the
-    reference's, so they are refused."""
+    pinned commit's, so they are refused."""
 
 
 def grade(
@@ -331,10 +331,10 @@ def _known_differences(upstream: Upstream) -> tuple[list[str], str]:
     )
 
 
-def require_reference_judge(upstream: Upstream, workers: int = WORKERS) -> None:
+def require_pinned_judge(upstream: Upstream, workers: int = WORKERS) -> None:
     """Refuse an upstream whose judge differs from 28fef95's: JudgeDiffers naming the cases.
-    A clean checkout of 28fef95 is the reference itself and is not re-checked."""
-    if upstream.is_reference():
+    A clean checkout of 28fef95 is the pinned commit itself and is not re-checked."""
+    if upstream.is_pinned():
         return
     differing, why = _known_differences(upstream)
     if not differing:

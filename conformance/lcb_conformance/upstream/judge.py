@@ -221,6 +221,16 @@ def upstream_outcomes(source: str) -> dict[str, dict]:
     return run_batch(upstream_spec(source), list(judge_cases().values()))
 
 
+def golden_verdict(upstream, case_id: str) -> str:
+    """The judge golden of one corpus case: ``upstream``'s verdict (an upstream.Upstream; the
+    whole corpus judged once per source and process), as canonical JSON."""
+    outcome = upstream_outcomes(str(upstream.checkout or upstream.source))[case_id]
+    if "verdict" not in outcome:  # the judge child failed, or lcb_runner's judge raised
+        why = outcome.get("failed") or implementation.describe_raised(outcome["raised"])
+        raise JudgeRunError(f"{upstream.describe_source()} judged no verdict: {why}")
+    return canonical(outcome["verdict"])
+
+
 def impl_spec(name: str) -> dict:
     return {"impl": name}
 

@@ -11,7 +11,8 @@ Both files are read at pinned commits with ``git show`` from git repositories (b
 named by LCB_SUBMISSIONS_GIT and LCB_SITE_GIT; the compiler (typescript 4.9.5, the site's own
 "^4.2.0" range) is fetched once into LCB_TYPESCRIPT_CACHE (default
 ~/.cache/lcb-conformance/typescript) by ``python -m lcb_conformance.upstream.leaderboard fetch``.
-Nothing of them is committed. Without them the leaderboard goldens are UpstreamMissing.
+Nothing of them is committed. Without them the leaderboard goldens are
+:class:`LeaderboardCodeMissing`: regeneration keeps them, the drift run names them.
 
 The builder runs in a child process, in a temporary folder holding one folder per run named
 after its lcb_runner model_repr, with TZ set: it reads contest dates in local time. The site's
@@ -34,7 +35,15 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from lcb_conformance.common import exit_codes
+from lcb_conformance.suite.families import NotProducibleHere
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing
+
+
+class LeaderboardCodeMissing(UpstreamMissing, NotProducibleHere):
+    """The leaderboard's builder, site or TypeScript compiler is not configured here."""
+
+    counted_as = "no leaderboard code here"
+
 
 SUBMISSIONS = "https://github.com/LiveCodeBench/submissions"
 SUBMISSIONS_COMMIT = "4d04b02a01c81b0a7207bafdcda35efad9e39b8c"
@@ -98,7 +107,7 @@ process.stdout.write(JSON.stringify(answers));
 def _git_show(variable: str, commit: str, path: str) -> str:
     repository = os.environ.get(variable)
     if not repository:
-        raise UpstreamMissing(
+        raise LeaderboardCodeMissing(
             f"the leaderboard's {path} is read from a git repository named by {variable} "
             f"(a clone of {SUBMISSIONS if 'SUBMISSIONS' in variable else SITE}); it is not set"
         )
@@ -110,7 +119,7 @@ def _git_show(variable: str, commit: str, path: str) -> str:
             text=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError) as error:
-        raise UpstreamMissing(
+        raise LeaderboardCodeMissing(
             f"{variable}={repository}: no {commit[:7]}:{path} ({error})"
         ) from None
 
@@ -119,13 +128,15 @@ def typescript(cache: Path = TYPESCRIPT_CACHE) -> Path:
     """The pinned TypeScript compiler's typescript.js in the cache, verified."""
     path = Path(cache) / TYPESCRIPT_PACKAGE / "typescript.js"
     if not path.is_file():
-        raise UpstreamMissing(
+        raise LeaderboardCodeMissing(
             f"{path} is missing: fetch the TypeScript compiler first (python -m "
             f"lcb_conformance.upstream.leaderboard fetch {cache})"
         )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != TYPESCRIPT_SHA256:
-        raise UpstreamMissing(f"{path} has sha256 {digest}, not the pinned {TYPESCRIPT_SHA256}")
+        raise LeaderboardCodeMissing(
+            f"{path} has sha256 {digest}, not the pinned {TYPESCRIPT_SHA256}"
+        )
     return path
 
 
@@ -154,7 +165,7 @@ def build(upstream: Upstream, runs: dict[str, list[dict]], zone: str) -> dict:
     """build_leaderboard_json.py's performances_generation.json for these runs (model_repr ->
     eval_all rows), its local time zone ``zone``."""
     if upstream.checkout is None:
-        raise UpstreamMissing(
+        raise LeaderboardCodeMissing(
             f"the leaderboard's builder imports lcb_runner.lm_styles; {upstream.describe_source()}"
             " installs it as another package: run it against a LiveCodeBench checkout"
         )
@@ -197,7 +208,9 @@ def site(built: dict, windows: list[tuple[int, int]]) -> list[dict]:
     compiler = typescript()
     node = shutil.which("node")
     if node is None:
-        raise UpstreamMissing("the site's leaderboardLib.tsx runs in node, which is not on PATH")
+        raise LeaderboardCodeMissing(
+            "the site's leaderboardLib.tsx runs in node, which is not on PATH"
+        )
     with tempfile.TemporaryDirectory(prefix="lcb-leaderboard-site-") as folder:
         (Path(folder) / "leaderboardLib.tsx").write_text(lib, "utf-8")
         (Path(folder) / "driver.js").write_text(DRIVER, "utf-8")

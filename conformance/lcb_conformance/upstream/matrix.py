@@ -4,7 +4,7 @@ the one lcb_runner sends for that style, and how does the family's tokenizer tak
 lcb_runner's generic style is LMStyle.LLaMa3: the Meta-Llama-3-8B-Instruct template for every
 model. Rendering the same messages with a model's own template (Llama-3.1, Qwen, DeepSeek) is
 a different prompt, so not leaderboard-identical. Built from upstream only (goldens of the
-chat-prompt, prompt and token-audit families), checked in as a golden per transformers line.
+chat-prompt, prompt and tokenization families), checked in as a golden per transformers line.
 """
 
 from __future__ import annotations
@@ -13,13 +13,19 @@ import json
 from collections.abc import Callable
 
 from lcb_conformance.suite import cases, showdiff
-from lcb_conformance.suite.goldens import CHAT_PROMPT, PROMPT, TOKEN_AUDIT, GoldenKey, audit_case
+from lcb_conformance.suite.goldens import (
+    CHAT_PROMPT,
+    PROMPT,
+    TOKENIZATION,
+    GoldenKey,
+    tokenized_case,
+)
 
 # lcb_runner's prompt for each style, as a prompt-golden variant
 LEADERBOARD_VARIANT = {
-    style: "generic-llama3" if style == "generic" else style for style in cases.AUDITED_STYLES
+    style: "generic-llama3" if style == "generic" else style for style in cases.TOKENIZED_STYLES
 }
-BOS_PROBLEM = cases.AUDITED_PROBLEMS[0]  # the plain audited problem
+BOS_PROBLEM = cases.TOKENIZED_PROBLEMS[0]  # the plain tokenized problem
 
 
 def build(produce: Callable[[GoldenKey], str], line: str) -> str:
@@ -59,23 +65,23 @@ def build(produce: Callable[[GoldenKey], str], line: str) -> str:
 def _row(produce, line, style, variant, rendering) -> tuple:
     identical, first = 0, ""
     for question_id in cases.problems():
-        reference = produce(GoldenKey(PROMPT, variant, question_id))
+        upstream_prompt = produce(GoldenKey(PROMPT, variant, question_id))
         if style == "generic":
             prompt = produce(GoldenKey(CHAT_PROMPT, rendering.name, question_id))
         else:
-            prompt = reference
-        if prompt == reference:
+            prompt = upstream_prompt
+        if prompt == upstream_prompt:
             identical += 1
         elif not first:
-            offset = showdiff.first_difference(prompt, reference)
+            offset = showdiff.first_difference(prompt, upstream_prompt)
             first = (
                 f"{question_id} @ {offset}: "
                 f'"{showdiff.visible(prompt, max(0, offset - 12), offset + 28)}" vs lcb_runner '
-                f'"{showdiff.visible(reference, max(0, offset - 12), offset + 28)}"'
+                f'"{showdiff.visible(upstream_prompt, max(0, offset - 12), offset + 28)}"'
             )
     folder = rendering.tokenizer.replace("/", "__")
     record = json.loads(
-        produce(GoldenKey(TOKEN_AUDIT, f"{line}/{folder}", audit_case(style, BOS_PROBLEM)))
+        produce(GoldenKey(TOKENIZATION, f"{line}/{folder}", tokenized_case(style, BOS_PROBLEM)))
     )
     bos = record["bos_count"]
     not_special = [

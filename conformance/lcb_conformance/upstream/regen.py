@@ -3,12 +3,12 @@ upstream lcb_runner, and what changed shown.
 
     lcb-conformance regen --upstream PATH [--check]
 
-Goldens come from the reference only: a clean LiveCodeBench checkout at
+Goldens come from the pinned commit only: a clean LiveCodeBench checkout at
 upstream.PINNED_COMMIT (PATH); any other source is refused, except with --check, which
 compares any upstream (a checkout of another commit, 'installed') with the goldens.
-Upstream families (prompts, extractions, chat renderings, token audits, token ids, the
+Upstream families (prompts, extractions, chat renderings, tokenizations, token ids, the
 matrix) come from upstream only; the reference-impl families come from the reference
-lcb_prompts (they have no upstream twin). Token audits, token ids and the matrix are recorded
+lcb_prompts (they have no upstream twin). Tokenizations, token ids and the matrix are recorded
 per transformers line; a run regenerates its own line's and leaves the other's untouched.
 Token ids need the real vocabularies (LCB_REAL_VOCAB_CACHE, real_vocab_sources); a run
 without them keeps the token-id goldens as they are and says so.
@@ -33,32 +33,30 @@ import platform
 import sys
 import traceback
 
-from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.common import exit_codes, paths, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
-from lcb_conformance.suite import audit, cases, families, goldens, index, showdiff
+from lcb_conformance.suite import cases, families, goldens, index, showdiff, tokenization
+from lcb_conformance.suite.families import NotProducibleHere
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
-    INSTALLED,
     PINNED_COMMIT,
     Upstream,
     UpstreamMissing,
     UpstreamSourceError,
-    judge,
-    leaderboard,
 )
-from lcb_conformance.upstream.producers import NotProducibleHere, Producer
+from lcb_conformance.upstream.producers import Producer, upstream_function
 
 TRACKED_PACKAGES = ("transformers", "tokenizers", "huggingface_hub", "jinja2")
 
 
 def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
-    """What made the goldens. Token audits differ per transformers line, so the package
+    """What made the goldens. Tokenizations differ per transformers line, so the package
     versions are recorded per line; a regen under one line keeps the other's record."""
     recorded = goldens.provenance()
     environments = recorded.get("environments", {})
-    environments[audit.transformers_line()] = {
+    environments[tokenization.transformers_line()] = {
         "python": platform.python_version(),
         "packages": {name: importlib.metadata.version(name) for name in TRACKED_PACKAGES},
         "upstream": upstream.provenance(),
@@ -74,7 +72,7 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
                     hf_cache.SNAPSHOTS_DIR / repo_id.replace("/", "__")
                 ),
                 "chat_template_sha256": hashlib.sha256(
-                    audit.load_tokenizer(repo_id).chat_template.encode("utf-8")
+                    hf_cache.load_tokenizer(repo_id).chat_template.encode("utf-8")
                 ).hexdigest(),
             }
             for repo_id in cases.CHAT_TOKENIZERS
@@ -84,8 +82,11 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
             name: f"{pinned.package} ({pinned.manager}) {pinned.member} sha256 {pinned.sha256}"
             for name, pinned in sources.PINNED.items()
         },
-        "judge": judge.provenance(),
-        "leaderboard": leaderboard.provenance(),
+        # what a family's goldens depend on besides lcb_runner's commit, under the module's name
+        **{
+            name.partition(".")[0]: upstream_function(name)()
+            for name in sorted({f.provenance for f in families.registry().values() if f.provenance})
+        },
         "kept_from_previous_run": [str(key) for key in failed],
     }
 
@@ -94,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="lcb-conformance regen", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument(
-        "--upstream",
-        default=INSTALLED,
+    shared_options.add(
+        parser,
+        "upstream",
         metavar="PATH",
-        help="a LiveCodeBench checkout at the reference commit "
+        help="a LiveCodeBench checkout at the pinned commit "
         f"({PINNED_COMMIT[:7]}); with --check also another checkout or 'installed'",
     )
     parser.add_argument(
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     except UpstreamSourceError as error:
         print(f"lcb-conformance regen: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
-    if not args.check and not upstream.is_reference():
+    if not args.check and not upstream.is_pinned():
         print(
             f"lcb-conformance regen: goldens come from lcb_runner at {PINNED_COMMIT[:7]} only; "
             f"{upstream.describe_source()} is not a clean checkout of it ({CHECKOUT_HINT}). "
@@ -130,28 +131,26 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     expected = families.expected_keys()
+    # and, as they occur, the goldens kept because no run here can produce them, by why
     counts = {
         "unchanged": 0,
         "changed": 0,
         "new": 0,
         "removed": 0,
         "failed": 0,
-        "other transformers line": 0,
-        "no real vocabularies here": 0,
-        "no leaderboard code here": 0,
         "not in this upstream": 0,
     }
     failed: list[GoldenKey] = []
     for key in expected:
         try:
             text = generate(key)
-        except NotProducibleHere as elsewhere:  # another line's audit, or no real vocabularies
-            if not counts[elsewhere.counted_as]:
+        except NotProducibleHere as elsewhere:  # another line's tokenization, no real vocabularies
+            if not counts.get(elsewhere.counted_as):
                 print(f"KEPT    {key.family} ({elsewhere.counted_as}): {elsewhere}")
-            counts[elsewhere.counted_as] += 1
+            counts[elsewhere.counted_as] = counts.get(elsewhere.counted_as, 0) + 1
             continue
         except UpstreamMissing as missing:
-            if not args.check:  # the reference lacks it: a broken reference, keep the golden
+            if not args.check:  # the pinned commit lacks it: a broken checkout, keep the golden
                 failed.append(key)
                 counts["failed"] += 1
                 print(f"FAILED {key}: {missing} (old golden kept)")

@@ -3,12 +3,12 @@
 Model -> style: which lcb_prompts style, and which tokenizer snapshot, give a model the
 prompt lcb_runner gives it on the leaderboard.
 
-    lcb-conformance resolve MODEL_ID [--upstream pinned|installed|PATH] [--json]
+    lcb-conformance resolve MODEL_ID [--upstream pinned|installed|PATH] [--json FILE|-]
         [--scenario code-generation|self-repair|test-output|code-execution]
     lcb-conformance resolve --all          every listed model (the resolver/models golden)
 
 The model list is lcb_runner's ``lm_styles.LanguageModelList`` (each LanguageModel has
-model_name, model_repr, model_style): by default the reference commit's, as regeneration
+model_name, model_repr, model_style): by default the pinned commit's, as regeneration
 recorded it from upstream (the lm-styles golden), else read at run time from the installed
 package or a checkout. The LMStyle -> lcb_prompts mapping is this module's, held to the
 goldens and upstream by test_resolver.py and recorded, with the resolution of every listed
@@ -25,7 +25,9 @@ family, labelled as not official. Exit code: 0 listed, with an lcb_prompts style
 --scenario: lcb_runner builds that scenario's prompt for its LMStyle); 1 listed, but
 lcb_prompts has no style for its LMStyle (with --scenario: lcb_runner raises instead of
 building the prompt); 2 not listed (the input names no model of lcb_runner's: a suggestion
-only, labelled as such).
+only, labelled as such); 6 the --json file could not be written. ``--json FILE`` writes the
+answer as JSON beside the text, as every command's --json does; ``--json -`` prints the JSON
+instead of the text.
 """
 
 from __future__ import annotations
@@ -36,11 +38,14 @@ import json
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, report_files, shared_options
 from lcb_conformance.suite import families, goldens, scenario_cases, scenarios
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
+from lcb_conformance.upstream.producers import Producer
+from lcb_conformance.upstream.source import Upstream
 
 NOT_LISTED_EXIT = exit_codes.UNUSABLE  # the input names no model lcb_runner lists
 # listed, but no lcb_prompts style gives its prompt (with --scenario: lcb_runner raises)
@@ -79,7 +84,7 @@ class ModelList:
 
     @classmethod
     def pinned(cls) -> ModelList:
-        """The reference lcb_runner's list, as regeneration recorded it from upstream (the
+        """The pinned lcb_runner's list, as regeneration recorded it from upstream (the
         lm-styles golden): answers offline for the pinned commit."""
         from lcb_conformance.suite import goldens
         from lcb_conformance.upstream import PINNED_COMMIT
@@ -350,7 +355,7 @@ def _inputs(count: int) -> str:
 
 def scenario_answer(scenario: str, lmstyle: str, produce=None) -> ScenarioAnswer:
     """What lcb_runner does for ``lmstyle`` on each of the scenario's fixture inputs: from the
-    prompt goldens (the pinned reference), or ``produce`` (a producers.Producer over another
+    prompt goldens (the pinned commit), or ``produce`` (a producers.Producer over another
     upstream)."""
     builds: dict[str, list[str]] = {}
     raises: dict[str, list[str]] = {}
@@ -406,11 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("model", nargs="?", metavar="MODEL_ID")
     parser.add_argument("--all", action="store_true", help="every listed model, as a table")
-    parser.add_argument(
-        "--upstream",
+    shared_options.add(
+        parser,
+        "upstream",
         default=PINNED,
-        metavar="pinned|installed|PATH",
-        help="whose model list to read: 'pinned', lcb_runner at the reference commit as "
+        metavar=f"{PINNED}|{shared_options.INSTALLED}|PATH",
+        help="whose model list to read: 'pinned', lcb_runner at the pinned commit as "
         "regeneration recorded it (offline), 'installed' (nvidia-livecodebench) or a "
         "LiveCodeBench checkout (default: %(default)s)",
     )
@@ -421,10 +427,16 @@ def main(argv: list[str] | None = None) -> int:
         help="lcb_runner's scenario (default: %(default)s); the others say what lcb_runner's "
         "prompt builder does for the model's LMStyle, a prompt or an error",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    shared_options.add(
+        parser, "json", metavar="FILE|-", help="write the answer as JSON here ('-': print the "
+        "JSON instead of the text)"
+    )
     args = parser.parse_args(argv)
     if not args.all and not args.model:
         parser.error("give a MODEL_ID or --all")
+    if args.all and args.json:
+        parser.error("--json answers for one MODEL_ID; --all prints the table (the "
+                     "resolver/models golden holds it as JSON)")
     try:
         if args.upstream == PINNED:
             model_list = ModelList.pinned()
@@ -440,22 +452,31 @@ def main(argv: list[str] | None = None) -> int:
     except (UpstreamSourceError, UpstreamMissing, LookupError) as error:
         print(f"lcb-conformance resolve: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
-    if args.json:
-        print(json.dumps(resolution.as_dict() | {"upstream": source}, indent=1))
-    else:
-        print(render(resolution, source))
+    if not _answer(args, resolution.as_dict() | {"upstream": source}, render(resolution, source)):
+        return report_files.REPORT_NOT_WRITTEN
     return resolution.exit_code()
 
 
-def _answer_scenario(args, resolution: Resolution, scenario: str, source: str) -> int:
-    from lcb_conformance.upstream import Upstream
-    from lcb_conformance.upstream.producers import Producer
+STDOUT = Path("-")  # --json -: the JSON on stdout, instead of the text
 
+
+def _answer(args, payload: dict, text: str) -> bool:
+    """The text on stdout and, with --json FILE, the JSON written whole; with --json -, the
+    JSON on stdout instead. False when the file could not be written."""
+    as_json = json.dumps(payload, indent=1) + "\n"
+    if args.json == STDOUT:
+        sys.stdout.write(as_json)
+        return True
+    print(text)
+    return report_files.write_reports(
+        "lcb-conformance resolve", {"JSON": (args.json, lambda: as_json)}
+    )
+
+
+def _answer_scenario(args, resolution: Resolution, scenario: str, source: str) -> int:
     produce = None if args.upstream == PINNED else Producer(Upstream(args.upstream))
     answer = scenario_answer(scenario, resolution.lmstyle, produce)
-    if args.json:
-        payload = resolution.as_dict() | {"upstream": source, "scenario": answer.as_dict()}
-        print(json.dumps(payload, indent=1))
-    else:
-        print(render_scenario(resolution, answer, source))
+    payload = resolution.as_dict() | {"upstream": source, "scenario": answer.as_dict()}
+    if not _answer(args, payload, render_scenario(resolution, answer, source)):
+        return report_files.REPORT_NOT_WRITTEN
     return NOT_LISTED_EXIT if resolution.listed is None else answer.exit_code()

@@ -1,10 +1,10 @@
 """lcb_runner itself, unmodified, from a checkout or the installed stand-in; the pinned commit.
 
-The reference is lcb_runner at LiveCodeBench commit PINNED_COMMIT: every upstream golden is
+The pinned upstream is lcb_runner at LiveCodeBench commit PINNED_COMMIT: every upstream golden is
 produced from a clean checkout of it. Two sources can be run: a LiveCodeBench git checkout
-whose ``lcb_runner`` package is imported from its path (the reference, or any other commit),
+whose ``lcb_runner`` package is imported from its path (the pinned commit, or any other),
 or the installed PyPI package nvidia-livecodebench (import name ``livecodebench``), an older
-snapshot of lcb_runner that stands in offline for what it shares with the reference: it lacks
+snapshot of lcb_runner that stands in offline for what it shares with the pinned commit: it lacks
 some LMStyles and builds no prompt for others, which is reported as UpstreamMissing, never as
 drift. Upstream's LLaMa3 style loads meta-llama/Meta-Llama-3-8B-Instruct with AutoTokenizer
 on every call; that resolves offline through the Hugging Face cache built by
@@ -25,16 +25,16 @@ from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 
+from lcb_conformance.common.shared_options import INSTALLED
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES, PromptVariant
 
-INSTALLED = "installed"
 INSTALLED_DISTRIBUTION = "nvidia-livecodebench"
-# The reference: LiveCodeBench HEAD on 2025-07-16 (the leaderboard's runner).
+# The pinned commit: LiveCodeBench HEAD on 2025-07-16 (the leaderboard's runner).
 PINNED_COMMIT = "28fef95ea8c9f7a547c8329f2cd3d32b92c1fa24"
 REPOSITORY = "https://github.com/LiveCodeBench/LiveCodeBench"
-# How to run the reference where the installed stand-in cannot (named in every such skip).
+# How to run the pinned commit where the installed stand-in cannot (named in every such skip).
 CHECKOUT_HINT = (
-    f"run against the reference: git clone {REPOSITORY} && git -C LiveCodeBench checkout "
+    f"run against the pinned commit: git clone {REPOSITORY} && git -C LiveCodeBench checkout "
     f"{PINNED_COMMIT[:7]}, then tox -e upstream -- --upstream=LiveCodeBench "
     "(or tox -e upstream-head, which does both)"
 )
@@ -263,7 +263,7 @@ class Upstream:
                 return f"{INSTALLED_DISTRIBUTION} (not installed)"
         return f"LiveCodeBench checkout {self.checkout}"
 
-    def is_reference(self) -> bool:
+    def is_pinned(self) -> bool:
         """A clean checkout at PINNED_COMMIT: the upstream every golden comes from."""
         if self.checkout is None:
             return False

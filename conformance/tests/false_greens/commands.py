@@ -119,7 +119,7 @@ CASES = [
     FalseGreen(
         id="diff-nothing-compared",
         command="diff",
-        argv=("{tmp}/one.jsonl", "--impl", "miniatures:messages_only", "--styles", "codeqwen"),
+        argv=("{tmp}/one.jsonl", "--impl", "miniatures:messages_only", "--variants", "codeqwen"),
         expect=exit_codes.INCOMPLETE,
         why="every variant asked for is outside the implementation: no prompt was compared",
         prepare=_one_problem,
@@ -129,7 +129,7 @@ CASES = [
     FalseGreen(
         id="diff-variant-not-in-this-upstream",
         command="diff",
-        argv=("{tmp}/one.jsonl", "--styles", "qwq,generic"),
+        argv=("{tmp}/one.jsonl", "--variants", "qwq,generic"),
         expect=exit_codes.INCOMPLETE,
         why="the stand-in cannot build QwQ's prompt: lcb_prompts' qwq was not compared",
         prepare=_one_problem,

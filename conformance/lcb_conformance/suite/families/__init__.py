@@ -4,8 +4,19 @@ module (and its goldens, written by regeneration).
 A family says everything the suite does with its goldens: which keys the current fixtures
 call for, how upstream produces each one (for regeneration and the drift run), the call an
 implementation is held to and its cell of the verdict matrix (its entry in the case index),
-how an implementation's return value becomes golden text, its label in the verdict, and how
-its drift reads. Modules define ``FAMILIES``: a tuple of :class:`Family`.
+how an implementation's return value becomes golden text, its label in the verdict, how its
+drift reads and what its provenance records. Modules define ``FAMILIES``: a tuple of
+:class:`Family`.
+
+A family's ``produce(source, key)`` is a function of its module. ``source`` is
+upstream/producers.py's ``Producer``, the same for every family: ``source(key)`` is another
+golden's text, ``source.upstream`` is lcb_runner (upstream/source.py: its prompts, messages,
+extract_code), ``source.once(what, make)`` computes something once per producer, and
+``source.run("module.function", ...)`` calls a function of ``lcb_conformance.upstream`` by
+name. The suite never imports upstream/ (docs/layout.md, the layers): a family that runs
+lcb_runner in a way of its own names the function that does (``Family.runs``; every name a
+family gives is checked to exist by test_extension_points.py), and the function lives in
+upstream/.
 """
 
 from __future__ import annotations
@@ -19,12 +30,20 @@ from functools import cache
 from lcb_conformance.suite.goldens import SUFFIX, GoldenKey
 
 # How an implementation's answer is compared with a golden (the case index's "compare"): the
-# text itself; as canonical JSON; its token audit under the call's tokenizer; a judge verdict
+# text itself; as canonical JSON; its tokenization under the call's tokenizer
+# (suite/tokenization.py; the value keeps its first name); a judge verdict
 # normalised as docs/judge.md says.
 TEXT = "text"
 CANONICAL_JSON = "canonical-json"
-TOKEN_AUDIT = "token-audit"
+TOKENIZATION = "token-audit"
 JUDGE_VERDICT = "judge-verdict"
+
+
+class NotProducibleHere(LookupError):
+    """A golden no run in this environment can produce (a token audit of another transformers
+    line; a family's subclasses say why else): regeneration keeps it, the drift run names it."""
+
+    counted_as = "other transformers line"  # how regeneration and the drift run count it
 
 
 class NotText(TypeError):
@@ -49,7 +68,7 @@ class Family:
     label: str  # short name in the verdict's "checks" column
     produced_by: str  # how its goldens are made, for PROVENANCE.json
     keys: Callable[[], Iterable[GoldenKey]]  # every golden the current fixtures call for
-    # (producers.Producer, key) -> golden text; the producer memoises and reaches upstream
+    # (producers.Producer, key) -> golden text (this package's docstring: what ``source`` has)
     produce: Callable[[object, GoldenKey], str]
     # a key's case-index fields: for a case an implementation is held to "call" and "cell";
     # "upstream" (what upstream runs), "lmstyles", "deviation", "golden", ... where they apply
@@ -73,6 +92,14 @@ class Family:
     # the fixture files its calls refer to (relative to fixtures/) -> the value an entry id
     # stands for (cases.FIXTURE_VALUES, judge_cases.FIXTURE_VALUES, or its own)
     fixtures: Mapping[str, Callable[[str], object]] = field(default_factory=dict)
+    # the functions of lcb_conformance.upstream ("module.function") ``produce`` calls by name
+    runs: tuple[str, ...] = ()
+    # "module.function" of lcb_conformance.upstream returning what its goldens depend on besides
+    # lcb_runner's commit, recorded in PROVENANCE.json under the module's name
+    provenance: str | None = None
+    # "module.function" of lcb_conformance.upstream, (upstream, key.case) -> why that upstream (an
+    # installed stand-in) lacks what the golden needs, or None: the drift run names it missing
+    known_gap: str | None = None
 
 
 @cache
@@ -121,17 +148,27 @@ def _all_expected_keys() -> tuple[GoldenKey, ...]:
     return tuple(sorted(key for family in registry().values() for key in family.keys()))
 
 
-def fixture_value(reference: dict) -> object:
-    """The value a case's fixture reference ({"fixture": file, "id": entry}) stands for."""
+def fixture_value(pointer: dict) -> object:
+    """The value a case's fixture pointer ({"fixture": file, "id": entry}) stands for."""
     for family in registry().values():
-        if reference["fixture"] in family.fixtures:
-            return family.fixtures[reference["fixture"]](reference["id"])
-    raise ValueError(f"no golden family reads the fixture file {reference['fixture']!r}")
+        if pointer["fixture"] in family.fixtures:
+            return family.fixtures[pointer["fixture"]](pointer["id"])
+    raise ValueError(f"no golden family reads the fixture file {pointer['fixture']!r}")
+
+
+def upstream_functions() -> set[str]:
+    """Every function of lcb_conformance.upstream a family names ("module.function")."""
+    return {
+        name
+        for family in registry().values()
+        for name in (*family.runs, family.provenance, family.known_gap)
+        if name
+    }
 
 
 def in_this_environment(key: GoldenKey) -> bool:
     """False for a golden recorded under another transformers line."""
-    from lcb_conformance.suite.audit import transformers_line
+    from lcb_conformance.suite.tokenization import transformers_line
 
     line_of = get(key.family).line_of
     return line_of is None or line_of(key) == transformers_line()

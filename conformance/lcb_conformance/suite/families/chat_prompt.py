@@ -6,7 +6,8 @@ Meta-Llama-3-8B-Instruct's for LLaMa3), Qwen3 with enable_thinking None / True /
 
 from __future__ import annotations
 
-from lcb_conformance.suite import audit, cases, goldens, index
+from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.suite import cases, goldens, index
 from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import GoldenKey
 
@@ -24,7 +25,7 @@ def produce(source, key: GoldenKey) -> str:
     thinking = (
         {} if rendering.enable_thinking is None else {"enable_thinking": rendering.enable_thinking}
     )
-    return audit.load_tokenizer(rendering.tokenizer).apply_chat_template(
+    return hf_cache.load_tokenizer(rendering.tokenizer).apply_chat_template(
         source.upstream.chat_messages(cases.problems()[key.case]),
         tokenize=False,
         add_generation_prompt=True,

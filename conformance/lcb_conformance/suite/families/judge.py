@@ -16,6 +16,7 @@ from lcb_conformance.suite.families import JUDGE_VERDICT, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
 JUDGE_COLUMN = "judge"  # the judge_program row of the verdict matrix
+GOLDEN_VERDICT = "judge.golden_verdict"  # upstream/judge.py: lcb_runner's judge, sandboxed
 
 
 def keys():
@@ -50,12 +51,15 @@ FAMILIES = (
         "judge",
         "upstream's judge on fixtures/judge (upstream/judge.py), as canonical JSON",
         keys,
-        lambda source, key: source.judge_verdict(key.case),
+        lambda source, key: source.run(GOLDEN_VERDICT, source.upstream, key.case),
         entry,
         render=lambda verdict, arguments: goldens.canonical_json(verdict),
         suffix=JSON_SUFFIX,
         compare=JUDGE_VERDICT,
         sandboxed=True,
         fixtures=judge_cases.FIXTURE_VALUES,
+        runs=(GOLDEN_VERDICT,),
+        provenance="judge.provenance",
+        known_gap="judge.known_gap",
     ),
 )

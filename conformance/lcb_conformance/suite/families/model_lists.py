@@ -16,6 +16,10 @@ from lcb_conformance.suite import goldens
 from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
+# upstream/resolver.py: lcb_runner's lm_styles read, and the resolver's table over it
+MODEL_LIST = "resolver.ModelList.of"
+TABLE = "resolver.table"
+
 
 def lm_styles_change(key: GoldenKey, recorded: str, produced: str) -> str:
     before, after = json.loads(recorded), json.loads(produced)
@@ -86,7 +90,6 @@ def _entries(text: str) -> tuple[dict[str, list[str]], list[str]]:
     return styles, models
 
 
-
 def resolver_change(key: GoldenKey, recorded: str, produced: str) -> str:
     change = compare_tables(recorded, produced)
     return change.describe() if change.list_only else ""
@@ -98,16 +101,20 @@ FAMILIES = (
         "lm-styles",
         "upstream lm_styles: LMStyle names and LanguageModelList",
         lambda: [GoldenKey(goldens.LM_STYLES, "", goldens.LM_STYLES_CASE)],
-        lambda source, key: goldens.canonical_json(source.model_list().as_json()),
+        lambda source, key: goldens.canonical_json(
+            source.run(MODEL_LIST, source.upstream).as_json()
+        ),
         suffix=JSON_SUFFIX,
         list_change=lm_styles_change,
+        runs=(MODEL_LIST,),
     ),
     Family(
         goldens.RESOLVER,
         "resolver",
         "resolver.py over upstream lm_styles.LanguageModelList",
         lambda: [GoldenKey(goldens.RESOLVER, "", goldens.RESOLVER_CASE)],
-        lambda source, key: source.resolver_table(),
+        lambda source, key: source.run(TABLE, source.run(MODEL_LIST, source.upstream)),
         list_change=resolver_change,
+        runs=(MODEL_LIST, TABLE),
     ),
 )

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from lcb_conformance.suite import cases, judge_cases, scenario_cases
+from lcb_conformance.suite import cases, goldens, judge_cases, scenario_cases
 from lcb_conformance.suite.families import CANONICAL_JSON, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
 FAMILY = "regrade"
+# upstream/grading.py: every run's extraction and codegen_metrics in one sandboxed child
+REGRADE = "grading.regrade_golden"
 RUNS_FILE = cases.FIXTURES_DIR / "regrade" / "runs.jsonl"
 # the fixture files a run's rows come from (runs.jsonl's "problems")
 ROWS = {
@@ -64,6 +66,8 @@ def keys():
 SCENARIO_FAMILY = "regrade-scenarios"
 SCENARIO_RUNS_FILE = cases.FIXTURES_DIR / "regrade" / "scenario_runs.jsonl"
 COT_SUFFIX = "_cot"
+# upstream/scenarios.py: every scenario run's extractor and metrics in one sandboxed child
+REGRADE_SCENARIO = "scenarios.regrade_golden"
 
 
 def scenario_key_of(run: str, cot: bool) -> GoldenKey:
@@ -102,10 +106,11 @@ FAMILIES = (
         "on each fixture run's raw outputs, in a sandboxed child (upstream/grading.py), as "
         "canonical JSON",
         keys,
-        lambda source, key: source.regrade(key),
+        lambda source, key: goldens.canonical_json(source.run(REGRADE, source.upstream, key)),
         suffix=JSON_SUFFIX,
         compare=CANONICAL_JSON,
         in_history=False,
+        runs=(REGRADE,),
     ),
     Family(
         SCENARIO_FAMILY,
@@ -115,9 +120,12 @@ FAMILIES = (
         "runner/scenario_router calls them, on each scenario fixture run's raw outputs, in a "
         "sandboxed child (upstream/scenarios.py), as canonical JSON",
         scenario_keys,
-        lambda source, key: source.regrade_scenario(key),
+        lambda source, key: goldens.canonical_json(
+            source.run(REGRADE_SCENARIO, source.upstream, key)
+        ),
         suffix=JSON_SUFFIX,
         compare=CANONICAL_JSON,
         in_history=False,
+        runs=(REGRADE_SCENARIO,),
     ),
 )

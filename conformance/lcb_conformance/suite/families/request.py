@@ -19,6 +19,9 @@ from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
 REQUEST = "request"
+# upstream/runner_requests.py: lcb_runner's runner classes against recording fake clients, every
+# request recorded in one child (once per producer)
+RECORD_ALL = "runner_requests.record_all"
 # variant -> lcb_runner command-line arguments after --model
 VARIANTS = {
     "default": [],
@@ -49,7 +52,12 @@ def recorded_cases() -> list[tuple[str, str, list[str]]]:
 
 def produce(source, key: GoldenKey) -> str:
     environment = {variant: env for (_, variant), env in WITH_ENVIRONMENT.items()}
-    records = source.requests(cases.problems()[PROBLEM], recorded_cases(), environment)
+    records = source.once(
+        REQUEST,
+        lambda: source.run(
+            RECORD_ALL, source.upstream, cases.problems()[PROBLEM], recorded_cases(), environment
+        ),
+    )
     return goldens.canonical_json(records[f"{key.group}/{key.case}"])
 
 
@@ -62,6 +70,7 @@ FAMILIES = (
         lambda: (GoldenKey(REQUEST, variant, lmstyle) for lmstyle, variant, _ in recorded_cases()),
         produce,
         suffix=JSON_SUFFIX,
+        runs=(RECORD_ALL,),
     ),
 )
 

@@ -20,6 +20,8 @@ from lcb_conformance.suite.families import Family
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.suite.scenarios import COT, SCENARIOS, Scenario, get
 
+EXTRACT = "scenarios.extract"  # upstream/scenarios.py: lcb_runner's extractor of the scenario
+
 
 def family_name(scenario: str) -> str:
     return f"{scenario}/extract"
@@ -47,7 +49,7 @@ def keys(scenario: str):
 def produce(source, key: GoldenKey) -> str:
     scenario, mode, lmstyle = parse(key)
     output = cases.outputs(scenario)[key.case].output
-    return source.scenario_extract(scenario, mode, lmstyle, output)
+    return source.run(EXTRACT, source.upstream, scenario, mode, lmstyle, output)
 
 
 def entry(key: GoldenKey) -> dict:
@@ -74,6 +76,7 @@ FAMILIES = tuple(
         produce,
         entry,
         fixtures=cases.FIXTURE_VALUES,
+        runs=(EXTRACT,),
     )
     for scenario, declared in SCENARIOS.items()
     if declared.extraction

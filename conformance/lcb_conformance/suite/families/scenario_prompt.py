@@ -26,6 +26,7 @@ from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 from lcb_conformance.suite.scenarios import COT, LMSTYLE, PROBLEM, SCENARIOS, Scenario, get
 
 PROMPT_OR_RAISES = "prompt-or-raises"
+BUILD = "scenarios.prompt"  # upstream/scenarios.py: lcb_runner's builder, or what it raises
 RAISES = "raises"
 
 
@@ -77,7 +78,7 @@ def golden_text(outcome: str, value: object) -> str:
 def produce(source, key: GoldenKey) -> str:
     scenario, mode, lmstyle = parse(key)
     value = cases.FIXTURE_VALUES[get(scenario).inputs](key.case)
-    return golden_text(*source.scenario_prompt(scenario, mode, lmstyle, value))
+    return golden_text(*source.run(BUILD, source.upstream, scenario, mode, lmstyle, value))
 
 
 def entry(key: GoldenKey) -> dict:
@@ -157,6 +158,7 @@ FAMILIES = tuple(
         compare=PROMPT_OR_RAISES,
         fixtures=cases.FIXTURE_VALUES,
         met_by_raising=expects_error,
+        runs=(BUILD,),
     )
     for scenario, declared in SCENARIOS.items()
 )

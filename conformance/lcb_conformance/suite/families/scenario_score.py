@@ -26,6 +26,7 @@ from lcb_conformance.suite.families import CANONICAL_JSON, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 from lcb_conformance.suite.scenarios import SCENARIOS, Scenario, get
 
+SCORE = "scenarios.score"  # upstream/scenarios.py: lcb_runner's scorer, in a sandboxed child
 SCORE_COLUMN = "score"  # the scorer's cell of a scenario's row of the verdict matrix
 
 
@@ -49,7 +50,7 @@ def keys(scenario: str):
 
 def produce(source, key: GoldenKey) -> str:
     scenario = key.family.removesuffix("/score")
-    return goldens.canonical_json(source.scenario_score(scenario, key.case))
+    return goldens.canonical_json(source.run(SCORE, source.upstream, scenario, key.case))
 
 
 def entry(key: GoldenKey) -> dict:
@@ -83,6 +84,7 @@ FAMILIES = tuple(
         compare=CANONICAL_JSON,
         sandboxed=True,
         fixtures=cases.FIXTURE_VALUES,
+        runs=(SCORE,),
     )
     for scenario, declared in SCENARIOS.items()
     if declared.scoring

@@ -34,6 +34,11 @@ SCORE_JSON = "score-json"
 SIGNIFICANT_DIGITS = 12
 K_LIST = "__k_list"  # a pass_k fixture id's suffix: that input's k_list, not its results
 LEADERBOARD_FACTS = ("listed", "count", "question_ids")  # the rest are the site's columns
+# upstream/: lcb_runner's pass@k and compute_scores (score.py), the leaderboard's builder and
+# site (leaderboard.py: the builder once for all runs, the site once for all windows)
+COMPUTE_METRICS = "score.compute_metrics"
+COMPUTE_SCORES = "score.compute_scores"
+LEADERBOARD_ANSWERS = "leaderboard.answers"
 
 
 def normalised(value):
@@ -84,7 +89,8 @@ def pass_k_entry(key: GoldenKey) -> dict:
 
 def pass_k_produce(source, key: GoldenKey) -> str:
     inputs = score_cases.pass_k_inputs()[key.case]
-    return score_json(source.compute_metrics(inputs["results"], inputs["k_list"]))
+    metrics = source.run(COMPUTE_METRICS, source.upstream, inputs["results"], inputs["k_list"])
+    return score_json(metrics)
 
 
 # --- score-lcb-runner -----------------------------------------------------------------------
@@ -110,7 +116,11 @@ def lcb_runner_entry(key: GoldenKey) -> dict:
 def lcb_runner_produce(source, key: GoldenKey) -> str:
     window = _lcb_runner_window(key)
     rows = score_cases.run_rows(key.group)
-    return score_json(source.compute_scores(rows, window.start, window.end, window.platform))
+    return score_json(
+        source.run(
+            COMPUTE_SCORES, source.upstream, rows, window.start, window.end, window.platform
+        )
+    )
 
 
 # --- score-leaderboard ----------------------------------------------------------------------
@@ -151,7 +161,11 @@ def leaderboard_produce(source, key: GoldenKey) -> str:
     zone, run, window = _leaderboard_case(key)
     specs = score_cases.run_specs()
     runs = {specs[r]["model_repr"]: score_cases.run_rows(r) for r in specs}
-    answers = source.leaderboard(runs, zone, score_cases.LEADERBOARD_WINDOWS)
+    windows = list(score_cases.LEADERBOARD_WINDOWS)
+    answers = source.once(
+        (LEADERBOARD, zone),
+        lambda: source.run(LEADERBOARD_ANSWERS, source.upstream, runs, zone, windows),
+    )
     return leaderboard_json(answers[(specs[run]["model_repr"], window)])
 
 
@@ -173,6 +187,7 @@ FAMILIES = (
         suffix=JSON_SUFFIX,
         compare=SCORE_JSON,
         fixtures=FIXTURES,
+        runs=(COMPUTE_METRICS,),
     ),
     Family(
         LCB_RUNNER,
@@ -189,6 +204,7 @@ FAMILIES = (
         suffix=JSON_SUFFIX,
         compare=SCORE_JSON,
         fixtures=FIXTURES,
+        runs=(COMPUTE_SCORES,),
     ),
     Family(
         LEADERBOARD,
@@ -203,5 +219,7 @@ FAMILIES = (
         suffix=JSON_SUFFIX,
         compare=SCORE_JSON,
         fixtures=FIXTURES,
+        runs=(LEADERBOARD_ANSWERS,),
+        provenance="leaderboard.provenance",
     ),
 )

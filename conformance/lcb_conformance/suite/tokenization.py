@@ -1,4 +1,5 @@
-"""Token audit: what a tokenizer makes of a rendered prompt.
+"""Tokenization: what a tokenizer makes of a rendered prompt (BOS and token counts, special
+tokens, markers), as the tokenization goldens record it.
 
 A prompt string can be byte-identical and still reach the model differently: re-tokenizing a
 rendered chat prompt with add_special_tokens=True (what vLLM and most servers do with a string)
@@ -11,35 +12,18 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-from functools import cache
 
-from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import cases
 
 
 def transformers_line() -> str:
     """ "transformers-4" or "transformers-5": token behaviour differs between the two lines
-    (transformers 5 ignores add_bos_token when a tokenizer.json exists), so audits are
+    (transformers 5 ignores add_bos_token when a tokenizer.json exists), so tokenizations are
     recorded per line."""
     return f"transformers-{importlib.metadata.version('transformers').split('.')[0]}"
 
 
-AUDIT_LINES = ("transformers-4", "transformers-5")
-
-
-def load_tokenizer(repo_id: str):
-    """A served snapshot's tokenizer (hf_cache.serve), loaded once, through transformers' own
-    loading path from an HF cache, offline, without changing the process's environment."""
-    return _load(repo_id, hf_cache.served_home())
-
-
-@cache
-def _load(repo_id: str, home):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(
-        repo_id, cache_dir=str(home / "hub"), local_files_only=True
-    )
+TRANSFORMERS_LINES = ("transformers-4", "transformers-5")
 
 
 def _special_ids(tokenizer) -> dict[int, str]:
@@ -64,8 +48,8 @@ def marker_status(tokenizer, marker: str) -> str:
     return f"text ({len(ids)} tokens)"
 
 
-def audit(tokenizer, prompt: str) -> dict:
-    """The audit record of one prompt under one tokenizer (JSON-ready)."""
+def record(tokenizer, prompt: str) -> dict:
+    """The tokenization record of one prompt under one tokenizer (JSON-ready)."""
     special = _special_ids(tokenizer)
     with_specials = tokenizer(prompt, add_special_tokens=True)["input_ids"]
     without_specials = tokenizer(prompt, add_special_tokens=False)["input_ids"]
