@@ -3,6 +3,7 @@ stays green, and each code means what common/exit_codes.py says."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -17,15 +18,20 @@ pytestmark = pytest.mark.selftest
 TESTS = Path(__file__).parent
 
 
-def test_without_a_command_the_arguments_are_runs(capsys):
+def test_without_a_command_the_arguments_are_runs(tmp_path, capsys):
     argv = ["--impl", "miniatures:decode_only", "--impl-path", str(TESTS)]
-    code = cli.main([*argv, "--only", "reference-impl/decode_context", "--no-contract"])
+    report = tmp_path / "r.json"
+    code = cli.main(
+        [*argv, "--only", "reference-impl/decode_context", "--no-contract", "--json", str(report)]
+    )
     assert code == exit_codes.OK, capsys.readouterr()
-    assert "miniatures:decode_only" in capsys.readouterr().out
+    data = json.loads(report.read_text("utf-8"))
+    assert data["impl"]["name"] == "miniatures:decode_only" and data["exit_code"] == code
 
 
 @pytest.mark.parametrize("word", ["scroe", "help-me", "run.json"])
 def test_a_word_that_is_no_command_is_named_with_every_command(word, capsys):
+    # tests the console's contract: an unknown command is one line naming every command
     assert cli.main([word, "--help"]) == exit_codes.UNUSABLE
     out, err = capsys.readouterr()
     assert not out and err.count("\n") == 1
@@ -33,6 +39,7 @@ def test_a_word_that_is_no_command_is_named_with_every_command(word, capsys):
 
 
 def test_the_judge_report_takes_the_runs_adapter_options(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming the option
     absent = tmp_path / "absent"
     assert judge_report.main(["--impl", "x", "--impl-path", str(absent)]) == exit_codes.UNUSABLE
     assert f"--impl-path {absent}: no such folder" in capsys.readouterr().err

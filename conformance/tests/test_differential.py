@@ -20,6 +20,21 @@ from lcb_conformance.upstream import UpstreamMissing, differential
 ROWS = list(cases.problems().values())
 
 
+def diff_result(monkeypatch, argv: list[str]) -> tuple[int, differential.Result]:
+    """The command's exit code and the record it rendered: differential.compare's Result."""
+    found = []
+    compare = differential.compare
+
+    def recording(*args, **kwargs):
+        found.append(compare(*args, **kwargs))
+        return found[-1]
+
+    monkeypatch.setattr(differential, "compare", recording)
+    code = differential.main(argv)
+    (result,) = found
+    return code, result
+
+
 def write_rows(path, rows) -> str:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
     return str(path)
@@ -76,24 +91,20 @@ def test_upstream_prompts_do_not_read_the_hidden_tests(upstream):
 
 @pytest.mark.upstream
 @pytest.mark.parametrize("options", [[], ["--full-rows"]], ids=["default", "full-rows"])
-def test_reference_is_identical_on_every_row_and_variant(tmp_path, capsys, options, pytestconfig):
+def test_reference_is_identical_on_every_row_and_variant(
+    tmp_path, monkeypatch, options, pytestconfig
+):
     dataset = write_rows(tmp_path / "rows.jsonl", ROWS)
     source = f"--upstream={pytestconfig.getoption('--upstream')}"
-    code = differential.main([dataset, source, *options])
-    out = capsys.readouterr().out
-    for name in differential.VARIANTS:
-        assert (
-            f"{name:<20}{len(ROWS):>6}{len(ROWS):>11}{0:>8}{0:>21}{0:>8}" in out
-            or f"{name:<20}  not in this upstream: " in out
-        ), name
-    assert f"{'generic-llama3':<20}{len(ROWS):>6}" in out  # every upstream has these
-    assert f"{'OpenAIChat':<20}{len(ROWS):>6}" in out
-    if "not in this upstream: " in out:  # the installed stand-in: those were not compared
-        assert code == exit_codes.INCOMPLETE
-        assert "lcb_prompts: INCOMPLETE: identical to lcb_runner on the " in out
-    else:
-        assert code == exit_codes.OK
-        assert "lcb_prompts: identical to lcb_runner: yes, all " in out
+    code, result = diff_result(monkeypatch, [dataset, source, *options])
+    assert code == result.exit_code()
+    assert not result.not_provided and not result.mismatches
+    assert set(result.counts) | set(result.not_in_upstream) == set(differential.VARIANTS)
+    for name, counts in result.counts.items():
+        assert counts == {differential.IDENTICAL: len(ROWS)}, name
+    assert {"generic-llama3", "OpenAIChat"} <= set(result.counts)  # every upstream has these
+    # the installed stand-in lacks some LMStyles: those were not compared
+    assert code == (exit_codes.INCOMPLETE if result.not_in_upstream else exit_codes.OK)
 
 
 BROKEN = """
@@ -114,20 +125,28 @@ def test_broken_implementation_gets_a_mismatch_report(tmp_path, monkeypatch, cap
     (tmp_path / "broken_lcb_impl.py").write_text(textwrap.dedent(BROKEN), "utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:4])
-    assert differential.main([dataset, "--impl", "broken_lcb_impl", "--show", "1"]) == 1
-    out = capsys.readouterr().out
+    argv = [dataset, "--impl", "broken_lcb_impl", "--show", "1"]
+    code, result = diff_result(monkeypatch, argv)
+    assert code == result.exit_code() == exit_codes.DIFFERS
     # " :" for ":" is a difference in whitespace only, counted as such
-    assert f"{'generic-llama3':<20}{4:>6}{0:>11}{4:>8}{4:>21}{0:>8}" in out
-    assert f"{'codeqwen':<20}{4:>6}{4:>11}{0:>8}{0:>21}{0:>8}" in out
-    assert f"{'deepseek':<20}  not provided" in out
-    assert f"{'OpenAIChat':<20}  not provided" in out  # no format_lcb_messages
-    assert "first 1 of 8 mismatches:" in out
-    report = out.split("mismatches:\n\n", 1)[1]
+    whitespace = {differential.DIFFER: 4, differential.WHITESPACE_ONLY: 4}
+    assert result.counts["generic-llama3"] == whitespace
+    assert result.counts["codeqwen"] == {differential.IDENTICAL: 4}
+    assert sum(counts[differential.DIFFER] for counts in result.counts.values()) == 8
+    assert {"deepseek", "OpenAIChat"} <= set(result.not_provided)  # no format_lcb_messages
+    assert len(result.mismatches) == 8
+    assert {m.severity for m in result.mismatches} == {differential.WHITESPACE_ONLY}
     first = ROWS[0]["question_id"]
+    mismatch = result.mismatches[0]
+    assert (mismatch.variant, mismatch.question_id) == ("generic-llama3", first)
+    report = mismatch.report
     assert report.startswith(f"generic-llama3/{first}: differs from the upstream\n")
     assert "upstream: …" in report and "broken_lcb_impl: …" in report  # visible characters
     assert "-### Answer: (use the provided format with backticks)" in report  # line diff
     assert "(whitespace-only: interior whitespace differs at offset" in report
+    # tests the console's contract: --show caps the reports printed; the headline's wording
+    out = capsys.readouterr().out
+    assert "first 1 of 8 mismatches:" in out and out.count("differs from the upstream") == 1
     assert out.rstrip().endswith(
         "broken_lcb_impl: identical to lcb_runner: NO, 8 of 12 prompts "
         f"({len(differential.VARIANTS) - 3} variants not provided, not counted): "
@@ -155,6 +174,7 @@ def test_a_bad_dataset_line_is_named(tmp_path):
 
 @pytest.mark.upstream
 def test_the_run_stops_at_a_bad_line(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming file, line and field
     row = dict(ROWS[0])
     row["starter_code"] = 3
     dataset = write_rows(tmp_path / "rows.jsonl", [ROWS[1], row])
@@ -163,6 +183,7 @@ def test_the_run_stops_at_a_bad_line(tmp_path, capsys):
 
 
 def test_an_unusable_upstream_is_named(tmp_path, capsys):
+    # tests the console's contract: an unusable upstream is one line on stderr
     dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:1])
     assert differential.main([dataset, f"--upstream={tmp_path}"]) == 2
     err = capsys.readouterr().err
@@ -186,6 +207,7 @@ def test_an_implementation_over_impl_cmd_is_compared_like_one_in_process(tmp_pat
 
 
 def test_unknown_variant_is_refused(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming the value
     dataset = write_rows(tmp_path / "rows.jsonl", ROWS[:1])
     assert differential.main([dataset, "--variants", "generic,llama3"]) == 2
     assert "unknown llama3" in capsys.readouterr().err

@@ -133,6 +133,7 @@ def test_a_time_outside_a_measured_block_is_found(tmp_path):
 
 
 def test_the_command_checks_the_pages_and_refuses_a_missing_wheel(tmp_path, capsys):
+    # tests the console's contract: an input error is one line on stderr
     assert docs_figures.main(["--check"]) == 0
     assert docs_figures.main(["--check", "--wheel", str(tmp_path / "none.whl")]) == 2
     assert capsys.readouterr().err.startswith("docs_figures: ")

@@ -60,6 +60,7 @@ def _exit_code(case: FalseGreen, argv: list[str]) -> int:
     "case", [pytest.param(case, id=case.id, marks=_marks(case)) for case in CASES]
 )
 def test_no_false_green(case: FalseGreen, tmp_path, capsys, monkeypatch):
+    # tests the console's contract: a row's 'says' phrases are the message naming why
     assert case.expect in EXIT_CODES - {exit_codes.OK}, f"{case.id}: expects {case.expect}"
     monkeypatch.chdir(tmp_path)
     if case.prepare is not None:

@@ -11,8 +11,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+import junit_record
 import pytest
 
 from lcb_conformance.common import paths
@@ -23,39 +26,53 @@ pytestmark = pytest.mark.selftest
 LLAMA3 = cases.LLAMA3_TOKENIZER.replace("/", "__")  # its chat-prompt golden folder
 
 
-def run_suite(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
+@dataclass
+class SuiteRun:
+    returncode: int
+    stdout: str  # shown when an assertion fails; the tests read ``failures``
+    failures: dict[str, str]  # golden key -> what the failure says, from pytest's JUnit XML
+
+
+def run_suite(*args: str, pythonpath: Path | None = None) -> SuiteRun:
     env = dict(os.environ)
     if pythonpath is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(pythonpath), env.get("PYTHONPATH")]))
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "--no-header",
-            *args,
-        ],
-        cwd=paths.ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        junit = Path(folder) / "junit.xml"
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:randomly",
+                "--no-header",
+                f"--junitxml={junit}",
+                *args,
+            ],
+            cwd=paths.ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        found = junit_record.outcomes(junit) if junit.is_file() else []  # none: no session
+    failures = {o.parameters: o.text for o in found if o.outcome == junit_record.FAILED}
+    return SuiteRun(result.returncode, result.stdout + result.stderr, failures)
 
 
-def failed_cases(result: subprocess.CompletedProcess) -> set[str]:
+def failed_cases(result: SuiteRun) -> set[str]:
     """The golden keys of the failed tests of a run that must have failed."""
     assert result.returncode == 1, result.stdout[-3000:]
-    return {
-        line.split("[", 1)[1].split("]", 1)[0]
-        for line in result.stdout.splitlines()
-        if line.startswith("FAILED")
-    }
+    return set(result.failures)
+
+
+def any_failure_says(result: SuiteRun, *words: str) -> bool:
+    """Whether a failure's report holds one of ``words``."""
+    return any(word in text for text in result.failures.values() for word in words)
 
 
 def mutate(path: Path, old: str, new: str) -> None:
@@ -87,8 +104,8 @@ def test_one_character_in_the_system_message_fails_with_a_readable_diff(tmp_path
         for folder in ("prompt/generic", f"chat-prompt/{LLAMA3}")
         for qid in cases.problems()
     }
-    assert "first difference at offset" in result.stdout
-    assert "Python programmer.·" in result.stdout or "Python programmer.  You" in result.stdout
+    assert all("first difference at offset" in text for text in result.failures.values())
+    assert any_failure_says(result, "Python programmer.·", "Python programmer.  You")
 
 
 @pytest.fixture
@@ -183,7 +200,7 @@ def test_llama31_template_in_the_llama3_snapshot_fails_the_generic_style(tokeniz
     )
     failed = failed_cases(result)
     assert failed == {f"chat-prompt/{LLAMA3}/{qid}" for qid in cases.problems()}
-    assert "Cutting·Knowledge" in result.stdout or "Cutting Knowledge" in result.stdout
+    assert any_failure_says(result, "Cutting·Knowledge", "Cutting Knowledge")
 
 
 def test_a_bos_added_to_a_template_fails_the_token_audit(tokenizer_copy):
@@ -196,4 +213,4 @@ def test_a_bos_added_to_a_template_fails_the_token_audit(tokenizer_copy):
         f"--tokenizers={tokenizer_copy}",
     )
     assert len(failed_cases(result)) == len(cases.TOKENIZED_PROBLEMS), result.stdout[-3000:]
-    assert '"add_special_tokens=False": 2' in result.stdout, result.stdout[-3000:]
+    assert any_failure_says(result, '"add_special_tokens=False": 2'), result.stdout[-3000:]

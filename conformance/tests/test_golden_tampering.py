@@ -12,6 +12,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import junit_record
 import pytest
 
 from lcb_conformance.common import paths
@@ -177,6 +178,7 @@ def test_an_orphaned_golden_fails_the_suite_under_xdist(tmp_path):
             "no:cacheprovider",
             "-n",
             "2",
+            f"--junitxml={tmp_path / 'session.xml'}",
             "conformance/tests/test_suite_integrity.py",
             "-k",
             "test_no_orphan_goldens",
@@ -188,10 +190,10 @@ def test_an_orphaned_golden_fails_the_suite_under_xdist(tmp_path):
         timeout=300,
     )
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "FAILED conformance/tests/test_suite_integrity.py::test_no_orphan_goldens" in (
-        result.stdout
-    )
+    (failed,) = junit_record.outcomes(tmp_path / "session.xml")  # run once, not per worker
+    assert (failed.test, failed.outcome) == ("test_no_orphan_goldens", junit_record.FAILED)
+    assert failed.classname.endswith("test_suite_integrity")
     assert "conformance/goldens/prompt/generic/no_such_case.txt: golden with no case" in (
-        result.stdout
+        failed.text
     )
-    assert goldens.REGEN_COMMAND in result.stdout
+    assert goldens.REGEN_COMMAND in failed.text

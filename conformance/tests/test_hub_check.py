@@ -25,11 +25,13 @@ def test_a_changed_hub_template_is_a_mismatch_naming_the_repo(chat_tokenizer):
 
 
 def test_offline_nothing_is_checked_and_it_is_not_green(capsys):
+    # tests the console's contract: offline, one line says nothing was checked
     assert main([]) == exit_codes.INCOMPLETE
     assert "needs the network (HF_HUB_OFFLINE is set): nothing checked" in capsys.readouterr().err
 
 
 def test_a_repo_without_a_snapshot_is_refused_naming_the_snapshots(capsys):
+    # tests the console's contract: an input error is one line naming the snapshots
     with pytest.raises(SystemExit) as refused:
         main(["some-org/no-such-model"])
     assert refused.value.code == exit_codes.UNUSABLE

@@ -248,6 +248,7 @@ def test_the_generic_server_runs_under_python_3_8_without_lcb_conformance(tmp_pa
 
 
 def test_the_generic_server_says_where_it_is():
+    # tests the console's contract: --where prints the server's path, for a command line
     shown = subprocess.run(
         [sys.executable, "-m", "lcb_conformance.adapters.jsonl_server", "--where"],
         capture_output=True,

@@ -20,6 +20,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import junit_record
 import pytest
 from packaging.requirements import Requirement
 
@@ -185,9 +186,14 @@ def test_the_install_page_gives_the_wheels_size_and_file_count(wheel):
 
 
 def test_the_reference_passes(installed, tmp_path):
-    run = lcb_conformance(installed, tmp_path, "--impl", "lcb_prompts", "--only", "prompt")
+    run = lcb_conformance(
+        installed, tmp_path, "--impl", "lcb_prompts", "--only", "prompt", "--json", "r.json"
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "codeqwen" in run.stdout and "Traceback" not in run.stdout + run.stderr
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["exit_code"] == 0 and report["impl"]["name"] == "lcb_prompts"
+    assert {c["status"] for c in report["cells"] if c["style"] == "codeqwen"} == {"pass"}
+    assert "Traceback" not in run.stdout + run.stderr  # the console's contract: no traceback
 
 
 def test_a_broken_adapter_fails(installed, tmp_path):
@@ -201,13 +207,19 @@ def test_a_broken_adapter_fails(installed, tmp_path):
         str(tmp_path),
         "--only",
         "extract",
+        "--json",
+        "r.json",
     )
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "extract: differs in whitespace only (trailing newline missing)" in run.stdout
-    assert "Traceback" not in run.stdout + run.stderr
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    assert report["exit_code"] == 1
+    groups = [(g["family"], g["kind"]) for g in report["failure_groups"]]
+    assert ("extract", "trailing newline missing") in groups  # and the API contract's cases
+    assert "Traceback" not in run.stdout + run.stderr  # the console's contract: no traceback
 
 
 def test_an_implementation_that_cannot_be_loaded_is_a_usage_error(installed, tmp_path):
+    # tests the console's contract: an unusable adapter is named on stderr, no traceback
     run = lcb_conformance(installed, tmp_path, "--impl", "no_such_module_anywhere")
     assert run.returncode == 2, run.stdout + run.stderr
     assert "no_such_module_anywhere" in run.stderr
@@ -253,8 +265,11 @@ def test_a_host_keeps_its_older_pytest_and_hypothesis_and_runs_the_gate(wheel, t
     (tmp_path / "test_host.py").write_text("def test_own():\n    pass\n", "utf-8")
     hosted = subprocess.run(
         [str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "lcb_conformance.plugin",
-         "--lcb-impl", "lcb_prompts", "-k", "own or prompt/codeqwen/", "-p", "no:cacheprovider"],
+         "--lcb-impl", "lcb_prompts", "-k", "own or prompt/codeqwen/", "-p", "no:cacheprovider",
+         "--junitxml=host.xml"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert hosted.returncode == 0, hosted.stdout[-3000:] + hosted.stderr[-3000:]
-    assert "pytest-8.3.5" in hosted.stdout or "passed" in hosted.stdout
+    found = junit_record.outcomes(tmp_path / "host.xml")  # the host's own test and the cases
+    assert junit_record.counts(found) == {junit_record.PASSED: len(found)}
+    assert "test_own" in {o.test for o in found} and len(found) > 1

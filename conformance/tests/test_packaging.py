@@ -54,6 +54,7 @@ def test_the_root_is_the_checkout_or_the_installed_packages_data():
 def test_an_installed_copy_refuses_to_write_in_one_line(
     command, main, argv, monkeypatch, capsys
 ):
+    # tests the console's contract: a refusal is one line on stderr
     before = goldens.manifest_lines()
     monkeypatch.setattr(paths, "CHECKOUT", None)
     assert main(argv) == 2
@@ -67,6 +68,7 @@ def test_an_installed_copy_refuses_to_write_in_one_line(
 
 
 def test_version_names_the_suite_the_goldens_upstream_and_the_cases(capsys):
+    # tests the console's contract: --version's lines are the console's own
     assert cli.main(["--version"]) == 0
     version, origin, counted, held, data = capsys.readouterr().out.splitlines()
     assert version.startswith("lcb-conformance ") and "unknown" not in version

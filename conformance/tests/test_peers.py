@@ -339,6 +339,7 @@ def test_the_score_table_lists_the_functions_a_peer_provides():
 
 
 def test_a_missing_interpreter_is_named_with_where_it_was_looked_for(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming where it looked
     """peer-skythought's first step: no such Python is exit 2 and one line saying where."""
     from lcb_conformance.adapters import interpreters
 

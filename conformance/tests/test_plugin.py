@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import junit_record
 import pytest
 
 from lcb_conformance.common import exit_codes, paths
@@ -41,20 +42,24 @@ def eval_package(tmp_path) -> Path:
     return copy
 
 
+SESSION = "session.xml"  # the session's JUnit XML record, in the package's folder
+
+
 def pytest_in(package: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider",
+         f"--junitxml={SESSION}", *args],
         cwd=package,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
-    )
+    )  # fmt: skip
 
 
-def counts(output: str) -> dict[str, int]:
-    summary = output.strip().splitlines()[-1]
-    return {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", summary)}
+def session(package: Path) -> list[junit_record.Outcome]:
+    """The last session's test cases, from its JUnit XML record."""
+    return junit_record.outcomes(package / SESSION)
 
 
 def test_the_ini_setting_runs_the_cases_beside_the_packages_own_tests(eval_package):
@@ -63,22 +68,29 @@ def test_the_ini_setting_runs_the_cases_beside_the_packages_own_tests(eval_packa
         "or prompt/",
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert "tests/test_tiny_eval.py::test_extracts_the_fenced_program PASSED" in run.stdout
-    found = counts(run.stdout)
+    found = session(eval_package)
+    (own,) = [o for o in found if o.classname == "tests.test_tiny_eval"]
+    assert (own.test, own.outcome) == ("test_extracts_the_fenced_program", junit_record.PASSED)
     # codeqwen's extractions and the generic and codeqwen prompts pass; the other styles'
     # prompts are skipped: tiny_eval's STYLES leaves them out.
-    assert found["passed"] > 100 and found["skipped"] > 100, run.stdout[-500:]
-    assert "tiny_eval.lcb does not provide" in run.stdout
-    assert "failed" not in found
-    assert "test_golden_case" not in run.stdout and "test_layout" not in run.stdout  # no self-test
+    counted = junit_record.counts(found)
+    assert counted[junit_record.PASSED] > 100 and counted[junit_record.SKIPPED] > 100, counted
+    assert junit_record.FAILED not in counted
+    skipped = [o.text for o in found if o.outcome == junit_record.SKIPPED]
+    assert all("tiny_eval.lcb does not provide" in text for text in skipped)
+    tests = {o.test.split("[")[0] for o in found}
+    assert not tests & {"test_golden_case", "test_layout"}  # no self-test
 
 
 def test_an_impl_option_that_differs_fails_with_the_readable_diff(eval_package):
     run = pytest_in(eval_package, "--lcb-impl", "tiny_eval.broken", "-k", "extract/qwq/")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-2000:]
-    assert "extract/qwq/" in run.stdout and ": differs from the golden" in run.stdout
-    assert "first difference at offset" in run.stdout
-    assert counts(run.stdout)["failed"] > 10
+    failed = [o for o in session(eval_package) if o.outcome == junit_record.FAILED]
+    # the plugin names each case by its golden key
+    assert len(failed) > 10 and all(o.test.startswith("extract/qwq/") for o in failed)
+    for outcome in failed:  # the golden's readable diff
+        assert f"{outcome.test}: differs from the golden" in outcome.text
+        assert "first difference at offset" in outcome.text
 
 
 def test_under_xdist_the_results_file_is_the_serial_runs(eval_package):
@@ -106,7 +118,7 @@ def test_a_host_that_imported_transformers_first_gets_the_cases(eval_package):
     )
     run = pytest_in(eval_package, "-k", "chat-prompt/Qwen__Qwen3-8B/")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert counts(run.stdout)["passed"] > 10
+    assert junit_record.counts(session(eval_package))[junit_record.PASSED] > 10
 
 
 def _without(package: Path, pattern: str) -> None:
@@ -118,14 +130,15 @@ def test_without_the_implementation_a_session_runs_only_its_own_tests(eval_packa
     _without(eval_package, r"^lcb_conformance_impl.*$")
     run = pytest_in(eval_package)
     assert run.returncode == 0, run.stdout[-3000:]
-    assert counts(run.stdout) == {"passed": 1}, run.stdout[-500:]
+    assert junit_record.counts(session(eval_package)) == {junit_record.PASSED: 1}
 
 
 def test_without_the_plugin_nothing_of_ours_is_in_the_session(eval_package):
     _without(eval_package, r"^(addopts|lcb_conformance_impl).*$")
     run = pytest_in(eval_package)
     assert run.returncode == 0, run.stdout[-3000:]
-    assert counts(run.stdout) == {"passed": 1}, run.stdout[-500:]
+    assert junit_record.counts(session(eval_package)) == {junit_record.PASSED: 1}
+    # tests the console's contract: pytest --help shows none of our options without the plugin
     shown = pytest_in(eval_package, "--help").stdout
     assert "--lcb" not in shown and "lcb_conformance" not in shown and "lcb-conformance" not in (
         shown
@@ -146,6 +159,7 @@ def test_a_results_file_narrowed_by_k_is_a_run_that_did_not_finish(eval_package)
 
 def test_a_session_that_answered_no_golden_case_fails(eval_package):
     """Every selected case not provided: pytest would report all skipped, exit 0."""
+    # tests the console's contract: the plugin's own line says why the session failed
     run = pytest_in(eval_package, "--lcb-only", "reference-impl/decode_context")
     assert run.returncode == pytest.ExitCode.TESTS_FAILED, run.stdout[-3000:]
     assert "lcb-conformance: FAILED: no golden case was answered" in run.stdout

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
+from lcb_conformance.offline_tokenizers.token_ids import WITH_SPECIALS
 from lcb_conformance.suite import cases, families, goldens, tokenization
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 
@@ -96,7 +97,7 @@ def test_every_style_marker_has_the_snapshots_status(folder, real_tokenizer):
     }
 
 
-def test_llama3_april_to_may_2024_flags_the_bos_change_with_equal_prompts(real_cache, capsys):
+def test_llama3_april_to_may_2024_flags_the_bos_change_with_equal_prompts(real_cache):
     """Meta-Llama-3-8B-Instruct as first published (April 2024) and as revised (May 2024):
     every rendered prompt is the same string, but tokenizing it with special tokens gives one
     more BOS (the May tokenizer.json prepends <|begin_of_text|>), and EOS moved to <|eot_id|>."""
@@ -104,12 +105,14 @@ def test_llama3_april_to_may_2024_flags_the_bos_change_with_equal_prompts(real_c
 
     status = tokenizer_diff.main([str(april), str(may), "--problems", "2"])
 
-    lines = capsys.readouterr().out.splitlines()
     assert status == 1
-    styles = [line for line in lines if line.startswith(("CHANGED ", "same "))]
-    styles = [line for line in styles if "prompts changed" in line]
-    assert styles and all("prompts changed 0/2" in line for line in styles)
-    generic = next(line for line in styles if " generic " in line)
-    assert "string, add_special_tokens=True: 2," in generic and "BOS with specials 1->2" in generic
-    assert "CHANGED eos_token_id: 128001 -> 128009" in lines
-    assert "CHANGED BOS added to a string: 0 -> 1" in lines
+    old, new = tokenizer_diff.load(str(april)), tokenizer_diff.load(str(may))
+    problems = list(cases.problems())[:2]
+    diffs = [tokenizer_diff.diff_style(old, new, s, problems) for s in cases.TOKENIZED_STYLES]
+    assert diffs and all((d.prompts_changed, d.cases) == (0, 2) for d in diffs)
+    (generic,) = [d for d in diffs if d.style == tokenizer_diff.CHAT_STYLE]
+    assert generic.ids_changed[WITH_SPECIALS] == 2 and generic.bos == {(1, 2)}
+    before, after = tokenizer_diff.tokenizer_facts(old), tokenizer_diff.tokenizer_facts(new)
+    changed = {name: (before[name], after[name]) for name in before if before[name] != after[name]}
+    assert changed["eos_token_id"] == ("128001", "128009")
+    assert changed["BOS added to a string"] == ("0", "1")

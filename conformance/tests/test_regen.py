@@ -18,6 +18,7 @@ def source(pytestconfig) -> str:
 
 
 def test_only_the_reference_writes_goldens(golden_copy, capsys):
+    # tests the console's contract: the refusal is one line on stderr saying what to do
     before = goldens.manifest_lines()
     assert regen.main(["--upstream=installed"]) == 2
     error = capsys.readouterr().err
@@ -29,6 +30,8 @@ def test_only_the_reference_writes_goldens(golden_copy, capsys):
 def test_a_failing_case_keeps_its_golden_and_is_reported(
     golden_copy, monkeypatch, capsys, source
 ):
+    # tests the console's contract: regen names each case on the console only (PROVENANCE.json
+    # records the kept ones)
     failing = GoldenKey(goldens.EXTRACT, "generic", "two_blocks_last_wins")
     tampered = GoldenKey(goldens.EXTRACT, "codeqwen", "two_blocks_last_wins")
     kept = failing.path.read_bytes()
@@ -55,6 +58,7 @@ def test_a_failing_case_keeps_its_golden_and_is_reported(
 
 
 def test_check_mode_writes_nothing_and_reports_drift(golden_copy, capsys, source):
+    # tests the console's contract: --check names each changed golden on the console only
     tampered = GoldenKey(goldens.PROMPT, "deepseek", next(iter(cases.problems())))
     tampered.path.write_bytes(tampered.path.read_bytes() + b" ")
     assert regen.main([source, "--check"]) == 1

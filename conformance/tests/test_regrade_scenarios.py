@@ -195,9 +195,12 @@ def test_each_scenario_run_regrades_to_lcb_runners_own_metrics(key, pytestconfig
 
 
 @pytest.mark.upstream
-def test_a_run_without_verdicts_is_never_green(pytestconfig, upstream, capsys):
+def test_a_run_without_verdicts_is_never_green(pytestconfig, upstream, tmp_path):
     key = regrade_family.scenario_key_of("lcb_runner/test-output", cot=False)
     run = regrade_family.scenario_runs()[key]
     (path,) = (inputs.AUDIT / run["run"] / "output").glob("*/" + run["file"])
-    assert _regrade(pytestconfig, upstream, run, path) == exit_codes.INCOMPLETE
-    assert "records no verdicts" in capsys.readouterr().out
+    out = tmp_path / "report.json"
+    code = _regrade(pytestconfig, upstream, run, path, "--json", str(out))
+    report = json.loads(out.read_text("utf-8"))
+    assert code == report["exit_code"] == exit_codes.INCOMPLETE
+    assert report["harness"]["judged"] == 0 and report["harness"]["unjudged"]

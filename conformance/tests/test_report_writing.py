@@ -163,6 +163,7 @@ def test_a_report_has_the_mode_the_umask_gives_a_new_file(tmp_path, umask, mask,
 
 
 def test_each_report_asked_for_is_tried_and_one_not_written_is_one_line(tmp_path, capsys):
+    # tests the console's contract: a report not written is one line; a written one is named
     (tmp_path / "taken").mkdir()
     written = report_files.write_reports(
         "lcb-conformance x",
@@ -220,6 +221,7 @@ def _judge_report(monkeypatch, path):
 def test_a_command_that_cannot_write_its_report_exits_6_saying_why(
     run_command, tmp_path, monkeypatch, capsys
 ):
+    # tests the console's contract: a report not written is one line on stderr
     """lcb-conformance run's rule for every command writing a report (run's own test:
     test_cli_report.py; audit's: test_run_logs.py)."""
     taken = tmp_path / "taken"

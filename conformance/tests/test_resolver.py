@@ -11,7 +11,7 @@ import pytest
 from lcb_conformance.suite import cases, goldens, styles
 from lcb_conformance.suite.families import model_lists
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.upstream import UpstreamMissing, resolver
+from lcb_conformance.upstream import Upstream, UpstreamMissing, resolver
 from lcb_conformance.upstream.resolver import Listed
 
 # --- resolving names (no upstream needed) --------------------------------------------------
@@ -138,14 +138,17 @@ def _lm_styles_golden() -> str:
 
 
 def test_resolve_all_answers_offline_from_the_pinned_list(capsys):
+    # tests the console's contract: --all prints the resolver golden's table, byte for byte
     assert resolver.main(["--all"]) == 0
     assert capsys.readouterr().out == goldens.read(
         GoldenKey(goldens.RESOLVER, "", goldens.RESOLVER_CASE)
     )
     assert resolver.main(["deepseek-ai/DeepSeek-R1"]) == 0
-    text = capsys.readouterr().out
-    assert "LMStyle:       DeepSeekR1" in text
-    assert 'format_lcb_prompt(row, style="deepseekr1")' in text
+    pinned = list(resolver.ModelList.pinned().models)
+    found = resolver.resolve(pinned, "deepseek-ai/DeepSeek-R1").as_dict()
+    assert (found["official"], found["lmstyle"]) == (True, "DeepSeekR1")
+    assert found["style"] == "deepseekr1"
+    assert 'format_lcb_prompt(row, style="deepseekr1")' in found["calls"]
 
 
 def test_resolve_json_takes_a_file_like_every_command(capsys, tmp_path):
@@ -219,9 +222,11 @@ def test_mapped_lmstyles_extract_like_their_style(upstream):
 def test_resolve_command_reads_upstreams_list(capsys, pytestconfig):
     source = f"--upstream={pytestconfig.getoption('--upstream')}"
     assert resolver.main([source, "meta-llama/Meta-Llama-3-70B-Instruct"]) == 0
-    text = capsys.readouterr().out
-    assert "LMStyle:       LLaMa3" in text
-    assert "meta-llama/Meta-Llama-3-8B-Instruct" in text
+    capsys.readouterr()
+    models = list(resolver.ModelList.of(Upstream(pytestconfig.getoption("--upstream"))).models)
+    found = resolver.resolve(models, "meta-llama/Meta-Llama-3-70B-Instruct").as_dict()
+    assert (found["official"], found["lmstyle"]) == (True, "LLaMa3")
+    assert found["chat_template_tokenizer"] == "meta-llama/Meta-Llama-3-8B-Instruct"
     assert resolver.main([source, "--json", "-", "gpt-4o-2024-05-13"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["lmstyle"], data["style"], data["official"]) == ("OpenAIChat", "generic", True)

@@ -36,6 +36,13 @@ def audit_cli(pytestconfig, *args: str) -> int:
     return run_audit.main([*args, "--upstream", pytestconfig.getoption("--upstream")])
 
 
+def audit_report(pytestconfig, tmp_path, *args: str) -> tuple[int, dict]:
+    """The command's exit code and its JSON report (--json FILE): the record the tests read."""
+    target = tmp_path / "audit-report.json"
+    code = audit_cli(pytestconfig, *args, "--json", str(target))
+    return code, json.loads(target.read_text("utf-8"))
+
+
 def copy_run(run: str, tmp_path, name: str = RESULTS_NAME):
     """The run's output and cache folders, copied so a test may damage them."""
     shutil.copytree(RUNS / run, tmp_path / run)
@@ -78,23 +85,34 @@ def test_extraction_is_judged_by_lcb_runners_rule_not_the_think_cutting_one(upst
 
 
 @pytest.mark.upstream
-def test_first_block_extraction_is_caught_and_each_sample_named(pytestconfig, capsys):
-    assert audit_cli(pytestconfig, str(results("first-block"))) == run_audit.EXIT_DIFFERS
-    printed = capsys.readouterr().out
+def test_first_block_extraction_is_caught_and_each_sample_named(pytestconfig, tmp_path):
+    code, report = audit_report(pytestconfig, tmp_path, str(results("first-block")))
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
     # samples 0 and 2 have several blocks; sample 1 one only, where first and last agree
-    assert "NOT CONFORMANT: 8 of 12 samples differ" in printed
+    assert report["summary"] == {run_audit.EXTRACTION_DIFFERS: 8, run_audit.IDENTICAL: 4}
     first = rows("first-block")[0]["question_id"]
-    assert f"{first} sample 0 extraction (scored other code than lcb_runner extracts)" in printed
+    sample = report["samples"][0]
+    assert (sample["question_id"], sample["sample"], sample["verdict"]) == (
+        first, 0, run_audit.EXTRACTION_DIFFERS
+    )
+    assert sample["why"] == "scored other code than lcb_runner extracts"
 
 
 @pytest.mark.upstream
-def test_a_missing_system_message_is_caught_as_a_prompt_difference(pytestconfig, capsys):
-    assert audit_cli(pytestconfig, str(results("no-system"))) == run_audit.EXIT_DIFFERS
-    printed = capsys.readouterr().out
+def test_a_missing_system_message_is_caught_as_a_prompt_difference(pytestconfig, tmp_path):
+    code, report = audit_report(pytestconfig, tmp_path, str(results("no-system")))
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
+    assert {s["prompt"] for s in report["samples"]} == {run_audit.DIFFERS}
+    assert all(s["why"].startswith("system message missing") for s in report["samples"])
+    assert report["summary"] == {run_audit.PROMPT_DIFFERS: 12}  # the extraction is lcb_runner's
     first = rows("no-system")[0]["question_id"]
-    assert f"{first} prompt (system message missing): differs from the lcb_runner" in printed
-    assert '-[{"role": "system", "content": "You are an expert Python programmer.' in printed
-    assert "extraction differs" in printed and " 12  " in printed.split("all")[1]
+    assert report["samples"][0]["why"] == "system message missing"
+    assert f"{first} prompt (system message missing): differs from the lcb_runner" in (
+        report["first_differences"][0]
+    )
+    assert '-[{"role": "system", "content": "You are an expert Python programmer.' in (
+        report["first_differences"][0]
+    )
 
 
 @pytest.mark.upstream
@@ -185,6 +203,7 @@ def duplicate_problem(data):
 def test_bad_rows_are_exit_2_naming_file_line_and_sample(
     pytestconfig, tmp_path, capsys, change, message
 ):
+    # tests the console's contract: an input error is one line naming file, line and sample
     path = damaged(tmp_path, change)
     assert audit_cli(pytestconfig, path) == run_audit.EXIT_INPUT
     printed = capsys.readouterr().out
@@ -195,6 +214,7 @@ def test_bad_rows_are_exit_2_naming_file_line_and_sample(
 
 @pytest.mark.upstream  # the file is streamed: its end is read after upstream loads
 def test_a_truncated_results_file_is_exit_2_naming_file_and_line(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming file and line
     path = copy_run("deepseek-instruct", tmp_path)
     text = path.read_text("utf-8")
     path.write_text(text[: len(text) * 2 // 3], "utf-8")
@@ -212,6 +232,7 @@ def test_a_truncated_results_file_is_exit_2_naming_file_and_line(tmp_path, capsy
     ],
 )
 def test_an_unknown_format_is_exit_2(tmp_path, capsys, content, message):
+    # tests the console's contract: an input error is one line naming what is wrong
     path = tmp_path / "run.json"
     path.write_text(content, "utf-8")
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
@@ -219,6 +240,7 @@ def test_an_unknown_format_is_exit_2(tmp_path, capsys, content, message):
 
 
 def test_a_format_given_that_the_file_is_not_is_exit_2(capsys):
+    # tests the console's contract: an input error is one line naming what is wrong
     assert run_audit.main([str(results("openai-chat")), "--format", "evalscope"]) == 2
     assert "--format evalscope, but it reads as lcb_runner" in capsys.readouterr().out
 
@@ -235,16 +257,18 @@ def test_evalscope_reviews_are_detected():
 
 
 def test_evalscope_needs_the_dataset_it_read(capsys):
+    # tests the console's contract: an input error is one line saying what to pass
     assert run_audit.main([str(REVIEWS), "--style", "OpenAIChat"]) == run_audit.EXIT_INPUT
     assert "do not name them: pass --dataset" in capsys.readouterr().out
 
 
 @pytest.mark.upstream
-def test_evalscope_as_shipped_is_caught_with_its_prompt_named(pytestconfig, capsys):
+def test_evalscope_as_shipped_is_caught_with_its_prompt_named(pytestconfig, tmp_path):
     """evalscope sends the pre-December-2024 system message and no 'Ensure that' sentence
     (docs/peers.md): every sample's prompt differs, and the report shows those words."""
-    code = audit_cli(
+    code, report = audit_report(
         pytestconfig,
+        tmp_path,
         str(REVIEWS),
         "--dataset",
         str(EVALSCOPE_DATASET),
@@ -253,11 +277,15 @@ def test_evalscope_as_shipped_is_caught_with_its_prompt_named(pytestconfig, caps
         "--show",
         "1",
     )
-    assert code == run_audit.EXIT_DIFFERS
-    printed = capsys.readouterr().out
-    assert "atc_grid_robot_detour sample 0 prompt (system message differs at offset" in printed
-    assert "You will NOT return anything except for the program." in printed
-    assert "NOT CONFORMANT: 12 of 12 samples differ" in printed
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
+    assert {s["prompt"] for s in report["samples"]} == {run_audit.DIFFERS}  # 12 of 12
+    assert len(report["samples"]) == 12
+    first = report["samples"][0]
+    assert (first["question_id"], first["sample"]) == ("atc_grid_robot_detour", 0)
+    assert first["why"].startswith("system message differs at offset")
+    (shown,) = report["first_differences"]  # --show 1
+    assert "atc_grid_robot_detour sample 0 prompt (system message differs at offset" in shown
+    assert "You will NOT return anything except for the program." in shown
 
 
 @pytest.mark.upstream
@@ -317,6 +345,7 @@ def evalscope_damaged(tmp_path, change) -> str:
 def test_bad_evalscope_lines_are_exit_2_naming_line_and_sample(
     pytestconfig, tmp_path, capsys, change, message
 ):
+    # tests the console's contract: an input error is one line naming file, line and sample
     path = evalscope_damaged(tmp_path, change)
     code = audit_cli(
         pytestconfig, path, "--dataset", str(EVALSCOPE_DATASET), "--style", "OpenAIChat"
@@ -329,6 +358,7 @@ def test_bad_evalscope_lines_are_exit_2_naming_line_and_sample(
 
 @pytest.mark.upstream  # the file is streamed: its end is read after upstream loads
 def test_a_truncated_evalscope_line_is_exit_2_naming_it(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming file and line
     text = REVIEWS.read_text("utf-8")
     path = tmp_path / "reviews.jsonl"
     path.write_text(text[: len(text) // 2], "utf-8")
@@ -338,6 +368,7 @@ def test_a_truncated_evalscope_line_is_exit_2_naming_it(tmp_path, capsys):
 
 
 def test_a_run_whose_model_cannot_be_told_asks_for_model_or_style(tmp_path, capsys):
+    # tests the console's contract: an input error is one line saying what to pass
     path = tmp_path / "somewhere" / RESULTS_NAME
     path.parent.mkdir()
     shutil.copy(results("openai-chat"), path)
@@ -350,11 +381,13 @@ def test_a_run_whose_model_cannot_be_told_asks_for_model_or_style(tmp_path, caps
 
 
 def test_a_missing_file_is_exit_2(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming the file
     assert run_audit.main([str(tmp_path / "absent.json")]) == run_audit.EXIT_INPUT
     assert "absent.json: no such file" in capsys.readouterr().out
 
 
 def test_a_truncated_cache_is_exit_2_naming_it(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming the file
     path = copy_run("openai-chat", tmp_path)
     cache = lcb_runner_files.default_cache(path)
     cache.write_text(cache.read_text("utf-8")[:500], "utf-8")
@@ -435,6 +468,7 @@ def test_only_the_llama3_style_memoises_tokenizer_loading():
 
 @pytest.mark.upstream
 def test_an_unknown_style_is_named_with_the_valid_ones(pytestconfig, capsys):
+    # tests the console's contract: an input error is one line naming the valid values
     """The problem is the style, not upstream: say so and list upstream's LMStyles."""
     code = audit_cli(pytestconfig, str(results("openai-chat")), "--style", "NotAStyle")
     assert code == run_audit.EXIT_INPUT
@@ -458,6 +492,7 @@ def test_an_unknown_style_is_named_with_the_valid_ones(pytestconfig, capsys):
     ids=["folder", "empty", "metrics-only", "our-results-file"],
 )
 def test_each_unusable_run_is_one_line_naming_it(tmp_path, capsys, name, content, message):
+    # tests the console's contract: an input error is one line naming what is wrong
     path = tmp_path / name
     if content is not None:
         path.write_text(content, "utf-8")
@@ -468,6 +503,7 @@ def test_each_unusable_run_is_one_line_naming_it(tmp_path, capsys, name, content
 
 @pytest.mark.upstream
 def test_the_audit_leads_with_its_summary_and_show_caps_the_problems(pytestconfig, capsys):
+    # tests the console's contract: the printed table's layout (summary first, --show caps it)
     """--show 1: the summary row, one problem that differs, and how many were left out."""
     path = str(results("first-block"))
     assert audit_cli(pytestconfig, path, "--show", "1") == run_audit.EXIT_DIFFERS

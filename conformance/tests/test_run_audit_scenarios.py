@@ -142,15 +142,25 @@ def test_test_output_without_the_dataset_checks_extraction_only(upstream):
 
 
 @pytest.mark.upstream
-def test_opencompass_test_output_prompt_is_caught_without_its_system_message(pytestconfig, capsys):
+def test_opencompass_test_output_prompt_is_caught_without_its_system_message(
+    pytestconfig, tmp_path
+):
     path = results("test-output-opencompass", TEST_OUTPUT)
-    code = audit_cli(pytestconfig, str(path), "--dataset", str(TEST_OUTPUT_ROWS))
-    printed = capsys.readouterr().out
-    assert code == run_audit.EXIT_DIFFERS
-    assert "NOT CONFORMANT: 9 of 9 samples differ" in printed
-    assert "1/1 prompt (system message missing): differs from the lcb_runner" in printed
-    assert "extraction differs  " in printed
-    assert re.search(r"\nall +9 +0 +9 +0 ", printed), printed  # prompt only
+    report = tmp_path / "audit.json"
+    code = audit_cli(
+        pytestconfig, str(path), "--dataset", str(TEST_OUTPUT_ROWS), "--json", str(report)
+    )
+    data = json.loads(report.read_text("utf-8"))
+    assert code == data["exit_code"] == run_audit.EXIT_DIFFERS
+    assert data["summary"] == {run_audit.PROMPT_DIFFERS: 9}  # 9 of 9, the prompt only
+    assert {(s["prompt"], s["extraction"]) for s in data["samples"]} == {
+        (run_audit.DIFFERS, run_audit.IDENTICAL)
+    }
+    first = data["samples"][0]
+    assert (first["question_id"], first["why"]) == ("1/1", "system message missing")
+    assert "1/1 prompt (system message missing): differs from the lcb_runner" in (
+        data["first_differences"][0]
+    )
 
 
 @pytest.mark.upstream
@@ -228,7 +238,7 @@ def test_a_changed_accepted_output_and_a_metadata_lcb_runner_raises_on_are_named
 
 
 @pytest.mark.upstream
-def test_a_pair_lcb_runner_raises_for_is_named_and_fails(pytestconfig, tmp_path, capsys):
+def test_a_pair_lcb_runner_raises_for_is_named_and_fails(pytestconfig, tmp_path):
     """The code-execution run claimed for GenericBase: lcb_runner 28fef95 raises building
     every prompt (its expected-error golden), so no run of it can hold these samples."""
     report, page = tmp_path / "audit.json", tmp_path / "audit.html"
@@ -237,18 +247,16 @@ def test_a_pair_lcb_runner_raises_for_is_named_and_fails(pytestconfig, tmp_path,
         pytestconfig, str(path), "--style", "GenericBase", "--json", str(report),
         "--html", str(page),
     )  # fmt: skip
-    printed = capsys.readouterr().out
     assert code == run_audit.EXIT_DIFFERS
     key = goldens.GoldenKey("code-execution/prompt", "direct/GenericBase", "sample_0")
     raised = json.loads(goldens.read(key))["raises"]
-    assert f"lcb_runner 28fef95 raises {raised['type']} ({raised['message']})" in printed
-    assert f"(golden {key.relative})" in printed
-    (headline,) = [line for line in printed.splitlines() if line.startswith("audit: NOT")]
-    assert headline.endswith(
-        "lcb_runner 28fef95 raises for LMStyle.GenericBase in --scenario codeexecution"
-    )
     data = json.loads(report.read_text("utf-8"))
-    assert key.relative in data["lcb_runner_raises"] and data["exit_code"] == run_audit.EXIT_DIFFERS
+    assert data["exit_code"] == run_audit.EXIT_DIFFERS
+    assert (data["scenario"], data["lmstyle"]) == ("codeexecution", "GenericBase")
+    assert f"lcb_runner 28fef95 raises {raised['type']} ({raised['message']})" in (
+        data["lcb_runner_raises"]
+    )
+    assert f"(golden {key.relative})" in data["lcb_runner_raises"]
     assert {s["prompt"] for s in data["samples"]} == {run_audit.DIFFERS}
     assert "28fef95 raises AttributeError" in page.read_text("utf-8")
 
@@ -318,6 +326,7 @@ def number_as_prediction(data):
 def test_bad_scenario_rows_are_exit_2_naming_file_line_and_sample(
     pytestconfig, tmp_path, capsys, change, message
 ):
+    # tests the console's contract: an input error is one line naming file, line and sample
     path = copy_run("code-execution", tmp_path, DIRECT)
     rewrite(path, change)
     assert audit_cli(pytestconfig, str(path)) == run_audit.EXIT_INPUT
@@ -330,6 +339,7 @@ def test_bad_scenario_rows_are_exit_2_naming_file_line_and_sample(
 def test_a_self_repair_run_beside_another_code_generation_run_is_exit_2(
     pytestconfig, tmp_path, capsys
 ):
+    # tests the console's contract: an input error is one line naming what is wrong
     path = copy_run("self-repair", tmp_path, eval_all(SELF_REPAIR))
 
     def other_code(data):
@@ -350,12 +360,14 @@ def test_a_self_repair_run_beside_another_code_generation_run_is_exit_2(
     ],
 )
 def test_an_option_the_scenario_does_not_read_is_exit_2(capsys, run, name, option, message):
+    # tests the console's contract: an input error is one line naming the option
     given = results("self-repair", REPAIRED)
     assert run_audit.main([str(results(run, name)), option, str(given)]) == run_audit.EXIT_INPUT
     assert message in capsys.readouterr().out
 
 
 def test_renamed_code_execution_results_are_exit_2_cot_unknown(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming what is wrong
     path = tmp_path / "results.json"
     shutil.copy(results("code-execution", DIRECT), path)
     assert run_audit.main([str(path), "--style", "OpenAIChat"]) == run_audit.EXIT_INPUT
@@ -363,6 +375,7 @@ def test_renamed_code_execution_results_are_exit_2_cot_unknown(tmp_path, capsys)
 
 
 def test_a_dataset_of_other_rows_is_exit_2_naming_the_field(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming file, line and field
     path = results("test-output", TEST_OUTPUT)
     # execution-v2 rows for test output prediction
     dataset = str(scenarios.fixture_file(declared.CODE_EXECUTION.inputs))

@@ -67,6 +67,22 @@ def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def audit_report(pytestconfig, tmp_path, *args: str) -> tuple[int, dict]:
+    """The command's exit code and its JSON report (--json FILE): the record the tests read."""
+    target = tmp_path / "audit-report.json"
+    code = run_audit.main(
+        [*args, "--json", str(target), "--upstream", pytestconfig.getoption("--upstream")]
+    )
+    return code, json.loads(target.read_text("utf-8"))
+
+
+def assert_clean(code: int, report: dict, samples: int) -> None:
+    """Exit 0 on every sample identical, the prompt and the extraction both checked."""
+    assert code == report["exit_code"] == run_audit.EXIT_OK
+    assert report["summary"] == {run_audit.IDENTICAL: samples}
+    assert report["prompt_not_checked"] == report["extraction_not_checked"] == {}
+
+
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
@@ -84,20 +100,17 @@ def test_opencompass_finds_its_results_file_in_its_own_layout():
 
 
 @pytest.mark.upstream
-def test_a_conformant_opencompass_run_audits_clean(pytestconfig, capsys):
-    code, printed = audit_cli(
+def test_a_conformant_opencompass_run_audits_clean(pytestconfig, tmp_path):
+    code, report = audit_report(
         pytestconfig,
-        capsys,
+        tmp_path,
         str(opencompass("conformant")),
         "--dataset",
         str(OPENCOMPASS_DATASET),
         "--style",
         "OpenAIChat",
     )
-    assert code == run_audit.EXIT_OK, printed
-    assert "every checkable sample identical to lcb_runner (prompt and extraction checked)" in (
-        printed
-    )
+    assert_clean(code, report, 12)
 
 
 @pytest.mark.upstream
@@ -131,32 +144,24 @@ def test_opencompass_without_its_results_file_checks_the_prompt_only(upstream, t
 
 
 @pytest.mark.upstream
-def test_a_conformant_lm_eval_run_audits_clean(pytestconfig, capsys):
-    code, printed = audit_cli(
-        pytestconfig, capsys, str(lm_eval("conformant")), "--style", "OpenAIChat"
+def test_a_conformant_lm_eval_run_audits_clean(pytestconfig, tmp_path):
+    code, report = audit_report(
+        pytestconfig, tmp_path, str(lm_eval("conformant")), "--style", "OpenAIChat"
     )
-    assert code == run_audit.EXIT_OK, printed
-    assert "NOT CONFORMANT" not in printed
+    assert_clean(code, report, 12)
 
 
 @pytest.mark.upstream
-def test_lm_eval_first_block_filter_is_caught_and_each_sample_named(pytestconfig, capsys, tmp_path):
-    report = tmp_path / "audit.json"
-    code, printed = audit_cli(
-        pytestconfig,
-        capsys,
-        str(lm_eval("first-block")),
-        "--style",
-        "OpenAIChat",
-        "--json",
-        str(report),
+def test_lm_eval_first_block_filter_is_caught_and_each_sample_named(pytestconfig, tmp_path):
+    code, report = audit_report(
+        pytestconfig, tmp_path, str(lm_eval("first-block")), "--style", "OpenAIChat"
     )
-    assert code == run_audit.EXIT_DIFFERS
-    assert "NOT CONFORMANT: 8 of 12 samples differ" in printed
-    assert f"{FIRST} sample 0 extraction (scored other code than lcb_runner extracts)" in printed
-    verdicts = {
-        (s["sample"], s["verdict"]) for s in json.loads(report.read_text("utf-8"))["samples"]
-    }
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
+    assert report["summary"] == {run_audit.EXTRACTION_DIFFERS: 8, run_audit.IDENTICAL: 4}
+    first = report["samples"][0]
+    assert (first["question_id"], first["sample"]) == (FIRST, 0)
+    assert first["why"].startswith("scored other code than lcb_runner extracts")
+    verdicts = {(s["sample"], s["verdict"]) for s in report["samples"]}
     assert verdicts == {
         (0, run_audit.EXTRACTION_DIFFERS),
         (1, run_audit.EXTRACTION_DIFFERS),
@@ -166,42 +171,46 @@ def test_lm_eval_first_block_filter_is_caught_and_each_sample_named(pytestconfig
 
 @pytest.mark.upstream
 def test_lm_eval_without_a_system_instruction_is_caught_as_system_message_missing(
-    pytestconfig, capsys
+    pytestconfig, tmp_path
 ):
-    code, printed = audit_cli(
-        pytestconfig, capsys, str(lm_eval("no-system")), "--style", "OpenAIChat"
+    code, report = audit_report(
+        pytestconfig, tmp_path, str(lm_eval("no-system")), "--style", "OpenAIChat"
     )
-    assert code == run_audit.EXIT_DIFFERS
-    assert f"{FIRST} sample 0 prompt (system message missing): differs" in printed
-    assert "NOT CONFORMANT: 12 of 12 samples differ" in printed
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
+    assert {s["prompt"] for s in report["samples"]} == {run_audit.DIFFERS}
+    assert len(report["samples"]) == 12  # 12 of 12 differ
+    first = report["samples"][0]
+    assert (first["question_id"], first["sample"]) == (FIRST, 0)
+    assert first["why"].startswith("system message missing")
+    assert f"{FIRST} sample 0 prompt (system message missing): differs" in (
+        report["first_differences"][0]
+    )
 
 
 @pytest.mark.upstream
 def test_lighteval_as_shipped_is_caught_no_system_message_and_its_own_user_message(
-    pytestconfig, capsys, tmp_path
+    pytestconfig, tmp_path
 ):
     assert registry.detect(lighteval("as-shipped")).NAME == run_audit.LIGHTEVAL
-    report = tmp_path / "audit.json"
-    code, printed = audit_cli(
+    code, report = audit_report(
         pytestconfig,
-        capsys,
+        tmp_path,
         str(lighteval("as-shipped")),
         "--dataset",
         str(LIGHTEVAL_DATASET),
         "--style",
         "OpenAIChat",
-        "--json",
-        str(report),
     )
-    assert code == run_audit.EXIT_DIFFERS
-    assert "NOT CONFORMANT: 4 of 4 samples differ" in printed
-    assert (
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
+    assert any(
         f"{FIRST} sample 0 prompt (system message missing; user message differs at offset 0"
-        in printed
+        in shown
+        for shown in report["first_differences"]
     )
     rows = LIGHTEVAL_DATASET.read_text("utf-8").splitlines()
     problems = [json.loads(line)["question_id"] for line in rows]
-    samples = json.loads(report.read_text("utf-8"))["samples"]
+    samples = report["samples"]
+    assert len(samples) == 4  # 4 of 4 differ
     verdicts = {
         (s["question_id"], s["sample"]): (s["verdict"], s["prompt"], s["extraction"])
         for s in samples
@@ -304,6 +313,7 @@ def no_action(_):
 def test_bad_logs_are_exit_2_naming_file_line_and_sample(
     pytestconfig, capsys, tmp_path, damage, message
 ):
+    # tests the console's contract: an input error is one line naming file, line and sample
     path = damage(tmp_path)
     code, printed = audit_cli(
         pytestconfig, capsys, path, "--dataset", str(OPENCOMPASS_DATASET), "--style", "OpenAIChat"
@@ -316,6 +326,7 @@ def test_bad_logs_are_exit_2_naming_file_line_and_sample(
 @pytest.mark.upstream  # the file is streamed: its end is read after upstream loads
 @pytest.mark.parametrize("source", [opencompass("conformant"), lm_eval("conformant")])
 def test_a_truncated_log_is_exit_2_naming_file_and_line(tmp_path, capsys, source):
+    # tests the console's contract: an input error is one line naming file and line
     path = tmp_path / source.name
     text = source.read_text("utf-8")
     path.write_text(text[: len(text) * 2 // 3], "utf-8")
@@ -330,6 +341,7 @@ def test_a_truncated_log_is_exit_2_naming_file_and_line(tmp_path, capsys, source
 
 
 def test_opencompass_needs_the_dataset_for_the_statements(capsys):
+    # tests the console's contract: an input error is one line saying what to pass
     assert run_audit.main([str(opencompass("conformant")), "--style", "OpenAIChat"]) == 2
     assert "name the problem (gold) but not its statement: pass --dataset" in (
         capsys.readouterr().out
@@ -360,7 +372,7 @@ def lighteval_row(position: int, sent, texts) -> dict:
 
 @pytest.mark.upstream
 def test_lighteval_details_are_read_by_position_prompt_checked_extraction_not(
-    pytestconfig, capsys, tmp_path
+    pytestconfig, tmp_path
 ):
     import lcb_prompts
 
@@ -371,17 +383,28 @@ def test_lighteval_details_are_read_by_position_prompt_checked_extraction_not(
         tmp_path, [lighteval_row(i, messages, ["a", "b"]) for i, messages in enumerate(sent)]
     )
     assert registry.detect(tmp_path / path).NAME == run_audit.LIGHTEVAL
-    code, printed = audit_cli(
-        pytestconfig, capsys, path, "--dataset", str(OPENCOMPASS_DATASET), "--style", "OpenAIChat"
+    code, report = audit_report(
+        pytestconfig, tmp_path, path, "--dataset", str(OPENCOMPASS_DATASET), "--style", "OpenAIChat"
     )
-    assert code == run_audit.EXIT_DIFFERS
-    assert "NOT CONFORMANT: 2 of 8 samples differ" in printed
-    assert f"row 1: {rows[1]['question_id']} sample 0 prompt (system message missing)" in printed
-    assert "extraction not checked for 8 samples: lighteval's details do not record" in printed
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
+    differing = [
+        (s["question_id"], s["sample"])
+        for s in report["samples"]
+        if s["prompt"] == run_audit.DIFFERS
+    ]
+    assert differing == [(rows[1]["question_id"], 0), (rows[1]["question_id"], 1)]  # 2 of 8
+    assert len(report["samples"]) == 8
+    assert f"row 1: {rows[1]['question_id']} sample 0 prompt (system message missing)" in (
+        report["first_differences"][0]
+    )
+    (why,) = report["extraction_not_checked"]
+    assert why.startswith("lighteval's details do not record")
+    assert report["extraction_not_checked"][why] == 8
 
 
 @pytest.mark.upstream  # pyarrow comes with datasets, in the upstream extra
 def test_a_parquet_file_that_is_not_lighteval_details_is_an_unknown_format(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming what is wrong
     path = lighteval_details(tmp_path, [{"question": "x"}])
     assert run_audit.main([path]) == run_audit.EXIT_INPUT
     assert "unknown format: a parquet file" in capsys.readouterr().out
@@ -389,6 +412,7 @@ def test_a_parquet_file_that_is_not_lighteval_details_is_an_unknown_format(tmp_p
 
 @pytest.mark.upstream
 def test_a_truncated_parquet_file_is_exit_2(tmp_path, capsys):
+    # tests the console's contract: an input error is one line naming what is wrong
     path = lighteval_details(tmp_path, [lighteval_row(0, "prompt", ["a"])])
     data = Path(path).read_bytes()
     Path(path).write_bytes(data[: len(data) // 2])
@@ -440,6 +464,7 @@ def test_the_audit_module_run_itself_writes_the_html_report(pytestconfig, tmp_pa
 def test_a_report_the_audit_cannot_write_is_exit_6_and_the_other_is_written(
     pytestconfig, tmp_path, capsys
 ):
+    # tests the console's contract: a report not written is one line on stderr
     taken = tmp_path / "taken"
     taken.mkdir()  # a directory where the JSON report should go
     page = tmp_path / "audit.html"

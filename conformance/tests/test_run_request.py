@@ -52,6 +52,22 @@ def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def audit_request(pytestconfig, tmp_path, *args: str) -> tuple[int, dict]:
+    """The command's exit code and the request part of its JSON report (--json FILE)."""
+    target = tmp_path / "audit-report.json"
+    code = run_audit.main(
+        [*args, "--json", str(target), "--upstream", pytestconfig.getoption("--upstream")]
+    )
+    report = json.loads(target.read_text("utf-8"))
+    assert code == report["exit_code"]
+    return code, report["request"]
+
+
+def parameters(request: dict) -> dict[str, dict]:
+    """The request's findings by parameter."""
+    return {finding["parameter"]: finding for finding in request["parameters"]}
+
+
 # -- lcb_runner's side: the request goldens ------------------------------------------------
 
 
@@ -300,46 +316,63 @@ def test_lcb_runners_file_name_records_its_temperature():
 
 
 @pytest.mark.upstream
-def test_evalscope_as_shipped_names_its_request(pytestconfig, capsys):
-    code, printed = audit_cli(
-        pytestconfig, capsys, str(REVIEWS), "--dataset", str(EVALSCOPE_DATASET),
+def test_evalscope_as_shipped_names_its_request(pytestconfig, tmp_path):
+    code, request = audit_request(
+        pytestconfig, tmp_path, str(REVIEWS), "--dataset", str(EVALSCOPE_DATASET),
         "--style", "OpenAIChat", "--show", "0",
     )  # fmt: skip
     sent = golden_sent("OpenAIChat")
     assert code == run_audit.EXIT_DIFFERS
-    assert (
-        f"  differs: temperature 0.0, lcb_runner {sent['temperature']}; "
-        f"top_p {sent['top_p']} not sent; max tokens {sent['max_tokens']} not sent"
-    ) in printed
-    assert "task_config.yaml's generation_config: differs" in printed
-    assert printed.rstrip().endswith("request/default/OpenAIChat): temperature, top_p, max tokens")
+    assert (request["golden"], request["outcome"]) == ("request/default/OpenAIChat", "differs")
+    assert request["source"].endswith("task_config.yaml's generation_config")
+    failing = {name: f["words"] for name, f in parameters(request).items() if f["fails"]}
+    assert failing == {
+        "temperature": f"temperature 0.0, lcb_runner {sent['temperature']}",
+        "top_p": f"top_p {sent['top_p']} not sent",
+        "max tokens": f"max tokens {sent['max_tokens']} not sent",
+    }
 
 
 @pytest.mark.upstream
-def test_a_conformant_lm_eval_run_sends_lcb_runners_request(pytestconfig, capsys):
-    code, printed = audit_cli(
-        pytestconfig, capsys, str(lm_eval("conformant")), "--style", "OpenAIChat"
+def test_a_conformant_lm_eval_run_sends_lcb_runners_request(pytestconfig, tmp_path):
+    code, request = audit_request(
+        pytestconfig, tmp_path, str(lm_eval("conformant")), "--style", "OpenAIChat"
     )
-    assert code == run_audit.EXIT_OK, printed
-    assert "arguments.gen_args_0.arg_1: identical" in printed
-    assert f"n 3, lcb_runner {golden('OpenAIChat')['outputs']}" in printed  # noted only
-    assert "identical: temperature, top_p, max tokens, stop, thinking, reasoning effort" in printed
+    assert code == run_audit.EXIT_OK
+    assert request["source"].endswith("arguments.gen_args_0.arg_1")
+    assert request["outcome"] == requested.IDENTICAL
+    found = parameters(request)
+    identical = [name for name, f in found.items() if f["outcome"] == requested.IDENTICAL]
+    assert identical == [
+        "temperature", "top_p", "max tokens", "stop", "thinking", "reasoning effort"
+    ]  # fmt: skip
+    n = found["n"]  # noted only
+    assert (n["outcome"], n["fails"]) == (requested.DIFFERS, False)
+    assert n["words"] == f"n 3, lcb_runner {golden('OpenAIChat')['outputs']}"
 
 
 @pytest.mark.upstream
-def test_a_request_difference_alone_fails_the_audit(pytestconfig, capsys, tmp_path):
+def test_a_request_difference_alone_fails_the_audit(pytestconfig, tmp_path):
     """lcb_runner's own run at --temperature 0.7: every sample identical, the request not."""
     run = tmp_path / "output" / "GPT-4O-2024-08-06" / "Scenario.codegeneration_3_0.7.json"
     run.parent.mkdir(parents=True)
     shutil.copy(LCB_RUNNER_RESULTS, run)
-    code, printed = audit_cli(pytestconfig, capsys, str(run))
-    assert code == run_audit.EXIT_DIFFERS
-    assert f"temperature 0.7, lcb_runner {golden_sent('OpenAIChat')['temperature']}" in printed
-    assert "NOT CONFORMANT: the request differs from lcb_runner's" in printed
-    code, printed = audit_cli(
-        pytestconfig, capsys, str(run), "--request-variant", "temperature-0.7"
+    target = tmp_path / "audit-report.json"
+    code = run_audit.main(
+        [str(run), "--json", str(target), "--upstream", pytestconfig.getoption("--upstream")]
     )
-    assert code == run_audit.EXIT_OK, printed
+    report = json.loads(target.read_text("utf-8"))
+    assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
+    assert set(report["summary"]) == {run_audit.IDENTICAL}  # the samples: identical
+    assert report["request"]["outcome"] == requested.DIFFERS
+    failing = [f for f in report["request"]["parameters"] if f["fails"]]
+    assert [f["words"] for f in failing] == [
+        f"temperature 0.7, lcb_runner {golden_sent('OpenAIChat')['temperature']}"
+    ]
+    code, request = audit_request(
+        pytestconfig, tmp_path, str(run), "--request-variant", "temperature-0.7"
+    )
+    assert code == run_audit.EXIT_OK and request["outcome"] == requested.IDENTICAL
 
 
 @pytest.mark.upstream
@@ -370,15 +403,24 @@ def test_lighteval_request_config_given_and_reported_in_json_and_html(
 
 @pytest.mark.upstream
 def test_an_opencompass_run_without_a_config_dump_leaves_the_request_unchecked(
-    pytestconfig, capsys
+    pytestconfig, tmp_path
 ):
-    code, printed = audit_cli(
-        pytestconfig, capsys, str(AUDIT / "opencompass/conformant" / PREDICTIONS),
+    code, request = audit_request(
+        pytestconfig, tmp_path, str(AUDIT / "opencompass/conformant" / PREDICTIONS),
         "--dataset", str(OPENCOMPASS_DATASET), "--style", "OpenAIChat",
     )  # fmt: skip
-    assert code == run_audit.EXIT_OK, printed
-    assert "OpenCompass's configs/<time>_<pid>.py does: none found beside them" in printed
-    assert printed.rstrip().endswith("request not checked")
+    assert code == run_audit.EXIT_OK
+    assert request["outcome"] == requested.CANNOT
+    unrecorded = {
+        f["parameter"]: f["why"] for f in request["parameters"] if f["outcome"] == requested.CANNOT
+    }
+    assert list(unrecorded) == [
+        "temperature", "top_p", "max tokens", "stop", "thinking", "reasoning effort"
+    ]  # fmt: skip
+    assert all(
+        "OpenCompass's configs/<time>_<pid>.py does: none found beside them" in why
+        for why in unrecorded.values()
+    )
 
 
 @pytest.mark.upstream
@@ -400,6 +442,7 @@ def test_an_opencompass_run_without_a_config_dump_leaves_the_request_unchecked(
 def test_a_config_file_that_cannot_be_read_is_exit_2_naming_it(
     pytestconfig, capsys, tmp_path, fmt, change, message
 ):
+    # tests the console's contract: an input error is one line naming file and line
     """Never run: a config dump with a call in it is refused, not executed."""
     source = {
         "evalscope": AUDIT / "evalscope/default",
@@ -420,6 +463,7 @@ def test_a_config_file_that_cannot_be_read_is_exit_2_naming_it(
 
 
 def test_request_config_is_refused_where_the_format_has_none(capsys):
+    # tests the console's contract: an input error is one line naming the option
     code = run_audit.main([str(LCB_RUNNER_RESULTS), "--request-config", str(LIGHTEVAL_RESULTS)])
     assert code == run_audit.EXIT_INPUT
     assert "--request-config: lcb_runner's request is in its samples or file name" in (
@@ -457,6 +501,7 @@ def test_the_docs_show_request_examples():
 def test_the_docs_request_examples_are_the_audits_real_output(
     pytestconfig, capsys, monkeypatch, command, shown
 ):
+    # tests the console's contract: docs/audit.md shows the console's lines
     monkeypatch.chdir(REPOSITORY)  # the paths are the repository's
     _, printed = audit_cli(pytestconfig, capsys, *shlex.split(command)[2:])
     lines = printed.splitlines()
@@ -468,6 +513,7 @@ def test_the_docs_request_examples_are_the_audits_real_output(
 def test_a_lighteval_results_file_without_the_model_config_is_exit_2(
     pytestconfig, capsys, tmp_path
 ):
+    # tests the console's contract: an input error is one line naming file and field
     results = json.loads(LIGHTEVAL_RESULTS.read_text("utf-8"))
     del results["config_general"]["model_config"]
     damaged = tmp_path / "results.json"

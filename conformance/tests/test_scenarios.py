@@ -156,11 +156,15 @@ def test_every_error_code_the_self_repair_prompt_reads_has_an_attempt():
 # ---- lcb-conformance resolve --scenario ------------------------------------------------------
 
 
-def test_resolve_names_the_error_lcb_runner_raises_for_a_models_scenario(capsys):
+def test_resolve_names_the_error_lcb_runner_raises_for_a_models_scenario():
     assert resolver.main(["Qwen/QwQ-32B-Preview", "--scenario", "code-execution"]) == 1
-    shown = capsys.readouterr().out
-    assert "RAISES AttributeError: type object 'LMStyle' has no attribute 'MagiCoder'" in shown
-    assert "lcb_prompts raises NoLcbRunnerPrompt" in shown
+    pinned = list(resolver.ModelList.pinned().models)
+    lmstyle = resolver.resolve(pinned, "Qwen/QwQ-32B-Preview").lmstyle
+    answer = resolver.scenario_answer(CODE_EXECUTION.name, lmstyle).as_dict()
+    assert answer["builds"] == {} and answer["calls"] == []  # lcb_prompts: NoLcbRunnerPrompt
+    assert list(answer["raises"]) == [
+        "AttributeError: type object 'LMStyle' has no attribute 'MagiCoder'"
+    ]
 
 
 def test_resolve_gives_the_calls_where_lcb_runner_builds_the_scenario(capsys):

@@ -9,6 +9,7 @@ behind."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -45,20 +46,53 @@ def run_score(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_both_numbers_and_why_they_differ(capsys, o1_mini_report):
+def score_report(tmp_path, capsys, *argv) -> tuple[int, dict]:
+    """The command's exit code and its JSON report (--json FILE): the record the tests read."""
+    target = tmp_path / "score-report.json"
+    code = score.main([*map(str, argv), "--json", str(target)])
+    capsys.readouterr()  # the console's view: test_the_console_shows_the_reports_figures
+    return code, json.loads(target.read_text("utf-8"))
+
+
+def o1_mini_dates() -> dict[str, str]:
+    return {r["question_id"]: r["contest_date"][:10] for r in json.loads(O1_MINI.read_text())}
+
+
+def test_both_numbers_and_why_they_differ(tmp_path, capsys, o1_mini_report):
     lcb_runner, leaderboard = o1_mini_report
-    code, out, _ = run_score(capsys, O1_MINI, "--window", ":".join(WINDOW))
-    assert code == 0
+    code, report = score_report(tmp_path, capsys, O1_MINI, "--window", ":".join(WINDOW))
+    assert code == report["exit_code"] == 0
     # the issue's numbers, which the goldens (real compute_scores, builder and site) give
     assert (lcb_runner["count"], leaderboard["count"]) == (213, 227)
     assert round(lcb_runner["pass@k"]["1"]["all"] * 100, 2) == 52.58
     assert leaderboard["Pass@1"] == 53.7
-    assert "lcb_runner's compute_scores on this file            213   52.58" in out
-    assert "the leaderboard's computation on this file          227   53.74" in out
-    assert "  as the site shows it (toFixed 1)                         53.7" in out
-    assert "14 problems dated 2024-08-31 are in the leaderboard's window" in out
-    assert "adds one day to every contest date" in out
-    assert "= release_v5 (exact)" in out
+    ours, board = report["lcb_runner"], report["leaderboard"]
+    assert (ours["count"], ours["pass@1"]["all"]) == (213, 52.58)
+    assert (board["count"], board["mean"], board["shown"]["Pass@1"]) == (227, 53.74, 53.7)
+    # why: the leaderboard's window holds the 14 problems of the day before, none fewer
+    dates = o1_mini_dates()
+    only_board = set(board["question_ids"]) - set(ours["question_ids"])
+    assert Counter(dates[q] for q in only_board) == {"2024-08-31": 14}
+    assert set(ours["question_ids"]) <= set(board["question_ids"])
+    assert "+ 1 day" in board["rule"]
+    match = report["problems"]["matches"][0]  # the nearest release first
+    assert (match["tag"], match["equal"], match["membership"]) == ("release_v5", True, "exact")
+
+
+def test_the_console_shows_the_reports_figures(capsys):
+    # tests the console's contract: the table and the headline show the report's own figures
+    argv = [str(O1_MINI), "--window", ":".join(WINDOW), "--claim", "53.7"]
+    report = score.build(score.parser().parse_args(argv))
+    code, out, _ = run_score(capsys, *argv)
+    assert code == report["exit_code"] == 0
+    assert out.rstrip().splitlines()[-1] == score.headline(report)
+    ours, board = report["lcb_runner"], report["leaderboard"]
+    for name, figure, value in (
+        (score.COMPUTE_SCORES, ours, ours["pass@1"]["all"]),
+        (score.LEADERBOARD, board, board["mean"]),
+    ):
+        assert f"{score.LABELS[name]:46}{figure['count']:>9}{value:>8.2f}" in out
+    assert score.claim_sentence(report) in out
 
 
 def test_the_report_agrees_with_the_goldens(tmp_path, capsys, o1_mini_report):
@@ -74,47 +108,59 @@ def test_the_report_agrees_with_the_goldens(tmp_path, capsys, o1_mini_report):
     assert report["problems"]["sha256_equals"] == ["release_v5", "v1_v5"]
 
 
-def test_a_run_on_the_wrong_release_names_the_missing_problems(capsys):
-    code, out, _ = run_score(capsys, O1_MINI, "--release", "release_v6")
-    missing = sorted(r["question_id"] for r in releases.members("v6"))
-    assert code == 1
-    assert "not release_v6 (exact): 175 missing, 0 extra" in out
-    assert f"missing: {', '.join(missing[:3])}" in out
+def test_a_run_on_the_wrong_release_names_the_missing_problems(tmp_path, capsys):
+    code, report = score_report(tmp_path, capsys, O1_MINI, "--release", "release_v6")
+    v6 = {r["question_id"] for r in releases.members("v6")}
+    assert code == report["exit_code"] == 1
+    (match,) = report["problems"]["matches"]
+    assert (match["tag"], match["equal"], match["membership"]) == ("release_v6", False, "exact")
+    assert match["missing"] == sorted(v6 - set(o1_mini_dates())) and len(match["missing"]) == 175
+    assert match["extra"] == []
 
 
 def claim_on_o1_mini(capsys, claim: str, *argv) -> tuple[int, str, str]:
     return run_score(capsys, O1_MINI, "--window", ":".join(WINDOW), f"--claim={claim}", *argv)
 
 
-def test_a_claim_is_the_leaderboards_computation_on_this_file(capsys, o1_mini_report):
+def claim_report(tmp_path, capsys, claim: str) -> tuple[int, dict]:
+    return score_report(tmp_path, capsys, O1_MINI, "--window", ":".join(WINDOW), f"--claim={claim}")
+
+
+def test_a_claim_is_the_leaderboards_computation_on_this_file(tmp_path, capsys, o1_mini_report):
     _, leaderboard = o1_mini_report
     assert leaderboard["Pass@1"] == 53.7  # the site's code on this file (the golden)
-    code, out, _ = claim_on_o1_mini(capsys, "53.7")
-    assert code == 0
-    assert "claim 53.7: is the leaderboard's computation on this file (53.74" in out
+    code, report = claim_report(tmp_path, capsys, "53.7")
+    assert code == report["exit_code"] == 0
+    claim = report["claim"]
+    assert claim["is"] == claim["holds_with"] == [score.LEADERBOARD] and claim["consistent"]
+    assert report["leaderboard"]["mean"] == 53.74
 
 
-def test_a_claim_is_compute_scores(capsys, o1_mini_report):
+def test_a_claim_is_compute_scores(tmp_path, capsys, o1_mini_report):
     lcb_runner, _ = o1_mini_report
     assert round(lcb_runner["pass@k"]["1"]["all"] * 100, 1) == 52.6  # the golden
-    code, out, _ = claim_on_o1_mini(capsys, "52.6")
-    assert code == 0
-    assert "claim 52.6: is lcb_runner's compute_scores on this file (52.58" in out
-    code, out, _ = claim_on_o1_mini(capsys, "0.5258")  # a fraction, as lcb_runner writes it
-    assert code == 0 and "(a fraction: 52.58%)" in out
+    for given in ("52.6", "0.5258"):  # a percent; a fraction, as lcb_runner writes it
+        code, report = claim_report(tmp_path, capsys, given)
+        claim = report["claim"]
+        assert code == report["exit_code"] == 0
+        assert claim["is"] == claim["holds_with"] == [score.COMPUTE_SCORES]
+        assert claim["read_as_fraction"] == (given == "0.5258")
+    assert claim["claimed_percent"] == 52.58
 
 
 # Within one standard error (±3.4) of a figure, yet no figure: 55.0, 49.2 and 56.9 (the issue's),
 # 53.5 (not 53.74 at one decimal), 53.70 (finer than the site's 53.7: the mean is 53.74).
 @pytest.mark.parametrize("claim", ["55.0", "49.2", "56.9", "53.5", "53.70"])
-def test_a_claim_that_is_no_figure_exits_1(capsys, claim):
-    code, out, _ = claim_on_o1_mini(capsys, claim)
-    assert code == 1
-    assert f"claim {claim}: INCONSISTENT: no figure is {claim} at its precision" in out
+def test_a_claim_that_is_no_figure_exits_1(tmp_path, capsys, claim):
+    code, report = claim_report(tmp_path, capsys, claim)
+    assert code == report["exit_code"] == 1
+    assert report["claim"]["is"] == [] and not report["claim"]["consistent"]
+    assert report["failures"] == [score.claim_sentence(report)]
 
 
 @pytest.mark.parametrize("claim", ["-5", "150", "101%", "nan", "inf", "fifty", "0.5", "1"])
 def test_an_impossible_or_vague_claim_is_refused(capsys, claim):
+    # tests the console's contract: an argument error names the option and the value
     with pytest.raises(SystemExit) as stopped:
         claim_on_o1_mini(capsys, claim)
     assert stopped.value.code == 2
@@ -137,25 +183,32 @@ def test_a_claim_on_a_run_lacking_problems_of_the_window_exits_1(tmp_path, capsy
     counted = lcb_runner["count"] - len(dropped)
     passed = round(lcb_runner["pass@k"]["1"]["all"] * lcb_runner["count"])
     claim = f"{100 * passed / counted:.1f}"  # what compute_scores gives the rest
-    code, out, _ = run_score(capsys, run, "--window", ":".join(WINDOW), "--claim", claim)
-    headline = out.strip().splitlines()[-1]
-    assert code == 1
-    assert headline.startswith("FAILED: compute_scores")
-    assert f"on {counted} of {lcb_runner['count']} problems" in headline
-    assert f"the run lacks {len(dropped)} ({', '.join(sorted(dropped)[:3])}" in headline
+    window = ("--window", ":".join(WINDOW))
+    code, report = score_report(tmp_path, capsys, run, *window, "--claim", claim)
+    figure = figure_named(report, score.COMPUTE_SCORES)
+    assert code == report["exit_code"] == 1
+    assert report["claim"]["is"] == [score.COMPUTE_SCORES] and report["claim"]["holds_with"] == []
+    assert (figure["count"], figure["expected"]) == (counted, lcb_runner["count"])
+    assert figure["missing"] == sorted(dropped)
     # said so, the claim holds on what the run has
-    code, out, _ = run_score(
-        capsys, run, "--window", ":".join(WINDOW), "--claim", claim, "--allow-missing"
-    )
-    assert code == 0
-    assert out.strip().splitlines()[-1].startswith("OK (--allow-missing): claim")
-    assert f"on {counted} of {lcb_runner['count']} problems" in out
+    code, report = score_report(tmp_path, capsys, run, *window, "--claim", claim, "--allow-missing")
+    assert code == report["exit_code"] == 0
+    assert report["allow_missing"] and report["claim"]["holds_with"] == [score.COMPUTE_SCORES]
+    assert figure_named(report, score.COMPUTE_SCORES)["missing"] == sorted(dropped)
+
+
+def figure_named(report: dict, name: str) -> dict:
+    (figure,) = [f for f in report["figures"] if f["name"] == name]
+    return figure
 
 
 def test_a_named_window_the_run_does_not_cover_exits_1_without_a_claim(tmp_path, capsys):
     run, dropped = without_failing_problems(tmp_path, 1)
-    code, out, _ = run_score(capsys, run, "--window", ":".join(WINDOW))
-    assert code == 1 and f"the run lacks 1 ({dropped[0]})" in out
+    code, report = score_report(tmp_path, capsys, run, "--window", ":".join(WINDOW))
+    assert code == report["exit_code"] == 1 and "claim" not in report
+    for name in (score.COMPUTE_SCORES, score.LEADERBOARD):
+        assert figure_named(report, name)["missing"] == dropped
+    assert len(report["failures"]) == 2  # one per figure lacking the problem
 
 
 def site_shows(window=WINDOW) -> dict:
@@ -167,14 +220,13 @@ def site_shows(window=WINDOW) -> dict:
 def test_published_shows_the_sites_figure_and_the_problems_that_differ(tmp_path, capsys):
     shown = site_shows()[O1_MINI_MODEL]
     assert shown["Pass@1"] == 52.9  # the issue's: what the site published for O1-Mini
-    code, out, _ = run_score(
-        capsys, O1_MINI, "--window", ":".join(WINDOW), "--published", PUBLISHED,
-        "--model", O1_MINI_MODEL, "--claim", "52.9", "--json", tmp_path / "r.json",
+    code, report = score_report(
+        tmp_path, capsys, O1_MINI, "--window", ":".join(WINDOW), "--published", PUBLISHED,
+        "--model", O1_MINI_MODEL, "--claim", "52.9",
     )  # fmt: skip
-    report = json.loads((tmp_path / "r.json").read_text())
-    assert report["published"]["shown"] == shown
-    assert "the leaderboard site's published data               227   52.86" in out
-    assert "  as the site shows it (toFixed 1)                         52.9    90.9" in out
+    published = report["published"]
+    assert published["shown"] == shown
+    assert (published["count"], published["mean"]) == (227, 52.86)
     # the site's records against the file, problem by problem (the issue names two)
     records = json.loads(PUBLISHED.read_text())["performances"]
     ours = {r["question_id"]: r["pass@1"] * 100 for r in json.loads(O1_MINI.read_text())}
@@ -184,13 +236,14 @@ def test_published_shows_the_sites_figure_and_the_problems_that_differ(tmp_path,
         if r["model"] == O1_MINI_MODEL and r["pass@1"] != ours[r["question_id"]]
     )
     assert {"abc374_b", "arc185_e"} <= set(differing)
-    assert f"{len(differing)} problems differ between the site's data and this file" in out
-    for qid in differing:
-        assert f"    {qid}: pass@1" in out
+    found = {d["question_id"]: d for d in published["differences"]}
+    assert sorted(found) == differing
+    assert all(found[qid]["what"].startswith("pass@1 ") for qid in differing)
+    assert published["differing_in_window"] == [q for q in differing if found[q]["in_window"]]
     # 52.9 is what was published, not what this file gives: the file is not the published run
-    assert code == 1
-    assert "claim 52.9: is the leaderboard site's published data (52.86" in out
-    assert "the file is not what the site published for O1-Mini" in out.splitlines()[-1]
+    assert code == report["exit_code"] == 1
+    assert report["claim"]["is"] == report["claim"]["holds_with"] == [score.PUBLISHED]
+    assert len(report["failures"]) == 1 and O1_MINI_MODEL in report["failures"][0]
 
 
 @pytest.mark.parametrize("window", score_cases.LEADERBOARD_WINDOWS)
@@ -204,12 +257,13 @@ def test_published_columns_are_the_sites(tmp_path, capsys, window, model):
     assert report["published"]["shown"] == site_shows(window)[model]
 
 
-def test_published_on_another_model_exits_1(capsys):
-    code, out, _ = run_score(
-        capsys, O1_MINI, "--published", PUBLISHED, "--model", "O1-Preview-2024-09-12 (N=1)"
-    )
-    assert code == 1
-    assert "the file is not what the site published for O1-Preview" in out
+def test_published_on_another_model_exits_1(tmp_path, capsys):
+    model = "O1-Preview-2024-09-12 (N=1)"
+    argv = (O1_MINI, "--published", PUBLISHED, "--model", model)
+    code, report = score_report(tmp_path, capsys, *argv)
+    assert code == report["exit_code"] == 1
+    assert report["published"]["model"] == model
+    assert report["published"]["differing_in_window"]
 
 
 @pytest.mark.parametrize(
@@ -221,19 +275,22 @@ def test_published_on_another_model_exits_1(capsys):
     ],
 )
 def test_published_refuses_what_it_cannot_compare(capsys, argv, message):
+    # tests the console's contract: an input error is one line naming what is wrong
     code, _, err = run_score(capsys, O1_MINI, "--published", PUBLISHED, *argv)
     assert code == 2 and message in err
 
 
-def test_release_narrowing_is_said(capsys):
-    code, out, _ = run_score(capsys, O1_MINI, "--release", "release_v4")
-    v4 = len(releases.members("release_v4"))
-    assert code == 1  # the run is not release_v4
-    assert f"the figures count the run's {v4} problems of release_v4" in out
-    assert "compute_scores on the whole file would count 880" in out
+def test_release_narrowing_is_said(tmp_path, capsys):
+    code, report = score_report(tmp_path, capsys, O1_MINI, "--release", "release_v4")
+    v4 = {r["question_id"] for r in releases.members("release_v4")}
+    assert code == report["exit_code"] == 1  # the run is not release_v4
+    assert report["narrowed_to"] == "release_v4"
+    assert set(report["lcb_runner"]["question_ids"]) == v4 & set(o1_mini_dates())
+    assert len(o1_mini_dates()) == 880 and len(report["notes"]) == 1  # the narrowing, said
 
 
 def test_a_window_with_no_problem_is_refused(capsys):
+    # tests the console's contract: an input error is one line naming what is wrong
     code, _, err = run_score(capsys, O1_MINI, "--window", "2026-01-01:2026-12-31", "--claim", "50")
     assert code == 2 and "nothing to score" in err
 
@@ -243,20 +300,20 @@ def test_the_listing_rule_is_the_builders_and_the_sites(tmp_path, capsys):
         row(r["question_id"], [True], contest_date=r["contest_date"], difficulty=r["difficulty"])
         for r in releases.members("release_v6")
     ]
-    code, out, _ = run_score(capsys, write_run(tmp_path, rows))
-    assert code == 0
-    assert "keeps only files of exactly 880 rows" in out
-    assert "the site's v6 leaderboard lists runs of 1,055 problems" in out
-    assert "would not be on it" not in out
+    code, report = score_report(tmp_path, capsys, write_run(tmp_path, rows))
+    assert code == report["exit_code"] == 0
+    assert report["listed"] is False  # the builder keeps only files of exactly 880 rows
+    assert len(rows) == 1055 and report["listing"] == score.listing(1055)
+    assert "the site's v6 leaderboard lists runs of 1,055 problems" in report["listing"]
 
 
 def test_a_file_that_disagrees_with_itself_exits_1(tmp_path, capsys):
     rows = json.loads(O1_MINI.read_text())
     rows[0]["pass@1"] = 1.0 - rows[0]["pass@1"]
-    code, out, _ = run_score(capsys, write_run(tmp_path, rows))
-    assert code == 1
-    assert "the file disagrees with itself: 1 rows' pass@1" in out.splitlines()[-1]
-    assert f"on 1 rows ({rows[0]['question_id']})" in out
+    code, report = score_report(tmp_path, capsys, write_run(tmp_path, rows))
+    assert code == report["exit_code"] == 1
+    assert report["inconsistent"] == [rows[0]["question_id"]]
+    assert len(report["failures"]) == 1
 
 
 def write_run(tmp_path, rows) -> str:
@@ -288,13 +345,15 @@ def test_flags_mixed_n_no_generations_no_code_and_cut_outputs(tmp_path, capsys):
         row("abc370_b", [], output_list=[], code_list=[]),
         row("abc370_c", [True], output_list=["```python\nprint(2)\n```"], code_list=["print(2)"]),
     ]
-    code, out, _ = run_score(capsys, write_run(tmp_path, rows))
-    assert code == 0
-    assert "mixed n (n=0: 1, n=1: 1, n=2: 1)" in out
-    assert "1 problems without generations (abc370_b)" in out
-    assert "1 outputs with no code extracted" in out
-    assert "1 outputs look cut off" in out
-    assert "no leaderboard edition lists a run of 3 problems" in out  # the builder skips it
+    code, report = score_report(tmp_path, capsys, write_run(tmp_path, rows))
+    assert code == report["exit_code"] == 0
+    flags = report["flags"]
+    assert len(flags) == 4
+    assert flags[0].startswith("mixed n (n=0: 1, n=1: 1, n=2: 1)")
+    assert flags[1].startswith("1 problems without generations (abc370_b)")
+    assert flags[2].startswith("1 outputs with no code extracted")
+    assert flags[3].startswith("1 outputs look cut off")
+    assert report["listed"] is False and report["listing"] == score.listing(3)  # not listed
 
 
 @pytest.mark.parametrize(
@@ -312,6 +371,7 @@ def test_flags_mixed_n_no_generations_no_code_and_cut_outputs(tmp_path, capsys):
     ],
 )
 def test_unusable_input_exits_2_naming_it(tmp_path, capsys, rows, message):
+    # tests the console's contract: an input error is one line naming file, row and field
     code, _, err = run_score(capsys, write_run(tmp_path, rows))
     assert code == 2
     assert message in err
@@ -332,6 +392,7 @@ def test_bad_options_exit_2(capsys, argv):
 
 
 def test_a_report_not_written_exits_6_and_leaves_nothing(tmp_path, capsys):
+    # tests the console's contract: a report not written is said on stderr
     blocked = tmp_path / "file"
     blocked.write_text("")
     target = blocked / "report.json"  # a file where a folder should be
