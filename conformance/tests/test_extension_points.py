@@ -17,6 +17,7 @@ pick it up with no other edit.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -499,3 +500,30 @@ def test_a_log_format_module_in_a_temporary_tree_is_read_by_score(tmp_path):
     # its own verdicts, aggregated as lcb_runner's compute_scores does (the same n everywhere)
     assert report["lcb_runner"]["question_ids"] == problems
     assert report["lcb_runner"]["value"] == 100 * verdicts.count(True) / len(verdicts)
+
+
+# What the throwaway tests above add, and where: the page's "Where new work goes" must say the same.
+SHOWN_HERE = {
+    "a scenario of lcb_runner": "suite/scenarios.py",
+    "a golden family": "suite/families/",
+    "an LMStyle or style": "suite/styles.py",
+    "a harness log format": "run_formats/",
+}
+
+
+def test_the_layout_page_names_the_one_place_each_throwaway_used():
+    page = (paths.ROOT / "docs" / "layout.md").read_text("utf-8")
+    section = page.split("## Where new work goes", 1)[1]
+    rows = {
+        cells[0]: cells[1]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| to add")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    for kind, place in SHOWN_HERE.items():
+        assert f"`{place}`" in rows[kind], (kind, rows.get(kind))
+    named = {p for cell in rows.values() for p in re.findall(r"`([a-z_/]+(?:\.py|/))`", cell)}
+    missing = [
+        p for p in named if not (paths.PACKAGE_DIR / p).exists() and not (paths.ROOT / p).exists()
+    ]
+    assert not missing, f"docs/layout.md names places that do not exist: {sorted(missing)}"
