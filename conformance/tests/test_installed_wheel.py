@@ -170,7 +170,7 @@ def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
     assert not missing, f"pyproject.toml's package-data lacks the fixtures {sorted(missing)}"
     # the maintainers' tooling is a package of its own (dev/), never in the wheel
     assert not [name for name in names if name.startswith(("lcb_conformance_dev/", "dev/"))]
-    assert not [name for name in names if name.startswith("dev/lcb_conformance_dev/")]
+    assert not [name for name in names if name.startswith("lcb_conformance/tools/")]
     workshop = ("peers/", "conformance/tests/", "conformance/examples/", "pyproject.toml")
     assert not [name for name in data if name.removeprefix("lcb_conformance/data/").startswith(
         workshop
@@ -262,14 +262,18 @@ def test_a_host_keeps_its_older_pytest_and_hypothesis_and_runs_the_gate(wheel, t
     assert versions(bin_dir) == OLDER_TOOLS
     run = lcb_conformance(bin_dir, tmp_path, "--only", "prompt")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    (tmp_path / "test_host.py").write_text("def test_own():\n    pass\n", "utf-8")
+    # the host project: its own test in its own folder (not beside the venv built above, whose
+    # installed packages pytest would collect as well)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_host.py").write_text("def test_own():\n    pass\n", "utf-8")
     hosted = subprocess.run(
         [str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "lcb_conformance.plugin",
          "--lcb-impl", "lcb_prompts", "-k", "own or prompt/codeqwen/", "-p", "no:cacheprovider",
          "--junitxml=host.xml"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=project, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert hosted.returncode == 0, hosted.stdout[-3000:] + hosted.stderr[-3000:]
-    found = junit_record.outcomes(tmp_path / "host.xml")  # the host's own test and the cases
+    found = junit_record.outcomes(project / "host.xml")  # the host's own test and the cases
     assert junit_record.counts(found) == {junit_record.PASSED: len(found)}
     assert "test_own" in {o.test for o in found} and len(found) > 1

@@ -15,7 +15,7 @@ import pytest
 
 import lcb_prompts.score
 from lcb_conformance import releases
-from lcb_conformance.reports import score
+from lcb_conformance.reports import score, score_figures
 from lcb_conformance.suite import goldens, score_cases
 from lcb_conformance.suite.families import score as score_family
 from lcb_conformance.suite.goldens import GoldenKey
@@ -88,10 +88,10 @@ def test_the_console_shows_the_reports_figures(capsys):
     assert out.rstrip().splitlines()[-1] == score.headline(report)
     ours, board = report["lcb_runner"], report["leaderboard"]
     for name, figure, value in (
-        (score.COMPUTE_SCORES, ours, ours["pass@1"]["all"]),
-        (score.LEADERBOARD, board, board["mean"]),
+        (score_figures.COMPUTE_SCORES, ours, ours["pass@1"]["all"]),
+        (score_figures.LEADERBOARD, board, board["mean"]),
     ):
-        assert f"{score.LABELS[name]:46}{figure['count']:>9}{value:>8.2f}" in out
+        assert f"{score_figures.LABELS[name]:46}{figure['count']:>9}{value:>8.2f}" in out
     assert score.claim_sentence(report) in out
 
 
@@ -132,7 +132,7 @@ def test_a_claim_is_the_leaderboards_computation_on_this_file(tmp_path, capsys, 
     code, report = claim_report(tmp_path, capsys, "53.7")
     assert code == report["exit_code"] == 0
     claim = report["claim"]
-    assert claim["is"] == claim["holds_with"] == [score.LEADERBOARD] and claim["consistent"]
+    assert claim["is"] == claim["holds_with"] == [score_figures.LEADERBOARD] and claim["consistent"]
     assert report["leaderboard"]["mean"] == 53.74
 
 
@@ -143,7 +143,7 @@ def test_a_claim_is_compute_scores(tmp_path, capsys, o1_mini_report):
         code, report = claim_report(tmp_path, capsys, given)
         claim = report["claim"]
         assert code == report["exit_code"] == 0
-        assert claim["is"] == claim["holds_with"] == [score.COMPUTE_SCORES]
+        assert claim["is"] == claim["holds_with"] == [score_figures.COMPUTE_SCORES]
         assert claim["read_as_fraction"] == (given == "0.5258")
     assert claim["claimed_percent"] == 52.58
 
@@ -185,16 +185,18 @@ def test_a_claim_on_a_run_lacking_problems_of_the_window_exits_1(tmp_path, capsy
     claim = f"{100 * passed / counted:.1f}"  # what compute_scores gives the rest
     window = ("--window", ":".join(WINDOW))
     code, report = score_report(tmp_path, capsys, run, *window, "--claim", claim)
-    figure = figure_named(report, score.COMPUTE_SCORES)
+    figure = figure_named(report, score_figures.COMPUTE_SCORES)
     assert code == report["exit_code"] == 1
-    assert report["claim"]["is"] == [score.COMPUTE_SCORES] and report["claim"]["holds_with"] == []
+    assert report["claim"]["is"] == [score_figures.COMPUTE_SCORES]
+    assert report["claim"]["holds_with"] == []
     assert (figure["count"], figure["expected"]) == (counted, lcb_runner["count"])
     assert figure["missing"] == sorted(dropped)
     # said so, the claim holds on what the run has
     code, report = score_report(tmp_path, capsys, run, *window, "--claim", claim, "--allow-missing")
     assert code == report["exit_code"] == 0
-    assert report["allow_missing"] and report["claim"]["holds_with"] == [score.COMPUTE_SCORES]
-    assert figure_named(report, score.COMPUTE_SCORES)["missing"] == sorted(dropped)
+    assert report["allow_missing"]
+    assert report["claim"]["holds_with"] == [score_figures.COMPUTE_SCORES]
+    assert figure_named(report, score_figures.COMPUTE_SCORES)["missing"] == sorted(dropped)
 
 
 def figure_named(report: dict, name: str) -> dict:
@@ -206,7 +208,7 @@ def test_a_named_window_the_run_does_not_cover_exits_1_without_a_claim(tmp_path,
     run, dropped = without_failing_problems(tmp_path, 1)
     code, report = score_report(tmp_path, capsys, run, "--window", ":".join(WINDOW))
     assert code == report["exit_code"] == 1 and "claim" not in report
-    for name in (score.COMPUTE_SCORES, score.LEADERBOARD):
+    for name in (score_figures.COMPUTE_SCORES, score_figures.LEADERBOARD):
         assert figure_named(report, name)["missing"] == dropped
     assert len(report["failures"]) == 2  # one per figure lacking the problem
 
