@@ -92,8 +92,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if (missing := session.spec.missing_folder(_flag)) is not None:
         raise pytest.UsageError(f"lcb-conformance: {missing}")
     config.pluginmanager.register(session, "lcb-conformance-session")
-    # The items come from the case index: collecting it is what adds them.
-    config.args.append(str(index.index_file()))
 
 
 class ConformanceSession:
@@ -132,11 +130,14 @@ class ConformanceSession:
             self._sandboxed = {r.id: r for r in self.runner().sandboxed(cases)}
         return self._sandboxed[case_id]
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
-        if file_path == index.index_file():
-            return CaseFile.from_parent(parent, path=file_path, session_runner=self)
-        return None
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, items: list) -> None:
+        """The cases join the session's items here, before -k and -m select: not by collecting
+        the case index as a path, which pytest skips where the gate is installed in a virtual
+        environment inside the project (uv's .venv), and which would make it collect that
+        environment's packages beside the host's tests where it does not."""
+        cases = CaseFile.from_parent(session, path=index.index_file(), session_runner=self)
+        items.extend(cases.collect())
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.results_path and not hasattr(session.config, "workerinput"):

@@ -185,6 +185,31 @@ def test_the_install_page_gives_the_wheels_size_and_file_count(wheel):
     assert {mark.spec for mark in docs_figures.marks(install_page)} >= set(built)
 
 
+def test_a_project_whose_venv_holds_the_gate_runs_the_cases_beside_its_own(installed, tmp_path):
+    """uv's layout: the gate installed in the project's own .venv, which pytest's collection
+    skips; the plugin's cases still join the session, beside the project's test (no false
+    green of a session that ran none of them)."""
+    project = tmp_path / "project"
+    venv = project / ".venv"
+    shutil.copytree(installed.parent, venv, symlinks=True)
+    link_distributions(requirement_closure("pytest"), tmp_path / "pytest-requirements")
+    site_packages = next(venv.glob("lib/python*/site-packages"))
+    (site_packages / "pytest.pth").write_text(f"{tmp_path / 'pytest-requirements'}\n", "utf-8")
+    (project / "test_host.py").write_text("def test_own():\n    pass\n", "utf-8")
+    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "HF_HOME")}
+    hosted = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "lcb_conformance.plugin",
+         "--lcb-impl", "lcb_prompts", "-k", "own or prompt/codeqwen/", "-p", "no:cacheprovider",
+         "--junitxml=host.xml"],
+        cwd=project, env=environment, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert hosted.returncode == 0, hosted.stdout[-3000:] + hosted.stderr[-3000:]
+    found = junit_record.outcomes(project / "host.xml")
+    assert junit_record.counts(found) == {junit_record.PASSED: len(found)}
+    cases = [o for o in found if o.test.startswith("prompt/codeqwen/")]
+    assert "test_own" in {o.test for o in found} and len(cases) > 10
+
+
 def test_the_reference_passes(installed, tmp_path):
     run = lcb_conformance(
         installed, tmp_path, "--impl", "lcb_prompts", "--only", "prompt", "--json", "r.json"
