@@ -305,8 +305,37 @@ def test_the_listing_rule_is_the_builders_and_the_sites(tmp_path, capsys):
     code, report = score_report(tmp_path, capsys, write_run(tmp_path, rows))
     assert code == report["exit_code"] == 0
     assert report["listed"] is False  # the builder keeps only files of exactly 880 rows
-    assert len(rows) == 1055 and report["listing"] == score.listing(1055)
-    assert "the site's v6 leaderboard lists runs of 1,055 problems" in report["listing"]
+    listing = report["listing"]
+    assert listing["rule"] == score_figures.LISTING_RULE
+    assert listing["source"] == {"repository": "LiveCodeBench/submissions", "commit": "4d04b02"}
+    assert (listing["builder_rows"], listing["run_rows"]) == (
+        lcb_prompts.score.LEADERBOARD_ROWS,
+        1055,
+    )
+    assert listing["listed_by_builder"] is False
+    assert listing["edition"] == {"name": "v6", "release": "release_v6", "problems": len(rows)}
+    assert [e["release"] for e in listing["editions"]] == ["release_v5", "release_v6"]
+
+
+def test_the_console_says_the_listing_and_the_flags_in_words(tmp_path, capsys):
+    # tests the console's contract: the listing and each flag, rendered from the report's data
+    without_pass_1 = {k: v for k, v in row("abc370_c", [True]).items() if k != "pass@1"}
+    rows = [row("abc370_a", [True, False]), without_pass_1]
+    run = write_run(tmp_path, rows)
+    report = score.build(score.parser().parse_args([run]))
+    code, out, _ = run_score(capsys, run)
+    assert code == report["exit_code"] == 0
+    assert [flag["kind"] for flag in report["flags"]] == [
+        "mixed_n",
+        "outputs_not_recorded",
+        "pass_at_1_derived",
+    ]
+    assert "no leaderboard edition lists a run of 2 problems: the published builder " in out
+    assert "(LiveCodeBench/submissions 4d04b02) keeps only files of exactly 880 rows" in out
+    assert "editions list runs of one release each (v5: 880, v6: 1,055)" in out
+    assert "  - mixed n (n=1: 1, n=2: 1): compute_scores averages" in out
+    assert "  - outputs not recorded (no output_list/code_list): no-code and cut-off" in out
+    assert "  - 1 rows lack pass@1: taken as graded_list.count(True)/len" in out
 
 
 def test_a_file_that_disagrees_with_itself_exits_1(tmp_path, capsys):
@@ -349,13 +378,14 @@ def test_flags_mixed_n_no_generations_no_code_and_cut_outputs(tmp_path, capsys):
     ]
     code, report = score_report(tmp_path, capsys, write_run(tmp_path, rows))
     assert code == report["exit_code"] == 0
-    flags = report["flags"]
-    assert len(flags) == 4
-    assert flags[0].startswith("mixed n (n=0: 1, n=1: 1, n=2: 1)")
-    assert flags[1].startswith("1 problems without generations (abc370_b)")
-    assert flags[2].startswith("1 outputs with no code extracted")
-    assert flags[3].startswith("1 outputs look cut off")
+    assert report["flags"] == [
+        {"kind": "mixed_n", "problems_by_n": [{"n": n, "problems": 1} for n in (0, 1, 2)]},
+        {"kind": "without_generations", "count": 1, "question_ids": ["abc370_b"]},
+        {"kind": "no_code", "count": 1},
+        {"kind": "cut_off", "count": 1},
+    ]
     assert report["listed"] is False and report["listing"] == score.listing(3)  # not listed
+    assert report["listing"]["edition"] is None
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,7 @@ from lcb_conformance.reports.score_run import FENCE, Run, RunError, read_run  # 
 from lcb_prompts import score as scoring
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
-SCHEMA = "lcb-conformance-score/2"
+SCHEMA = "lcb-conformance-score/3"  # 3: listing and flags are data, not sentences
 COVERAGE = ("expected", "missing", "without_generations", "extra")
 
 
@@ -138,7 +138,7 @@ def report_on(
         "lcb_runner": lcb_runner,
         "leaderboard": leaderboard,
         "listed": len(run.rows) == scoring.LEADERBOARD_ROWS,  # by the published builder
-        "listing": listing(len(run.rows)),
+        "listing": listing(len(run.rows)),  # the builder's rule and the site's editions
         "narrowed_to": release if len(rows) < len(run.rows) else None,
         "differences": differences(lcb_runner, leaderboard, rows),
         "notes": notes,

@@ -30,7 +30,8 @@ LABELS = {
 }
 
 
-PUBLISHED_BUILDER = "LiveCodeBench/submissions 4d04b02"  # the only builder LiveCodeBench published
+# the only builder LiveCodeBench published
+PUBLISHED_BUILDER = {"repository": "LiveCodeBench/submissions", "commit": "4d04b02"}
 
 
 def problem_set(run: Run, release: str | None) -> dict:
@@ -223,32 +224,31 @@ def differences(lcb_runner: dict, leaderboard: dict, rows) -> list[str]:
     return lines
 
 
-def listing(count: int) -> str | None:
+LISTING_RULE = "published_builder_rows"  # the builder keeps files of exactly so many rows
+
+
+def listing(count: int) -> dict:
     """Whether a leaderboard edition lists a run of ``count`` problems, by the published
-    builder's rule and the sizes the site's editions list (conformance/releases)."""
-    if count == scoring.LEADERBOARD_ROWS:
-        return None
+    builder's rule (its source, the rows it keeps) and the sizes the site's editions list
+    (conformance/releases): the edition of that size, if any (its builder not published)."""
     manifest = releases.manifest()
-    editions = {
-        manifest["tags"][edition["release"]]["count"]: (name, edition["release"])
+    editions = [
+        {
+            "name": name,
+            "release": edition["release"],
+            "problems": manifest["tags"][edition["release"]]["count"],
+        }
         for name, edition in manifest["leaderboards"].items()
+    ]
+    return {
+        "rule": LISTING_RULE,
+        "source": PUBLISHED_BUILDER,
+        "builder_rows": scoring.LEADERBOARD_ROWS,
+        "run_rows": count,
+        "listed_by_builder": count == scoring.LEADERBOARD_ROWS,
+        "edition": next((e for e in editions if e["problems"] == count), None),
+        "editions": sorted(editions, key=lambda e: e["problems"]),
     }
-    builder = (
-        f"the published builder ({PUBLISHED_BUILDER}) keeps only files of exactly "
-        f"{scoring.LEADERBOARD_ROWS} rows"
-    )
-    if count in editions:
-        name, release = editions[count]
-        return (
-            f"{builder}; the site's {name} leaderboard lists runs of {count:,} problems "
-            f"({release}), built by a builder not published: the leaderboard's computation here "
-            "applies 4d04b02's rules"
-        )
-    sizes = ", ".join(f"{name}: {size:,}" for size, (name, _) in sorted(editions.items()))
-    return (
-        f"no leaderboard edition lists a run of {count:,} problems: {builder}, and the site's "
-        f"editions list runs of one release each ({sizes})"
-    )
 
 
 def lacks_problems(figure: dict, allow_missing: bool) -> bool:

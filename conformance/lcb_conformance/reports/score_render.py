@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lcb_conformance.common import exit_codes
+from lcb_conformance.reports import score_run
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.reports.score_claims import claim_sentence
 from lcb_conformance.reports.score_figures import (
@@ -134,8 +135,8 @@ def render(report: dict) -> str:
             "(1.0; LiveCodeBench#40): not a score"
         )
     lines += report["notes"]
-    if report["listing"]:
-        lines.append(report["listing"])
+    if not report["listing"]["listed_by_builder"]:
+        lines.append(listing_words(report["listing"]))
     if report["differences"]:
         lines += ["", "why the two numbers differ:", *(f"  {d}" for d in report["differences"])]
     if PUBLISHED in report:
@@ -149,11 +150,63 @@ def render(report: dict) -> str:
     return "\n".join(lines + closing_lines(report, claim_sentence))
 
 
+def listing_words(listing: dict) -> str:
+    """Why no edition, or only an unpublished builder's, lists the run (score_figures.listing)."""
+    source, count = listing["source"], listing["run_rows"]
+    builder = (
+        f"the published builder ({source['repository']} {source['commit']}) keeps only files of "
+        f"exactly {listing['builder_rows']} rows"
+    )
+    if edition := listing["edition"]:
+        return (
+            f"{builder}; the site's {edition['name']} leaderboard lists runs of {count:,} problems "
+            f"({edition['release']}), built by a builder not published: the leaderboard's "
+            f"computation here applies {source['commit']}'s rules"
+        )
+    sizes = ", ".join(f"{e['name']}: {e['problems']:,}" for e in listing["editions"])
+    return (
+        f"no leaderboard edition lists a run of {count:,} problems: {builder}, and the site's "
+        f"editions list runs of one release each ({sizes})"
+    )
+
+
+FLAG_WORDS = {
+    score_run.MIXED_N: lambda f: (
+        "mixed n ("
+        + ", ".join(f"n={s['n']}: {s['problems']}" for s in f["problems_by_n"])
+        + "): compute_scores averages per-problem estimates anyway"
+    ),
+    score_run.WITHOUT_GENERATIONS: lambda f: (
+        f"{f['count']} problems without generations ({listed_ids(f['question_ids'])}): "
+        "compute_scores' estimator takes n=0 as pass@k 1.0; compute_metrics_from_results then "
+        "reports no pass@k at all"
+    ),
+    score_run.OUTPUTS_NOT_RECORDED: lambda f: (
+        "outputs not recorded (no output_list/code_list): no-code and cut-off outputs not checked"
+    ),
+    score_run.NO_CODE: lambda f: (
+        f"{f['count']} outputs with no code extracted (code_list entry empty)"
+    ),
+    score_run.CUT_OFF: lambda f: (
+        f"{f['count']} outputs look cut off at the token limit (an unclosed ``` fence)"
+    ),
+    score_run.PASS_AT_1_DERIVED: lambda f: (
+        f"{f['count']} rows lack pass@1: taken as graded_list.count(True)/len, as lcb_runner "
+        "writes it (compute_scores itself would fail on them)"
+    ),
+}
+
+
+def flag_words(flag: dict) -> str:
+    """A flag of the rows (score_run.run_flags) in words."""
+    return FLAG_WORDS[flag["kind"]](flag)
+
+
 def closing_lines(report: dict, claim: Callable[[dict], str]) -> list[str]:
     """What closes a score's text: the rows' flags, and the claim's sentence (``claim``)."""
     lines = []
     if report["flags"]:
-        lines += ["", "flags:", *(f"  - {flag}" for flag in report["flags"])]
+        lines += ["", "flags:", *(f"  - {flag_words(flag)}" for flag in report["flags"])]
     if "claim" in report:
         lines += ["", claim(report)]
     return lines

@@ -35,7 +35,7 @@ class RunError(ValueError):
 class Run:
     path: Path
     rows: list[dict] = field(default_factory=list)  # the fields scoring reads, nothing more
-    flags: list[str] = field(default_factory=list)
+    flags: list[dict] = field(default_factory=list)  # run_flags'
     # rows whose written pass@1 (or pass1) is not graded_list.count(True) / len
     inconsistent: list[str] = field(default_factory=list)
 
@@ -127,33 +127,32 @@ def read_run(path: Path) -> Run:
     return run
 
 
-def run_flags(rows, no_code: int, cut: int, derived: int, outputs_recorded: bool) -> list[str]:
+# What a flag of the rows is about (its "kind"); reports/score_render.py says each in words.
+MIXED_N = "mixed_n"
+WITHOUT_GENERATIONS = "without_generations"
+OUTPUTS_NOT_RECORDED = "outputs_not_recorded"
+NO_CODE = "no_code"
+CUT_OFF = "cut_off"
+PASS_AT_1_DERIVED = "pass_at_1_derived"
+
+
+def run_flags(rows, no_code: int, cut: int, derived: int, outputs_recorded: bool) -> list[dict]:
+    """What the rows flag, each {"kind", ...its fields}: mixed_n's problems_by_n [{n,
+    problems}]; without_generations' count and question_ids; no_code's and cut_off's count of
+    outputs; pass_at_1_derived's count of rows; outputs_not_recorded none."""
     flags = []
     sizes = Counter(len(r["graded_list"]) for r in rows)
     if len(sizes) > 1:
-        spread = ", ".join(f"n={n}: {count}" for n, count in sorted(sizes.items()))
-        flags.append(f"mixed n ({spread}): compute_scores averages per-problem estimates anyway")
-    empty = [r["question_id"] for r in rows if not r["graded_list"]]
+        spread = [{"n": n, "problems": count} for n, count in sorted(sizes.items())]
+        flags.append({"kind": MIXED_N, "problems_by_n": spread})
+    empty = sorted(r["question_id"] for r in rows if not r["graded_list"])
     if empty:
-        flags.append(
-            f"{len(empty)} problems without generations ({listed_ids(empty)}): compute_scores' "
-            "estimator takes n=0 as pass@k 1.0; compute_metrics_from_results then reports no "
-            "pass@k at all"
-        )
+        flags.append({"kind": WITHOUT_GENERATIONS, "count": len(empty), "question_ids": empty})
     if not outputs_recorded:
-        flags.append(
-            "outputs not recorded (no output_list/code_list): no-code and cut-off "
-            "outputs not checked"
-        )
-    if no_code:
-        flags.append(f"{no_code} outputs with no code extracted (code_list entry empty)")
-    if cut:
-        flags.append(f"{cut} outputs look cut off at the token limit (an unclosed ``` fence)")
-    if derived:
-        flags.append(
-            f"{derived} rows lack pass@1: taken as graded_list.count(True)/len, as "
-            "lcb_runner writes it (compute_scores itself would fail on them)"
-        )
+        flags.append({"kind": OUTPUTS_NOT_RECORDED})
+    for kind, count in ((NO_CODE, no_code), (CUT_OFF, cut), (PASS_AT_1_DERIVED, derived)):
+        if count:
+            flags.append({"kind": kind, "count": count})
     return flags
 
 
