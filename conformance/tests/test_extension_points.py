@@ -127,7 +127,7 @@ def provenance():
 
 
 def test_a_family_module_in_a_temporary_tree_is_indexed_regenerated_and_run(
-    tmp_path, monkeypatch, golden_copy, fresh_caches, capsys
+    tmp_path, monkeypatch, golden_copy, fresh_caches
 ):
     family_dir, upstream_dir = tmp_path / "families", tmp_path / "upstream"
     for folder, name, text in (
@@ -153,10 +153,14 @@ def test_a_family_module_in_a_temporary_tree_is_indexed_regenerated_and_run(
         "throwaway_upstream.provenance",
     }
 
-    assert regen.main(["--upstream", "fake"]) == exit_codes.OK
-    printed = capsys.readouterr().out
+    record_file = tmp_path / "regen-record.json"
+    assert regen.main(["--upstream", "fake", "--json", str(record_file)]) == exit_codes.OK
+    record = json.loads(record_file.read_text("utf-8"))
+    produced = [g for g in record["goldens"] if g["outcome"] != regen.REMOVED]  # the others'
+    assert [(golden["id"], golden["outcome"]) for golden in produced] == [
+        (str(key), regen.NEW) for key in keys
+    ]
     for key in keys:
-        assert f"NEW     {key}\n" in printed
         assert goldens.read(key).startswith("a fake lcb_runner: ")
     assert goldens.provenance()["throwaway_upstream"] == {
         "made_by": "the throwaway family's upstream function"
@@ -197,7 +201,7 @@ ROWS_END = '    "GenericOAIServer": StyleMapping(\n'
 # temporary tree's styles.py in place of the suite's, keeps the families a string style has
 # goldens in (prompt, extract), regenerates them from a fake lcb_runner that answers the
 # throwaway LMStyle and gives every other key its golden, and runs the new cases.
-STYLE_CHILD = r'''
+STYLE_CHILD = r"""
 import importlib.util, json, sys, types
 from pathlib import Path
 
@@ -270,18 +274,22 @@ def extract_code(model_output, style="generic"):
 
 
 regen.Upstream = FakeUpstream
-exit_code = regen.main(["--upstream", "fake"])
+record_file = copy.parent / "regen-record.json"
+exit_code = regen.main(["--upstream", "fake", "--json", str(record_file)])
+record = json.loads(record_file.read_text("utf-8"))
 new = [case for case in index.held_cases() if case["cell"][0] == "throwaway"]
 adapter = types.SimpleNamespace(format_lcb_prompt=format_lcb_prompt, extract_code=extract_code)
 selection = run.Selection(contract=False, ids=frozenset(case["id"] for case in new))
 results = run.run(implementation.wrap("throwaway-adapter", adapter), selection)
 print(json.dumps({
     "regen": exit_code,
+    "outcomes": {golden["id"]: golden["outcome"] for golden in record["goldens"]},
+    "case_index": record["case_index"]["outcome"],
     "known_styles": implementation.KNOWN_STYLES,
     "cases": {case["id"]: [case["call"]["function"], case.get("lmstyles")] for case in new},
     "results": {result.id: result.status for result in results},
 }))
-'''
+"""
 
 
 def test_a_style_row_in_a_temporary_tree_is_indexed_regenerated_and_run(tmp_path, golden_copy):
@@ -314,11 +322,13 @@ def test_a_style_row_in_a_temporary_tree_is_indexed_regenerated_and_run(tmp_path
         for output in cases.outputs().values()
         if goldens.THINK_CLOSE in output.output
     }
-    new = sorted(line for line in printed if line.startswith("NEW "))
-    assert new == sorted(f"NEW     {golden}" for golden in expected | after_think)
+    outcomes = found["outcomes"]
+    assert {golden for golden, outcome in outcomes.items() if outcome == regen.NEW} == (
+        expected | after_think
+    )
     # nothing else changes: every other golden is what the fake gives, the index gains the cases
-    changed = [line for line in printed if line.startswith(("CHANGED", "FAILED"))]
-    assert changed == [f"CHANGED {index.INDEX_NAME} (the case index)"]
+    assert not {regen.CHANGED, regen.FAILED} & set(outcomes.values())
+    assert found["case_index"] == regen.CHANGED
     assert found["results"] == dict.fromkeys(found["cases"], IDENTICAL)
 
 
@@ -453,7 +463,7 @@ def samples(path):
 '''
 
 # argv[1] the folder holding the format's module, argv[2] the run, argv[3] the report file
-FORMAT_CHILD = r'''
+FORMAT_CHILD = r"""
 import json, sys
 from pathlib import Path
 
@@ -467,7 +477,7 @@ from lcb_conformance.run_formats import registry
 code = cli.main(["score", sys.argv[2], "--allow-missing", "--json", sys.argv[3]])
 detected = registry.detect(Path(sys.argv[2])).NAME
 print(json.dumps({"score": code, "detected": detected, "known": registry.known()}))
-'''
+"""
 
 
 def test_a_log_format_module_in_a_temporary_tree_is_read_by_score(tmp_path):

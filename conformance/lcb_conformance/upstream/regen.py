@@ -1,7 +1,7 @@
 """`lcb-conformance regen`: the goldens, manifest, provenance and index written by running
 upstream lcb_runner, and what changed shown.
 
-    lcb-conformance regen --upstream PATH [--check]
+    lcb-conformance regen --upstream PATH [--check] [--json FILE]
 
 Goldens come from the pinned commit only: a clean LiveCodeBench checkout at
 upstream.PINNED_COMMIT (PATH); any other source is refused, except with --check, which
@@ -18,9 +18,11 @@ longer in fixtures/ are removed. --check writes nothing.
 Exit code (suite.exit_codes): 0 every golden this environment can produce was produced (with
 --check: and is unchanged); 1 with --check, a golden, the case index or the set of golden
 files would change; 4 a case's computation failed (its old golden kept), or with --check a
-case this upstream cannot produce was not compared; 2 a refused source or an installed copy.
-What no run here can produce (another transformers line's, the token ids without the real
-vocabularies, the leaderboard's goldens without its code) is kept and named ("KEPT").
+case this upstream cannot produce was not compared; 2 a refused source or an installed copy;
+6 the --json record could not be written. What no run here can produce (another transformers
+line's, the token ids without the real vocabularies, the leaderboard's goldens without its
+code) is kept and named ("KEPT"). --json FILE records each golden's outcome, the case index's,
+the totals, the upstream run and the exit code as data (the console is for reading).
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ import json
 import platform
 import sys
 import traceback
+from collections import Counter
 
-from lcb_conformance.common import exit_codes, paths, shared_options
+from lcb_conformance.common import exit_codes, paths, report_files, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
 from lcb_conformance.suite import cases, families, goldens, index, showdiff, tokenization
@@ -91,21 +94,16 @@ def provenance(upstream: Upstream, failed: list[GoldenKey]) -> dict:
     }
 
 
+# A golden's outcome in the record (--json); the console counts them in these words.
+UNCHANGED, CHANGED, NEW, REMOVED = "unchanged", "changed", "new", "removed"
+FAILED, KEPT, NOT_IN_THIS_UPSTREAM = "failed", "kept", "not_in_this_upstream"
+COUNTED = (UNCHANGED, CHANGED, NEW, REMOVED, FAILED, NOT_IN_THIS_UPSTREAM)  # KEPT: by reason
+COUNTED_AS = {NOT_IN_THIS_UPSTREAM: "not in this upstream"}
+SCHEMA = "lcb-conformance-regen-record/1"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="lcb-conformance regen", description=__doc__.split("\n\n")[0]
-    )
-    shared_options.add(
-        parser,
-        "upstream",
-        metavar="PATH",
-        help="a LiveCodeBench checkout at the pinned commit "
-        f"({PINNED_COMMIT[:7]}); with --check also another checkout or 'installed'",
-    )
-    parser.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 if any golden would change"
-    )
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     if not args.check and (refusal := paths.outside_checkout("lcb-conformance regen")):
         print(refusal, file=sys.stderr)
         return exit_codes.UNUSABLE
@@ -124,103 +122,202 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return exit_codes.UNUSABLE
-    generate = Producer(upstream)
     print(
         f"{'checking goldens against' if args.check else 'regenerating goldens from'} "
         f"{upstream.describe_source()}"
     )
 
     expected = families.expected_keys()
-    counts, failed = _produce_each(generate, expected, args.check)
-    _remove_stale(expected, counts, args.check)
-    _index_and_records(upstream, failed, counts, args.check)
+    outcomes = _produce_each(Producer(upstream), expected, args.check)
+    outcomes += _remove_stale(expected, args.check)
+    case_index = _index_and_records(upstream, outcomes, args.check)
+    counts = _counts(outcomes, case_index)
     print(", ".join(f"{count} {what}" for what, count in counts.items()))
-    changed = counts["changed"] + counts["new"] + counts["removed"]
-    if args.check and changed:
-        return exit_codes.DIFFERS
-    if counts["failed"] or counts["not in this upstream"]:
-        return exit_codes.INCOMPLETE
-    return exit_codes.OK
+    record = _record(upstream, args.check, outcomes, case_index)
+    written = report_files.write_reports(
+        "lcb-conformance regen", {"JSON": (args.json, lambda: json.dumps(record, indent=1) + "\n")}
+    )
+    return record["exit_code"] if written else report_files.REPORT_NOT_WRITTEN
 
 
-def _produce_each(generate: Producer, expected: list[GoldenKey], check: bool):
-    """Every golden the fixtures call for produced and compared with the one on disk (written
-    unless ``check``); (counts by outcome, the keys whose production failed)."""
-    # and, as they occur, the goldens kept because no run here can produce them, by why
-    counts = {
-        "unchanged": 0,
-        "changed": 0,
-        "new": 0,
-        "removed": 0,
-        "failed": 0,
-        "not in this upstream": 0,
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lcb-conformance regen", description=__doc__.split("\n\n")[0]
+    )
+    shared_options.add(
+        parser,
+        "upstream",
+        metavar="PATH",
+        help="a LiveCodeBench checkout at the pinned commit "
+        f"({PINNED_COMMIT[:7]}); with --check also another checkout or 'installed'",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if any golden would change"
+    )
+    shared_options.add(
+        parser,
+        "json",
+        help="write the record here: each golden's outcome, the totals, the upstream, the exit "
+        "code (docs/upstream.md)",
+    )
+    return parser
+
+
+def _outcome(key: GoldenKey, outcome: str, **more) -> dict:
+    """A golden's outcome in the record: its case id, family, group, case, path under
+    conformance/goldens/, what happened, and what the outcome says more (error, kept)."""
+    return {
+        "id": str(key),
+        "family": key.family,
+        "group": key.group,
+        "case": key.case,
+        "path": key.relative,
+        "outcome": outcome,
+        **more,
     }
-    failed: list[GoldenKey] = []
+
+
+def _error(error: BaseException) -> dict:
+    return {"type": type(error).__name__, "message": str(error)}
+
+
+def _produce_each(generate: Producer, expected: list[GoldenKey], check: bool) -> list[dict]:
+    """Every golden the fixtures call for produced and compared with the one on disk (written
+    unless ``check``): each one's outcome."""
+    outcomes = []
+    kept_reasons: set[str] = set()
     for key in expected:
         try:
             text = generate(key)
         except NotProducibleHere as elsewhere:  # another line's tokenization, no real vocabularies
-            if not counts.get(elsewhere.counted_as):
+            if elsewhere.counted_as not in kept_reasons:  # named once per reason
                 print(f"KEPT    {key.family} ({elsewhere.counted_as}): {elsewhere}")
-            counts[elsewhere.counted_as] = counts.get(elsewhere.counted_as, 0) + 1
+                kept_reasons.add(elsewhere.counted_as)
+            kept = {"reason": elsewhere.counted_as, **_error(elsewhere)}
+            outcomes.append(_outcome(key, KEPT, kept=kept))
             continue
         except UpstreamMissing as missing:
             if not check:  # the pinned commit lacks it: a broken checkout, keep the golden
-                failed.append(key)
-                counts["failed"] += 1
                 print(f"FAILED {key}: {missing} (old golden kept)")
+                outcomes.append(_outcome(key, FAILED, error=_error(missing)))
             else:
-                counts["not in this upstream"] += 1
+                outcomes.append(_outcome(key, NOT_IN_THIS_UPSTREAM, error=_error(missing)))
             continue
         except Exception as error:  # any upstream failure: keep the old golden, report it
-            failed.append(key)
-            counts["failed"] += 1
             print(f"FAILED {key}: {type(error).__name__}: {error} (old golden kept)")
             traceback.print_exc(limit=-2, file=sys.stdout)
+            outcomes.append(_outcome(key, FAILED, error=_error(error)))
             continue
-        old = goldens.read(key)
-        if old == text:
-            counts["unchanged"] += 1
-            continue
-        if old is None:
-            counts["new"] += 1
-            print(f"NEW     {key}")
-        else:
-            counts["changed"] += 1
-            print(
-                showdiff.report(
-                    text, old, label=f"CHANGED {key}", expected_name="old golden", actual_name="new"
-                )
-            )
-        if not check:
+        outcomes.append(_outcome(key, _compare(key, text)))
+        if not check and outcomes[-1]["outcome"] != UNCHANGED:
             goldens.write(key, text)
+    return outcomes
 
-    return counts, failed
+
+def _compare(key: GoldenKey, text: str) -> str:
+    """The produced text against the golden on disk: its outcome, shown when it changes."""
+    old = goldens.read(key)
+    if old == text:
+        return UNCHANGED
+    if old is None:
+        print(f"NEW     {key}")
+        return NEW
+    print(
+        showdiff.report(
+            text, old, label=f"CHANGED {key}", expected_name="old golden", actual_name="new"
+        )
+    )
+    return CHANGED
 
 
-def _remove_stale(expected: list[GoldenKey], counts: dict, check: bool) -> None:
-    """Golden files no case calls for any more: counted, and removed unless ``check``."""
+def _remove_stale(expected: list[GoldenKey], check: bool) -> list[dict]:
+    """Golden files no case calls for any more: their outcome, removed unless ``check``."""
     wanted = {key.path for key in expected}
+    outcomes = []
     for path in goldens.golden_files():
         if path not in wanted:
-            counts["removed"] += 1
-            print(f"REMOVED {path.relative_to(goldens.GOLDENS_DIR)} (no such case in fixtures/)")
+            relative = path.relative_to(goldens.GOLDENS_DIR)
+            print(f"REMOVED {relative} (no such case in fixtures/)")
+            outcomes.append(_stale(relative.as_posix()))
             if not check:
                 path.unlink()
+    return outcomes
 
 
-def _index_and_records(upstream: Upstream, failed: list[GoldenKey], counts: dict, check: bool):
-    """The case index compared, and unless ``check`` written with the manifest and provenance."""
+def _stale(relative: str) -> dict:
+    """A removed golden's outcome; a file of no family (a family gone) has only its path."""
+    try:
+        return _outcome(goldens.key_of(relative), REMOVED)
+    except ValueError:
+        no_key = {"id": None, "family": None, "group": None, "case": None}
+        return {**no_key, "path": relative, "outcome": REMOVED}
+
+
+def _index_and_records(upstream: Upstream, outcomes: list[dict], check: bool) -> str:
+    """The case index compared (its outcome), and unless ``check`` written with the manifest
+    and provenance."""
     case_index = index.render(index.build())
-    if index.index_file().is_file() and index.index_file().read_text("utf-8") != case_index:
-        counts["changed"] += 1
+    if not index.index_file().is_file():
+        outcome = NEW
+        print(f"NEW     {index.INDEX_NAME} (the case index)")
+    elif index.index_file().read_text("utf-8") != case_index:
+        outcome = CHANGED
         print(f"CHANGED {index.INDEX_NAME} (the case index)")
+    else:
+        outcome = UNCHANGED
     if not check:
+        failed = [
+            GoldenKey(o["family"], o["group"], o["case"])
+            for o in outcomes
+            if o["outcome"] == FAILED
+        ]
         index.index_file().write_text(case_index, "utf-8")
         goldens.MANIFEST_FILE.write_text("\n".join(goldens.manifest_lines()) + "\n", "utf-8")
         goldens.PROVENANCE_FILE.write_text(
             json.dumps(provenance(upstream, failed), indent=2, sort_keys=True) + "\n", "utf-8"
         )
+    return outcome
+
+
+def _counts(outcomes: list[dict], case_index: str) -> dict[str, int]:
+    """The console's totals: each outcome's count (the case index counted as a golden),
+    then the kept ones by reason, as they occurred."""
+    found = Counter(o["outcome"] for o in outcomes)
+    counts = {COUNTED_AS.get(outcome, outcome): found[outcome] for outcome in COUNTED}
+    if case_index != UNCHANGED:
+        counts[case_index] += 1
+    counts.update(Counter(o["kept"]["reason"] for o in outcomes if o["outcome"] == KEPT))
+    return counts
+
+
+def _record(upstream: Upstream, check: bool, outcomes: list[dict], case_index: str) -> dict:
+    """What the run found, as data (--json): the upstream it ran, each golden's outcome, the
+    case index's, the totals and the exit code."""
+    totals = Counter(o["outcome"] for o in outcomes)
+    kept = Counter(o["kept"]["reason"] for o in outcomes if o["outcome"] == KEPT)
+    would_change = totals[CHANGED] + totals[NEW] + totals[REMOVED] + (case_index != UNCHANGED)
+    if check and would_change:
+        code = exit_codes.DIFFERS
+    elif totals[FAILED] or totals[NOT_IN_THIS_UPSTREAM]:
+        code = exit_codes.INCOMPLETE
+    else:
+        code = exit_codes.OK
+    return {
+        "schema": SCHEMA,
+        "mode": "check" if check else "write",
+        "upstream": {
+            "described": upstream.describe_source(),
+            "pinned": upstream.is_pinned(),
+            **upstream.provenance(),
+        },
+        "goldens": outcomes,
+        "case_index": {"path": index.INDEX_NAME, "outcome": case_index},
+        "totals": {
+            **{outcome: totals[outcome] for outcome in (*COUNTED, KEPT)},
+            "kept_by_reason": dict(kept),
+        },
+        "exit_code": code,
+    }
 
 
 if __name__ == "__main__":
