@@ -23,13 +23,8 @@ EVALSCOPE_RUN = (
     AUDIT / "evalscope" / "default" / "reviews" / "stub-model"
     / "live_code_bench_release_latest.jsonl"
 )  # fmt: skip
-OPENCOMPASS_RUN = (
-    AUDIT
-    / "opencompass"
-    / "conformant"
-    / "predictions"
-    / "stub-model"
-    / ("lcb_code_generation.json")
+OPENCOMPASS_RUN = AUDIT / "opencompass" / "conformant" / "predictions" / "stub-model" / (
+    "lcb_code_generation.json"
 )
 LM_EVAL_RUN = AUDIT / "lm_eval" / "conformant" / "samples_lcb_audit.jsonl"
 LIGHTEVAL_RUN = AUDIT / "lighteval" / "as-shipped" / "details_lcb:codegeneration|0.parquet"

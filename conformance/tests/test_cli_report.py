@@ -352,9 +352,8 @@ def test_a_report_that_cannot_be_written_exits_6_and_the_other_is_written(tmp_pa
     assert result.returncode == 6, result.stdout[-3000:] + result.stderr[-3000:]
     # tests the console's contract: one line says the report was not written, the verdict shows
     message = [line for line in result.stderr.splitlines() if "report not written" in line]
-    assert message == [
-        f"lcb-conformance: JSON report not written: cannot write taken: {os.strerror(21)}"
-    ], result.stderr
+    assert message == [f"lcb-conformance: JSON report not written: cannot write taken: "
+                       f"{os.strerror(21)}"], result.stderr
     assert "identical to lcb_runner" in result.stdout  # the verdict is still printed
     assert 'id="verdict-matrix"' in (tmp_path / "r.html").read_text("utf-8")
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
@@ -411,15 +410,8 @@ def test_a_harness_in_its_own_environment_is_judged_through_the_generic_server(w
     # relative to the working directory: made absolute, and still the venv's (not resolved)
     command = f"venv/bin/python {jsonl_server.PATH} lcb_prompts"
     result = run_cli(
-        "--impl-cmd",
-        command,
-        "--json",
-        "r.json",
-        "--only",
-        "extract",
-        "--only",
-        "reference-impl/decode_context",
-        "--no-contract",
+        "--impl-cmd", command, "--json", "r.json", "--only", "extract",
+        "--only", "reference-impl/decode_context", "--no-contract",
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -127,7 +127,9 @@ def test_a_time_outside_a_measured_block_is_found(tmp_path):
     )
     found = [(u.line, u.figure) for u in docs_figures.unmeasured(page)]
     assert found == [(1, "4.9 s"), (1, "230 MB"), (1, "10×")]
-    assert docs_figures.measured_blocks(page) == [(2, "2026-12-01", "python bench/bench_runner.py")]
+    assert docs_figures.measured_blocks(page) == [
+        (2, "2026-12-01", "python bench/bench_runner.py")
+    ]
 
 
 def test_the_command_checks_the_pages_and_refuses_a_missing_wheel(tmp_path, capsys):

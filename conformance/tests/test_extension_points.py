@@ -201,7 +201,7 @@ ROWS_END = '    "GenericOAIServer": StyleMapping(\n'
 # temporary tree's styles.py in place of the suite's, keeps the families a string style has
 # goldens in (prompt, extract), regenerates them from a fake lcb_runner that answers the
 # throwaway LMStyle and gives every other key its golden, and runs the new cases.
-STYLE_CHILD = r"""
+STYLE_CHILD = r'''
 import importlib.util, json, sys, types
 from pathlib import Path
 
@@ -289,7 +289,7 @@ print(json.dumps({
     "cases": {case["id"]: [case["call"]["function"], case.get("lmstyles")] for case in new},
     "results": {result.id: result.status for result in results},
 }))
-"""
+'''
 
 
 def test_a_style_row_in_a_temporary_tree_is_indexed_regenerated_and_run(tmp_path, golden_copy):
@@ -463,7 +463,7 @@ def samples(path):
 '''
 
 # argv[1] the folder holding the format's module, argv[2] the run, argv[3] the report file
-FORMAT_CHILD = r"""
+FORMAT_CHILD = r'''
 import json, sys
 from pathlib import Path
 
@@ -477,7 +477,7 @@ from lcb_conformance.run_formats import registry
 code = cli.main(["score", sys.argv[2], "--allow-missing", "--json", sys.argv[3]])
 detected = registry.detect(Path(sys.argv[2])).NAME
 print(json.dumps({"score": code, "detected": detected, "known": registry.known()}))
-"""
+'''
 
 
 def test_a_log_format_module_in_a_temporary_tree_is_read_by_score(tmp_path):

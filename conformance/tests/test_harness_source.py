@@ -86,8 +86,9 @@ def test_a_real_harness_function_runs_as_installed_without_its_package():
     except harness_source.HarnessSourceError as missing:
         pytest.skip(f"{missing} (tox -e upstream installs it)")
     lm_styles = harness_source.load_module_file(
-        "harness_lm_styles",
-        harness_source.installed_file(INSTALLED_DISTRIBUTION, "livecodebench/lm_styles.py"),
+        "harness_lm_styles", harness_source.installed_file(
+            INSTALLED_DISTRIBUTION, "livecodebench/lm_styles.py"
+        )
     )
     extract = harness_source.load_function(
         extraction, "extract_code", {"LMStyle": lm_styles.LMStyle, "re": re}
@@ -126,7 +127,9 @@ def _fake_harness(tmp_path, monkeypatch) -> object:
     return package
 
 
-def test_a_loaded_file_is_importable_by_name_so_a_process_pool_can_pickle_it(tmp_path, monkeypatch):
+def test_a_loaded_file_is_importable_by_name_so_a_process_pool_can_pickle_it(
+    tmp_path, monkeypatch
+):
     """lcb_runner's codegen_metrics hands evaluate_generations_by_problem to a
     ProcessPoolExecutor, which pickles it by module name: the module must be in sys.modules."""
     package = _fake_harness(tmp_path, monkeypatch)

@@ -25,7 +25,7 @@ from lcb_conformance.suite import cases
 SERVED_LCB_PROMPTS = f"{shlex.quote(sys.executable)} {shlex.quote(jsonl_server.PATH)} lcb_prompts"
 
 # A program whose behaviour per request is chosen by the model output it is given.
-SCRIPTED = r"""
+SCRIPTED = r'''
 import json, os, sys, time
 for line in sys.stdin:
     request = json.loads(line)
@@ -55,7 +55,7 @@ for line in sys.stdin:
                                                         "message": "unknown style"}}), flush=True)
         continue
     print(json.dumps({"id": request["id"], "result": output.upper()}), flush=True)
-"""
+'''
 
 
 @pytest.fixture
@@ -230,9 +230,7 @@ def test_the_generic_server_runs_under_python_3_8_without_lcb_conformance(tmp_pa
     )
     try:
         assert served.describe()["provides"] == [
-            "extract_code",
-            "extract_code_prefix",
-            "decode_context",
+            "extract_code", "extract_code_prefix", "decode_context"
         ]
         assert (served.styles, served.deviations) == (("generic",), ("think",))
         assert served.extract_code("abc") == "ABC"
@@ -270,7 +268,7 @@ def test_an_adapter_the_server_cannot_load_is_named(tmp_path):
 # ---- nothing the program starts outlives it -------------------------------------------------
 
 # Runs the program it is sent as model_output; "crash" as the style exits after it.
-ESCAPING = r"""
+ESCAPING = r'''
 import json, sys
 for line in sys.stdin:
     request = json.loads(line)
@@ -282,7 +280,7 @@ for line in sys.stdin:
     if request["args"].get("style") == "crash":
         sys.exit(3)
     print(json.dumps({"id": request["id"], "result": "up"}), flush=True)
-"""
+'''
 
 
 marker, containment = escapes.marker, escapes.containment  # its fixtures, here too

@@ -172,9 +172,9 @@ def test_the_wheel_holds_the_gate_not_the_workshop(wheel):
     assert not [name for name in names if name.startswith(("lcb_conformance_dev/", "dev/"))]
     assert not [name for name in names if name.startswith("lcb_conformance/tools/")]
     workshop = ("peers/", "conformance/tests/", "conformance/examples/", "pyproject.toml")
-    assert not [
-        name for name in data if name.removeprefix("lcb_conformance/data/").startswith(workshop)
-    ]
+    assert not [name for name in data if name.removeprefix("lcb_conformance/data/").startswith(
+        workshop
+    )]
 
 
 def test_the_install_page_gives_the_wheels_size_and_file_count(wheel):

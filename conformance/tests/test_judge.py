@@ -200,37 +200,18 @@ def test_a_malformed_judge_answer_is_named(answer, message):
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        (
-            {"id": "x", "problem": "nope", "program": "", "category": "correct", "covers": "c"},
-            "problem 'nope' not in",
-        ),
-        (
-            {"id": "x", "problem": "j_sum", "program": "", "category": "fast", "covers": "c"},
-            "category 'fast' is not one of",
-        ),
-        (
-            {"id": "x", "problem": "j_sum", "program": "", "category": "correct", "covers": " "},
-            "say what the case covers",
-        ),
-        (
-            {"id": "x", "problem": "j_sum", "program": 1, "category": "correct", "covers": "c"},
-            "'program' must be a string",
-        ),
-        (
-            {
-                "id": "x",
-                "problem": "j_sum",
-                "program": "",
-                "category": "correct",
-                "covers": "c",
-                "timeout": 0,
-            },
-            "'timeout' must be a whole number",
-        ),
-        (
-            {"id": "X!", "problem": "j_sum", "program": "", "category": "correct", "covers": "c"},
-            "id 'X!' must match",
-        ),
+        ({"id": "x", "problem": "nope", "program": "", "category": "correct", "covers": "c"},
+         "problem 'nope' not in"),
+        ({"id": "x", "problem": "j_sum", "program": "", "category": "fast", "covers": "c"},
+         "category 'fast' is not one of"),
+        ({"id": "x", "problem": "j_sum", "program": "", "category": "correct", "covers": " "},
+         "say what the case covers"),
+        ({"id": "x", "problem": "j_sum", "program": 1, "category": "correct", "covers": "c"},
+         "'program' must be a string"),
+        ({"id": "x", "problem": "j_sum", "program": "", "category": "correct", "covers": "c",
+          "timeout": 0}, "'timeout' must be a whole number"),
+        ({"id": "X!", "problem": "j_sum", "program": "", "category": "correct", "covers": "c"},
+         "id 'X!' must match"),
     ],
 )
 def test_a_bad_corpus_line_is_named(tmp_path, monkeypatch, line, message):
@@ -452,7 +433,9 @@ def test_a_stand_in_differing_elsewhere_is_drift():
 
 def test_a_checkout_lacking_a_commit_is_drift_not_a_gap():
     key = GoldenKey(goldens.JUDGE, "", "sum_stdin_buffer_read")
-    assert drift.judge(key, _Producing(_Checkout(), "{}\n"), pinned=False).status == (drift.DIFFERS)
+    assert drift.judge(key, _Producing(_Checkout(), "{}\n"), pinned=False).status == (
+        drift.DIFFERS
+    )
 
 
 BEFORE_STDIN_BUFFER = "16de2a1^"
@@ -482,8 +465,9 @@ def test_the_judge_before_16de2a1_fails_exactly_the_cases_that_need_it(upstream,
     differing = {
         case.id
         for case in needing + others
-        if judge.canonical(outcomes[case.id]["verdict"])
-        != goldens.read(GoldenKey(goldens.JUDGE, "", case.id))
+        if judge.canonical(outcomes[case.id]["verdict"]) != goldens.read(
+            GoldenKey(goldens.JUDGE, "", case.id)
+        )
     }
     assert differing == {case.id for case in needing}
 

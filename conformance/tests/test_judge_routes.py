@@ -239,3 +239,4 @@ def test_a_harness_judge_in_its_own_environment_gets_the_in_process_results(
     assert over_process == in_process_own
     statuses = {result["status"] for result in over_process}
     assert statuses == {IDENTICAL, DIFFERS}, statuses  # graded against every golden
+

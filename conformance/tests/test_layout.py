@@ -59,11 +59,8 @@ def test_the_generated_table_lists_every_module_and_no_other():
 
 @pytest.mark.parametrize(
     "package",
-    sorted(
-        p.parent.relative_to(PACKAGE).as_posix()
-        for p in PACKAGE.glob("**/__init__.py")
-        if p.parent != PACKAGE
-    ),
+    sorted(p.parent.relative_to(PACKAGE).as_posix() for p in PACKAGE.glob("**/__init__.py")
+           if p.parent != PACKAGE),
 )
 def test_every_subpackage_says_its_job(package):
     docstring = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))

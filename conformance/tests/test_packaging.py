@@ -51,7 +51,9 @@ def test_the_root_is_the_checkout_or_the_installed_packages_data():
         ("mutation testing", mutation.main, []),
     ],
 )
-def test_an_installed_copy_refuses_to_write_in_one_line(command, main, argv, monkeypatch, capsys):
+def test_an_installed_copy_refuses_to_write_in_one_line(
+    command, main, argv, monkeypatch, capsys
+):
     # tests the console's contract: a refusal is one line on stderr
     before = goldens.manifest_lines()
     monkeypatch.setattr(paths, "CHECKOUT", None)
@@ -62,6 +64,7 @@ def test_an_installed_copy_refuses_to_write_in_one_line(command, main, argv, mon
     assert error.startswith(f"{command}: works on a checkout of the lcb-conformance repository")
     assert str(paths.ROOT) in error
     assert goldens.manifest_lines() == before
+
 
 
 def test_version_names_the_suite_the_goldens_upstream_and_the_cases(capsys):

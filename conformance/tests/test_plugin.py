@@ -140,8 +140,8 @@ def test_without_the_plugin_nothing_of_ours_is_in_the_session(eval_package):
     assert junit_record.counts(session(eval_package)) == {junit_record.PASSED: 1}
     # tests the console's contract: pytest --help shows none of our options without the plugin
     shown = pytest_in(eval_package, "--help").stdout
-    assert (
-        "--lcb" not in shown and "lcb_conformance" not in shown and "lcb-conformance" not in (shown)
+    assert "--lcb" not in shown and "lcb_conformance" not in shown and "lcb-conformance" not in (
+        shown
     )
     enabled = pytest_in(eval_package, "-p", "lcb_conformance.plugin", "--help").stdout
     assert "--lcb-impl" in enabled and "--impl " not in enabled

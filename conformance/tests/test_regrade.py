@@ -40,7 +40,10 @@ _PARQUET = {inputs.LIGHTEVAL_RUN: [pytest.mark.upstream]}
 
 @pytest.mark.parametrize(
     "run",
-    [pytest.param(run, id=name, marks=_PARQUET.get(run, [])) for run, (name, _) in FORMATS.items()],
+    [
+        pytest.param(run, id=name, marks=_PARQUET.get(run, []))
+        for run, (name, _) in FORMATS.items()
+    ],
 )
 def test_every_formats_fixture_run_is_read_with_the_harness_own_verdicts(run):
     fmt = registry.detect(run)
@@ -147,9 +150,7 @@ def _regrade(pytestconfig, upstream, *argv) -> int:
 @pytest.mark.upstream
 def test_lcb_runners_own_run_regrades_to_its_own_verdicts(pytestconfig, upstream, tmp_path):
     """The fixture run lcb_runner 28fef95 graded itself: the regrade agrees on every sample."""
-    dataset = inputs.write(
-        tmp_path / "dataset", inputs.rows(inputs.cases.FIXTURES_DIR / "problems.jsonl")
-    )  # noqa: E501
+    dataset = inputs.write(tmp_path / "dataset", inputs.rows(inputs.cases.FIXTURES_DIR / "problems.jsonl"))  # noqa: E501
     results = tmp_path / "regrade.jsonl"
     code = _regrade(pytestconfig, upstream, str(inputs.LCB_RUNNER_RUN), "--dataset",
                     str(dataset), "--not-a-release", "--results", str(results))  # fmt: skip
@@ -182,8 +183,7 @@ def test_the_samples_the_harness_graded_otherwise_are_named_with_why(
     (problem,) = report["problems"]
     assert problem["status"] == "differs"
     assert [(c["sample"], c["why"]) for c in problem["changed"]] == [
-        (0, ["judge"]),
-        (1, ["extraction"]),
+        (0, ["judge"]), (1, ["extraction"])
     ]
     assert [p["extraction_differs"] for p in report["problems"]] == [1]
     assert report["regrade"]["lcb_runner"]["pass@1"]["all"] == 100.0

@@ -200,10 +200,8 @@ def _peers(monkeypatch, path):
     (runs / "nvidia_generic_oai.json").write_text(json.dumps(stored))
     monkeypatch.setattr(peers, "render", lambda reports: "page\n")
     monkeypatch.setattr(peers, "render_matrix", lambda reports: "matrix\n")
-    return (
-        "python -m lcb_conformance_dev.peers",
-        "Markdown",
-        peers.main(["render", "--out-dir", str(runs), "--output", str(path)]),
+    return "python -m lcb_conformance_dev.peers", "Markdown", peers.main(
+        ["render", "--out-dir", str(runs), "--output", str(path)]
     )
 
 

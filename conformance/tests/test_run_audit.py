@@ -93,9 +93,7 @@ def test_first_block_extraction_is_caught_and_each_sample_named(pytestconfig, tm
     first = rows("first-block")[0]["question_id"]
     sample = report["samples"][0]
     assert (sample["question_id"], sample["sample"], sample["verdict"]) == (
-        first,
-        0,
-        run_audit.EXTRACTION_DIFFERS,
+        first, 0, run_audit.EXTRACTION_DIFFERS
     )
     assert sample["why"] == "scored other code than lcb_runner extracts"
 
@@ -109,13 +107,11 @@ def test_a_missing_system_message_is_caught_as_a_prompt_difference(pytestconfig,
     assert report["summary"] == {run_audit.PROMPT_DIFFERS: 12}  # the extraction is lcb_runner's
     first = rows("no-system")[0]["question_id"]
     assert report["samples"][0]["why"] == "system message missing"
-    assert (
-        f"{first} prompt (system message missing): differs from the lcb_runner"
-        in (report["first_differences"][0])
+    assert f"{first} prompt (system message missing): differs from the lcb_runner" in (
+        report["first_differences"][0]
     )
-    assert (
-        '-[{"role": "system", "content": "You are an expert Python programmer.'
-        in (report["first_differences"][0])
+    assert '-[{"role": "system", "content": "You are an expert Python programmer.' in (
+        report["first_differences"][0]
     )
 
 

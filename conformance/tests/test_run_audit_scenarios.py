@@ -158,9 +158,8 @@ def test_opencompass_test_output_prompt_is_caught_without_its_system_message(
     }
     first = data["samples"][0]
     assert (first["question_id"], first["why"]) == ("1/1", "system message missing")
-    assert (
-        "1/1 prompt (system message missing): differs from the lcb_runner"
-        in (data["first_differences"][0])
+    assert "1/1 prompt (system message missing): differs from the lcb_runner" in (
+        data["first_differences"][0]
     )
 
 
@@ -254,9 +253,8 @@ def test_a_pair_lcb_runner_raises_for_is_named_and_fails(pytestconfig, tmp_path)
     data = json.loads(report.read_text("utf-8"))
     assert data["exit_code"] == run_audit.EXIT_DIFFERS
     assert (data["scenario"], data["lmstyle"]) == ("codeexecution", "GenericBase")
-    assert (
-        f"lcb_runner 28fef95 raises {raised['type']} ({raised['message']})"
-        in (data["lcb_runner_raises"])
+    assert f"lcb_runner 28fef95 raises {raised['type']} ({raised['message']})" in (
+        data["lcb_runner_raises"]
     )
     assert f"(golden {key.relative})" in data["lcb_runner_raises"]
     assert {s["prompt"] for s in data["samples"]} == {run_audit.DIFFERS}

@@ -182,9 +182,8 @@ def test_lm_eval_without_a_system_instruction_is_caught_as_system_message_missin
     first = report["samples"][0]
     assert (first["question_id"], first["sample"]) == (FIRST, 0)
     assert first["why"].startswith("system message missing")
-    assert (
-        f"{FIRST} sample 0 prompt (system message missing): differs"
-        in (report["first_differences"][0])
+    assert f"{FIRST} sample 0 prompt (system message missing): differs" in (
+        report["first_differences"][0]
     )
 
 
@@ -395,9 +394,8 @@ def test_lighteval_details_are_read_by_position_prompt_checked_extraction_not(
     ]
     assert differing == [(rows[1]["question_id"], 0), (rows[1]["question_id"], 1)]  # 2 of 8
     assert len(report["samples"]) == 8
-    assert (
-        f"row 1: {rows[1]['question_id']} sample 0 prompt (system message missing)"
-        in (report["first_differences"][0])
+    assert f"row 1: {rows[1]['question_id']} sample 0 prompt (system message missing)" in (
+        report["first_differences"][0]
     )
     (why,) = report["extraction_not_checked"]
     assert why.startswith("lighteval's details do not record")

@@ -28,3 +28,4 @@ def test_lcb_prompts_lmstyles_are_lcb_runners_in_its_order():
 
 def test_the_table_has_a_row_for_every_lcb_runner_lmstyle_and_no_other():
     assert set(styles.MAPPINGS) - set(styles.NOT_LCB_RUNNER) == set(lcb_runner_lmstyles())
+

@@ -102,7 +102,8 @@ def test_a_trailing_newline_differs_in_whitespace_only_and_is_one_group():
     (group,) = found.groups()
     assert group.kind == "trailing newline added" and len(group.results) == len(found.golden)
     assert group.title() == (
-        f"extract: differs in whitespace only (trailing newline added), {len(found.golden)} case(s)"
+        f"extract: differs in whitespace only (trailing newline added), "
+        f"{len(found.golden)} case(s)"
     )
     assert found.exit_code() == DIFFERENT
 

@@ -171,6 +171,5 @@ def main(argv: list[str] | None = None) -> int:
         return exit_codes.DIFFERS
     return exit_codes.OK
 
-
 if __name__ == "__main__":
     sys.exit(main())

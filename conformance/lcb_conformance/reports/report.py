@@ -344,7 +344,7 @@ def groups_list(verdict: Verdict, anchors: dict[str, str]) -> str:
         f'<li><a href="#{anchors[group.results[0].id]}">{escape(group.title())}</a></li>'
         for group in verdict.groups()
     ]
-    return f'<ul id="groups">{"".join(items) or "<li>none</li>"}</ul>'
+    return f"<ul id=\"groups\">{''.join(items) or '<li>none</li>'}</ul>"
 
 
 def to_html(verdict: Verdict) -> str:

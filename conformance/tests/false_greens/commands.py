@@ -263,14 +263,8 @@ CASES = [
         id="plugin-a-case-differs",
         command="pytest-plugin",
         argv=(
-            "--lcb-impl",
-            "miniatures:trailing_newline",
-            "--lcb-impl-path",
-            "{tests}",
-            "--lcb-only",
-            "extract",
-            "-k",
-            "extract/generic/",
+            "--lcb-impl", "miniatures:trailing_newline", "--lcb-impl-path", "{tests}",
+            "--lcb-only", "extract", "-k", "extract/generic/",
         ),  # fmt: skip
         expect=TESTS_FAILED,
         why="a session in which a case differs from lcb_runner's golden",

@@ -95,15 +95,9 @@ CASES = [
     FalseGreen(
         id="regrade-harness-judged-otherwise",
         command="regrade",
-        argv=(
-            "{tmp}/Scenario.codegeneration_3_0.2_eval_all.json",
-            "--dataset",
-            "{tmp}/dataset",
-            "--not-a-release",
-            "--style",
-            "OpenAIChat",
-            "--accept-judge-differences",
-        ),  # fmt: skip
+        argv=("{tmp}/Scenario.codegeneration_3_0.2_eval_all.json", "--dataset",
+              "{tmp}/dataset", "--not-a-release", "--style", "OpenAIChat",
+              "--accept-judge-differences"),  # fmt: skip
         prepare=inputs.judged_otherwise,
         expect=exit_codes.DIFFERS,
         why="a harness that failed right programs (its judge, its extraction) is not lcb_runner",
@@ -113,14 +107,8 @@ CASES = [
     FalseGreen(
         id="regrade-positions-of-another-order",
         command="regrade",
-        argv=(
-            str(inputs.EVALSCOPE_RUN),
-            "--dataset",
-            "{tmp}/dataset",
-            "--not-a-release",
-            "--style",
-            "OpenAIChat",
-        ),  # fmt: skip
+        argv=(str(inputs.EVALSCOPE_RUN), "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat"),  # fmt: skip
         prepare=_run_rows_reordered,
         expect=exit_codes.UNUSABLE,
         why="evalscope names problems by position: another order grades them against others' tests",
@@ -138,14 +126,8 @@ CASES = [
     FalseGreen(
         id="regrade-renamed-self-repair-run",
         command="regrade",
-        argv=(
-            "{tmp}/run.json",
-            "--dataset",
-            "{tmp}/dataset",
-            "--not-a-release",
-            "--style",
-            "OpenAIChat",
-        ),  # fmt: skip
+        argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat"),  # fmt: skip
         prepare=_renamed_self_repair,
         expect=exit_codes.UNUSABLE,
         why="repaired programs graded as first attempts are another scenario's number",
@@ -154,15 +136,8 @@ CASES = [
     FalseGreen(
         id="regrade-no-harness-verdicts",
         command="regrade",
-        argv=(
-            "{tmp}/run.json",
-            "--dataset",
-            "{tmp}/dataset",
-            "--not-a-release",
-            "--style",
-            "OpenAIChat",
-            "--accept-judge-differences",
-        ),  # fmt: skip
+        argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--style", "OpenAIChat", "--accept-judge-differences"),  # fmt: skip
         prepare=_results_without_verdicts,
         expect=exit_codes.INCOMPLETE,
         why="a log without the harness's verdicts compares nothing: no agreement was shown",

@@ -98,16 +98,8 @@ CASES = [
     FalseGreen(
         id="regrade-test-output-forced-as-code-generation",
         command="regrade",
-        argv=(
-            TEST_OUTPUT,
-            "--dataset",
-            "{tmp}/dataset",
-            "--not-a-release",
-            "--format",
-            "lcb_runner",
-            "--style",
-            "OpenAIChat",
-        ),  # fmt: skip
+        argv=(TEST_OUTPUT, "--dataset", "{tmp}/dataset", "--not-a-release",
+              "--format", "lcb_runner", "--style", "OpenAIChat"),  # fmt: skip
         prepare=_code_generation_rows,
         expect=exit_codes.UNUSABLE,
         why="--format lcb_runner on a test output prediction file would judge its assertions",

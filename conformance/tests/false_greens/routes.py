@@ -96,11 +96,8 @@ CASES = [
         id="run-impl-cmd-strict-contract-cannot-cross",
         command="run",
         argv=(
-            "--impl-cmd",
-            _served("lcb_prompts"),
-            "--strict-contract",
-            "--only",
-            "reference-impl/decode_context",
+            "--impl-cmd", _served("lcb_prompts"), "--strict-contract",
+            "--only", "reference-impl/decode_context",
         ),  # fmt: skip
         expect=exit_codes.INCOMPLETE,
         why="--strict-contract counts the contract, and over --impl-cmd its cases passing "

@@ -147,7 +147,9 @@ CASES = [
         argv=(RESULTS,),
         expect=exit_codes.UNUSABLE,
         why="a failing row removed and the footer recounted still lacks a planned case",
-        prepare=_edited(lambda lines: [lines[0], *lines[2:-1], _footer({"identical": 12})]),
+        prepare=_edited(
+            lambda lines: [lines[0], *lines[2:-1], _footer({"identical": 12})]
+        ),
         says=("holds 12 of the 13 cases its header planned",),
     ),
     FalseGreen(
@@ -227,16 +229,8 @@ CASES = [
     FalseGreen(
         id="plugin-nothing-answered",
         command="pytest-plugin",
-        argv=(
-            "-p",
-            "no:randomly",
-            "--lcb-impl",
-            "nothing_adapter",
-            "--lcb-impl-path",
-            "{tmp}",
-            "--lcb-only",
-            ONLY,
-        ),  # fmt: skip
+        argv=("-p", "no:randomly", "--lcb-impl", "nothing_adapter", "--lcb-impl-path", "{tmp}",
+              "--lcb-only", ONLY),  # fmt: skip
         expect=exit_codes.DIFFERS,  # pytest's TESTS_FAILED
         why="a session in which every conformance case skipped as not provided compared nothing",
         prepare=_nothing_adapter,
