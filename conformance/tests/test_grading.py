@@ -107,6 +107,33 @@ def test_samples_are_streamed_and_answered_in_order(upstream):
     assert max(ahead) < 100
 
 
+# The first sample (j_sum) passes only if another problem's sample starts while it runs: it
+# waits for that sample's folder, then answers; the other (j_words) makes the folder.
+WAITS_FOR_THE_NEXT_PROBLEM = """import os, time
+for _ in range(400):
+    if os.path.isdir("next-problem-started"):
+        break
+    time.sleep(0.01)
+a, b = map(int, input().split())
+print(a + b if os.path.isdir("next-problem-started") else 0)
+"""
+STARTS_THE_NEXT_PROBLEM = 'import os\nos.makedirs("next-problem-started", exist_ok=True)\n'
+
+
+@pytest.mark.upstream
+def test_a_rows_decoding_waits_for_no_running_sample(upstream):
+    """The next problem's row is decoded, and its samples started, while an earlier
+    problem's sample runs: a run of one sample per problem is graded as many at once as a
+    run of many (before, each new row waited for every running child to end)."""
+    rows = judge_cases.problems()
+    samples = [
+        grading.Sample("j_sum", 0, WAITS_FOR_THE_NEXT_PROBLEM),
+        grading.Sample("j_words", 0, STARTS_THE_NEXT_PROBLEM),
+    ]
+    graded = list(grading.grade(rows, samples, upstream=upstream, workers=2))
+    assert graded[0].passed
+
+
 @pytest.mark.upstream
 def test_a_row_lcb_runner_cannot_read_is_named(upstream):
     rows = judge_cases.problems()
@@ -145,7 +172,10 @@ DECODE_WITHOUT_DATASETS = """
 import json, os, sys
 from lcb_conformance.upstream import grading_process, judge
 decoder = grading_process._Decoder(sys.argv[1], keep_open=())
-answers = {problem: decoder.decode(row) for problem, row in judge.problems().items()}
+answers = {}
+for problem, row in judge.problems().items():
+    decoder.send(row)
+    answers[problem] = decoder.answer(block=True)
 os.close(decoder.rows)
 os.waitpid(decoder.pid, 0)
 print(json.dumps(answers))
