@@ -33,10 +33,10 @@ import platform
 import sys
 import traceback
 
-from lcb_conformance.common import exit_codes, paths, shared_options
+from lcb_conformance.common import exit_codes, paths, shared_options, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
-from lcb_conformance.suite import cases, families, goldens, index, showdiff, tokenization
+from lcb_conformance.suite import cases, families, goldens, index, tokenization
 from lcb_conformance.suite.families import NotProducibleHere
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (
