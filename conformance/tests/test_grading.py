@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import runpy
+import shutil
 import subprocess
 import sys
 
@@ -17,7 +18,7 @@ import pytest
 from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
-from lcb_conformance.upstream import grading, judge
+from lcb_conformance.upstream import Upstream, grading, judge
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
 # compat-tf* envs leave them to the upstream env)
@@ -132,6 +133,24 @@ def test_a_rows_decoding_waits_for_no_running_sample(upstream):
     ]
     graded = list(grading.grade(rows, samples, upstream=upstream, workers=2))
     assert graded[0].passed
+
+
+@pytest.mark.upstream
+def test_a_decoder_that_cannot_import_lcb_runner_fails_the_grading_by_name(upstream, tmp_path):
+    """A checkout whose benchmark module does not import: the row decoder ends, and grading
+    fails saying why (GradingFailed naming the checkout and what the import raised; before,
+    only "BrokenPipeError"), never hangs on a row's answer."""
+    if upstream.checkout is None:
+        pytest.skip("needs a LiveCodeBench checkout to copy and break")
+    shutil.copytree(upstream.checkout / "lcb_runner", tmp_path / "lcb_runner")
+    (tmp_path / "lcb_runner" / "benchmarks" / "code_generation.py").write_text(
+        "raise ImportError('broken on purpose')\n"
+    )
+    samples = [grading.Sample("j_sum", 0, "print(3)")]
+    broken = Upstream(str(tmp_path))
+    with pytest.raises(grading.GradingFailed, match="decoder ended: .*broken on purpose") as raised:
+        list(grading.grade(judge_cases.problems(), samples, upstream=broken))
+    assert str(tmp_path) in str(raised.value)
 
 
 @pytest.mark.upstream

@@ -374,31 +374,49 @@ class _Decoder:
     def _serve(source: str, rows_read: int, samples_written: int) -> None:
         status = exit_codes.SUITE_BROKEN  # lcb_runner's benchmark could not be imported
         try:
-            from lcb_conformance.adapters import implementation
-            from lcb_conformance.upstream import judge
-
-            sys.modules.setdefault("datasets", _no_datasets())
-            benchmark = Upstream(source).module("benchmarks.code_generation")
             with os.fdopen(rows_read, "rb") as rows, os.fdopen(samples_written, "wb") as out:
+                try:
+                    benchmark, answer_for = _Decoder._import(source)
+                except Exception as error:  # said on the answers' pipe: the grading process
+                    failed = {"failed": f"{type(error).__name__}: {error}"}  # names it
+                    out.write(json.dumps(failed).encode() + b"\n")
+                    return
                 for line in rows:
-                    try:
-                        problem = benchmark.CodeGenerationProblem(**json.loads(line))
-                        answer = {"sample": problem.get_evaluation_sample()}
-                    except Exception as error:  # upstream cannot read the row
-                        raised = implementation.raised(error)
-                        answer = {"rejected": judge.rejected(raised)["rejected"]}
-                    out.write(json.dumps(answer).encode() + b"\n")
+                    out.write(json.dumps(answer_for(benchmark, line)).encode() + b"\n")
                     out.flush()
             status = exit_codes.OK
         finally:
             os._exit(status)
 
+    @staticmethod
+    def _import(source: str):
+        """lcb_runner's benchmark module, imported without ``datasets``, and the function
+        turning one row's line into its answer."""
+        from lcb_conformance.adapters import implementation
+        from lcb_conformance.upstream import judge
+
+        sys.modules.setdefault("datasets", _no_datasets())
+        benchmark = Upstream(source).module("benchmarks.code_generation")
+
+        def answer_for(benchmark, line: bytes) -> dict:
+            try:
+                problem = benchmark.CodeGenerationProblem(**json.loads(line))
+                return {"sample": problem.get_evaluation_sample()}
+            except Exception as error:  # upstream cannot read the row
+                return {"rejected": judge.rejected(implementation.raised(error))["rejected"]}
+
+        return benchmark, answer_for
+
     def send(self, row: dict) -> None:
         """Give the decoder a row; its answer is read with :meth:`answer` before the next row
         is sent (one in flight: neither side then blocks writing while the other does)."""
         data = json.dumps(row).encode() + b"\n"
-        while data:
-            data = data[os.write(self.rows, data) :]
+        try:
+            while data:
+                data = data[os.write(self.rows, data) :]
+        except BrokenPipeError:  # it ended: what it said before, or that it ended
+            self.answer(block=True)
+            raise
 
     def answer(self, block: bool) -> dict | None:
         """The row's answer, {"sample": the evaluation sample} or {"rejected": why upstream
@@ -411,12 +429,14 @@ class _Decoder:
             except BlockingIOError:
                 return None
             if not chunk:
-                raise RuntimeError("the row decoder ended (it could not import lcb_runner?)")
+                raise RuntimeError("the row decoder ended without a word")
             self.received += chunk
             if chunk.endswith(b"\n"):  # one row in flight: its line ends the decoder's output
-                line = bytes(self.received)
+                answer = json.loads(bytes(self.received))
                 self.received.clear()
-                return json.loads(line)
+                if "failed" in answer:
+                    raise RuntimeError(f"the row decoder ended: {answer['failed']}")
+                return answer
 
 
 def _no_datasets() -> types.ModuleType:
