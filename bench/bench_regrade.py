@@ -116,7 +116,7 @@ def run_upstream(upstream: Upstream, samples: list[grading.Sample]) -> dict:
     code: dict[str, list[str]] = {}
     for sample in samples:
         code.setdefault(sample.problem_id, []).append(sample.code)
-    run = {"run": "bench", "code": code, "rows": rows_of(samples)}
+    run = {"name": "bench", "code": code, "rows": rows_of(samples)}
     start, cpu = time.perf_counter(), children_cpu()
     answer = grading.codegen_metrics(upstream, [run])["bench"]
     wall, cpu = time.perf_counter() - start, children_cpu() - cpu

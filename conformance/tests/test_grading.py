@@ -33,10 +33,10 @@ def test_every_fixture_run_has_a_regrade_golden():
     """runs.jsonl is what fixtures/regrade/build.py writes from fixtures/audit/ today, and
     each of its runs has a golden."""
     build = runpy.run_path(str(regrade.RUNS_FILE.parent / "build.py"))
-    runs = [*build["lcb_runner_runs"](), *build["harness_runs"]()]
+    runs = [*build["lcb_runner_runs"](), *build["self_repair_runs"](), *build["harness_runs"]()]
     lines = [json.dumps(run, ensure_ascii=True, sort_keys=True) for run in runs]
     assert regrade.RUNS_FILE.read_text("utf-8").splitlines() == lines
-    assert {regrade.key_of(run["run"]) for run in runs} == set(REGRADE_KEYS)
+    assert {regrade.key_of(run["run"], run["scenario"]) for run in runs} == set(REGRADE_KEYS)
     assert all(goldens.read(key) is not None for key in REGRADE_KEYS)
 
 
@@ -186,7 +186,7 @@ def test_the_stand_ins_codegen_metrics_gap_is_real(upstream):
     key = regrade.key_of("lighteval/as-shipped")
     run = regrade.runs()[key]
     answer = grading._codegen_metrics_by(upstream.source, json.dumps([run], sort_keys=True))
-    metrics = answer[run["run"]]["scored"][0]
+    metrics = answer[run["name"]]["scored"][0]
     assert metrics != json.loads(goldens.read(key))["metrics"]
     assert "pass@1_stderr" in metrics
 
