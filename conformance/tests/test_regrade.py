@@ -232,6 +232,7 @@ def test_every_format_regrades_end_to_end(pytestconfig, upstream, tmp_path, caps
 # the run file of each fixture run folder (regrade goldens' keys: fixtures/regrade/runs.jsonl)
 RUN_FILES = {
     "lcb_runner": "output/*/Scenario.codegeneration_*_eval_all.json",
+    "lcb_runner_self_repair": "output/*/Scenario.selfrepair_*_eval_all.json",
     "evalscope": "reviews/*/*.jsonl",
     "opencompass": "predictions/*/*.json",
     "lm_eval": "samples_*.jsonl",

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from lcb_conformance import releases
 from lcb_conformance.reports.score_run import Run, as_percent, listed_ids, mean_of
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_prompts import score as scoring
 
 # The leaderboard's widest window: its first date mark, and a mark after any problem.
@@ -31,6 +32,13 @@ LABELS = {
 
 
 PUBLISHED_BUILDER = "LiveCodeBench/submissions 4d04b02"  # the only builder LiveCodeBench published
+SELF_REPAIR_LISTING = (
+    f"no published builder lists self-repair runs: the published one ({PUBLISHED_BUILDER}) reads "
+    "only Scenario.codegeneration_*_eval_all.json; the site's Self Repair tab "
+    "(performances_repair.json) was built by a builder not published: the leaderboard's "
+    "computation here applies 4d04b02's rules, which the tab's component computes as code "
+    "generation's"
+)
 
 
 def problem_set(run: Run, release: str | None) -> dict:
@@ -168,11 +176,17 @@ def leaderboard_view(rows, scope: Scope, start: str, end: str, zone: str) -> dic
     }
 
 
-def label(name: str, narrowed_to: str | None) -> str:
-    """What a figure is; on a run narrowed to --release's problems, said."""
-    if narrowed_to is None or name == PUBLISHED:
+def label(name: str, narrowed_to: str | None, scenario: str = CODE_GENERATION) -> str:
+    """What a figure is; of a self-repair run, and on a run narrowed to --release's problems,
+    said."""
+    if name == PUBLISHED:
         return LABELS[name]
-    return LABELS[name].replace("this file", f"{narrowed_to}'s problems of this file")
+    found = LABELS[name]
+    if scenario != CODE_GENERATION:
+        found = found.replace("this file", f"this {SCENARIO_WORDS[scenario]} file")
+    if narrowed_to is not None:
+        found = found.replace("this ", f"{narrowed_to}'s problems of this ", 1)
+    return found
 
 
 def figures(report: dict) -> list[dict]:
@@ -186,7 +200,7 @@ def figures(report: dict) -> list[dict]:
         found.append(
             {
                 "name": name,
-                "label": label(name, report["narrowed_to"]),
+                "label": label(name, report["narrowed_to"], report["scenario"]),
                 "value": view["value"],
                 "count": view["count"],
                 "expected": view["expected"],
@@ -223,9 +237,12 @@ def differences(lcb_runner: dict, leaderboard: dict, rows) -> list[str]:
     return lines
 
 
-def listing(count: int) -> str | None:
+def listing(count: int, scenario: str = CODE_GENERATION) -> str | None:
     """Whether a leaderboard edition lists a run of ``count`` problems, by the published
-    builder's rule and the sizes the site's editions list (conformance/releases)."""
+    builder's rule and the sizes the site's editions list (conformance/releases); a
+    self-repair run: by no published builder."""
+    if scenario != CODE_GENERATION:
+        return SELF_REPAIR_LISTING
     if count == scoring.LEADERBOARD_ROWS:
         return None
     manifest = releases.manifest()

@@ -17,6 +17,7 @@ from lcb_conformance.reports.score_figures import (
     covered_count,
 )
 from lcb_conformance.reports.score_run import SHOWN, listed_ids
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_prompts import score as scoring
 
 
@@ -98,12 +99,20 @@ def _published_lines(published: dict) -> list[str]:
     return lines
 
 
+def _scenario_words(report: dict) -> str:
+    """Said of a run of another scenario than code generation: its figures are that one's."""
+    if report["scenario"] == CODE_GENERATION:
+        return ""
+    return f" (lcb_runner's {SCENARIO_WORDS[report['scenario']]} results)"
+
+
 def render(report: dict) -> str:
     problems, window = report["problems"], report["window"]
     ours, board = report["lcb_runner"], report["leaderboard"]
     dates = f"{window['start']}..{window['end']}" if window["start"] else "every contest date"
     lines = [
-        f"score: {report['run']}: {problems['count']} problems, problem set sha256 "
+        f"score: {report['run']}{_scenario_words(report)}: {problems['count']} problems, "
+        "problem set sha256 "
         f"{problems['sha256'][:16]}"
         + (
             f" (= {', '.join(problems['sha256_equals'])}'s: same problems and metadata)"
@@ -169,6 +178,8 @@ def headline(report: dict) -> str:
         )
         for f in report["figures"]
     )
+    if report["scenario"] != CODE_GENERATION:
+        counts = f"{SCENARIO_WORDS[report['scenario']]}: {counts}"
     if report["failures"]:
         return f"FAILED: {counts}: " + "; ".join(report["failures"])
     allowed = (

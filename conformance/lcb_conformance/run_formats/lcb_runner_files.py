@@ -36,6 +36,11 @@ SELF_REPAIR = scenarios.SELF_REPAIR.lcb_runner  # lcb_runner's Scenario.selfrepa
 # get_metrics scores self-repair exactly as code generation)
 PROGRAM_SCENARIOS = (CODE_GENERATION, SELF_REPAIR)
 SELF_REPAIR_MARKER = scenarios.SELF_REPAIR.audit.marker  # original_code_list
+# how a sentence names each of lcb_runner's scenarios (its Scenario value -> words)
+SCENARIO_WORDS = {
+    CODE_GENERATION: "code generation",
+    **{declared.lcb_runner: declared.words for declared in scenarios.SCENARIOS.values()},
+}
 # lcb_runner's Scenario values: code generation and each declared scenario's
 LCB_RUNNER_SCENARIOS = (
     CODE_GENERATION,

@@ -74,9 +74,24 @@ def samples(path: Path) -> Iterator[Logged]:
     parsed = lcb_runner_files.parse(path.name)
     if parsed is not None and parsed.scenario != SCENARIO:
         raise LogError(f"{path}: lcb_runner's {parsed.scenario} results, not {SCENARIO}'s")
+    attempts: dict[str, int] = {}  # "first": the first problem's count, every problem's
+
+    def checked(line: int, element: object) -> tuple[str, dict]:
+        name, row = _row(path, line, element)
+        count = len(row["output_list"])
+        first = attempts.setdefault("first", count)
+        if count != first:
+            raise LogError(
+                f"{path}:{line}: problem {name!r} has {count} attempts, the first problem "
+                f"{first}: lcb_runner's self-repair repairs (or keeps) every attempt of the "
+                "code-generation run it read (--codegen_n), so every problem has as many; "
+                "attempts are missing"
+            )
+        return name, row
+
     yield from lcb_runner_files.results_samples(
         path,
-        lambda line, element: _row(path, line, element),
+        checked,
         "code_list",
         "code",
         lambda row: {name: row[name] for name in lcb_runner.PROBLEM_FIELDS if name in row},
