@@ -72,12 +72,21 @@ def samples(path: Path) -> Iterator[Logged]:
     """Every attempt's repair (or kept output) of a self-repair results file, its extracted
     code and, in the _eval_all file, its verdict."""
     parsed = lcb_runner_files.parse(path.name)
-    if parsed is not None and parsed.scenario != SCENARIO:
+    if parsed is not None and parsed.scenario not in lcb_runner_files.PROGRAM_SCENARIOS:
         raise LogError(f"{path}: lcb_runner's {parsed.scenario} results, not {SCENARIO}'s")
+    # a file not named as self-repair's (renamed, or as code generation's) is self-repair's by
+    # its rows' original_code_list alone
+    named = parsed is not None and parsed.scenario == SCENARIO
     attempts: dict[str, int] = {}  # "first": the first problem's count, every problem's
 
     def checked(line: int, element: object) -> tuple[str, dict]:
         name, row = _row(path, line, element)
+        if not named and lcb_runner_files.SELF_REPAIR_MARKER not in row:
+            raise LogError(
+                f"{path}:{line}: problem {name!r} has no "
+                f"{lcb_runner_files.SELF_REPAIR_MARKER} and the file is not named as lcb_runner's "
+                "self-repair results: code generation's (--format lcb_runner)"
+            )
         count = len(row["output_list"])
         first = attempts.setdefault("first", count)
         if count != first:
