@@ -9,8 +9,8 @@ the run was made from (fixtures/regrade/runs.jsonl, written from fixtures/audit/
 build.py). regrade/lcb_runner_self_repair/<run>: the same for lcb_runner's self-repair
 results of a run folder, its outputs through runner/scenario_router's combine_results for
 Scenario.selfrepair (``output[0]`` of a list, then extract_code), then codegen_metrics, as its
-get_metrics scores self-repair. The golden holds the problems in order, the extracted code, the metrics and, per
-problem, every sample's graded list and metadata (normalised as the judge goldens are:
+get_metrics scores self-repair. The golden holds the problems in order, the extracted code, the
+metrics and, per problem, every sample's graded list and metadata (normalised as the judge goldens are:
 "execution time" dropped, memory addresses blanked). What a regrade of the run is held to;
 upstream/grading.py's grade reproduces the graded lists and metadata from the code.
 
