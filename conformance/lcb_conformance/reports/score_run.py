@@ -35,12 +35,12 @@ class RunError(ValueError):
 class Run:
     path: Path
     rows: list[dict] = field(default_factory=list)  # the fields scoring reads, nothing more
-    # lcb_runner's scenario whose results the rows are: code generation, or self-repair (its
-    # eval_all: compute_scores --scenario selfrepair, the site's Self Repair tab)
-    scenario: str = lcb_runner_files.CODE_GENERATION
     flags: list[str] = field(default_factory=list)
     # rows whose written pass@1 (or pass1) is not graded_list.count(True) / len
     inconsistent: list[str] = field(default_factory=list)
+    # lcb_runner's scenario whose results the rows are: code generation, or self-repair (its
+    # eval_all: compute_scores --scenario selfrepair, the site's Self Repair tab)
+    scenario: str = lcb_runner_files.CODE_GENERATION
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:

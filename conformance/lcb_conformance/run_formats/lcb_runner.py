@@ -22,12 +22,8 @@ PROBLEM_FIELDS = ("question_id", "contest_date", "difficulty", "platform")
 
 
 def detect(peek) -> bool:
-    first = peek.first
-    return (
-        peek.opening == b"["
-        and "output_list" in first
-        and "code_list" in first
-        and not lcb_runner_files.self_repair(peek.path.name, first)
+    return lcb_runner_files.programs_results(peek) and not lcb_runner_files.self_repair(
+        peek.path.name, peek.first
     )
 
 

@@ -106,6 +106,12 @@ def repaired_results(run: Path, codegen_n: int) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def programs_results(peek) -> bool:
+    """A results file whose rows hold programs (output_list and code_list): code generation's
+    or self-repair's, as :func:`self_repair` tells them apart."""
+    return peek.opening == b"[" and "output_list" in peek.first and "code_list" in peek.first
+
+
 def self_repair(name: str, first: dict) -> bool:
     """A self-repair results file: its rows carry original_code_list (the _eval_all file's, what
     main() adds), or lcb_runner's name says so (the results file's rows are code

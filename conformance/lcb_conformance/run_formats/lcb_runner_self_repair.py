@@ -36,12 +36,8 @@ model = lcb_runner_files.model
 
 
 def detect(peek) -> bool:
-    first = peek.first
-    return (
-        peek.opening == b"["
-        and "output_list" in first
-        and "code_list" in first
-        and lcb_runner_files.self_repair(peek.path.name, first)
+    return lcb_runner_files.programs_results(peek) and lcb_runner_files.self_repair(
+        peek.path.name, peek.first
     )
 
 

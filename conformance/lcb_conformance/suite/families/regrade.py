@@ -10,9 +10,9 @@ build.py). regrade/lcb_runner_self_repair/<run>: the same for lcb_runner's self-
 results of a run folder, its outputs through runner/scenario_router's combine_results for
 Scenario.selfrepair (``output[0]`` of a list, then extract_code), then codegen_metrics, as its
 get_metrics scores self-repair. The golden holds the problems in order, the extracted code, the
-metrics and, per problem, every sample's graded list and metadata (normalised as the judge goldens are:
-"execution time" dropped, memory addresses blanked). What a regrade of the run is held to;
-upstream/grading.py's grade reproduces the graded lists and metadata from the code.
+metrics and, per problem, every sample's graded list and metadata (normalised as the judge
+goldens are: "execution time" dropped, memory addresses blanked). What a regrade of the run is
+held to; upstream/grading.py's grade reproduces the graded lists and metadata from the code.
 
 regrade-scenarios/lcb_runner/<run>[_cot]: the same for lcb_runner's test output prediction and
 code execution fixture runs (fixtures/regrade/scenario_runs.jsonl, written by build.py): each
