@@ -80,6 +80,29 @@ def test_a_problem_with_attempts_missing_is_refused(tmp_path):
         list(lcb_runner_self_repair.samples(path))
 
 
+MISALIGNED = inputs.AUDIT / "lcb_runner" / "self-repair-misaligned" / "output" / "GPT-4O-2024-08-06"
+
+
+def test_lcb_runner_writes_original_code_list_by_position_not_by_problem():
+    """Pinned upstream behaviour (fixtures/audit/lcb_runner/self-repair-misaligned, written by
+    lcb_runner 28fef95's own main()): its code generation holds j_sum_encoded, which it did not
+    repair; main() zips original_code_list with the code-generation rows by position, so
+    j_two_numbers' is j_sum_encoded's attempts. The reader does not read it: each problem's
+    samples are its own repairs and verdicts."""
+    generated = _rows(MISALIGNED / REPAIRED.name)
+    repaired = _rows(MISALIGNED / EVAL_ALL.name)
+    assert [r["question_id"] for r in generated] == ["j_sum", "j_sum_encoded", "j_two_numbers"]
+    assert [r["question_id"] for r in repaired] == ["j_sum", "j_two_numbers"]
+    assert repaired[1]["original_code_list"] == generated[1]["code_list"]  # j_sum_encoded's
+    assert repaired[1]["original_code_list"] != generated[2]["code_list"]
+    samples = list(registry.detect(MISALIGNED / EVAL_ALL.name).samples(MISALIGNED / EVAL_ALL.name))
+    assert [(s.question_id, s.scored, s.passed) for s in samples] == [
+        (row["question_id"], code, passed)
+        for row in repaired
+        for code, passed in zip(row["code_list"], row["graded_list"], strict=True)
+    ]
+
+
 def test_score_labels_a_self_repair_run_even_renamed(tmp_path):
     renamed = tmp_path / "run.json"
     renamed.write_bytes(EVAL_ALL.read_bytes())
