@@ -15,7 +15,7 @@ from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
 from lcb_conformance.reports.page_style import CSS, escape
-from lcb_conformance.run_formats.lcb_runner_files import SCENARIO_WORDS
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 
 SCHEMA = "lcb-conformance-regrade-report/1"
 SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
@@ -209,10 +209,15 @@ def render(report: dict) -> str:
     return "\n".join(lines)
 
 
-def scenario_named(head: dict) -> str:
+def scenario_words(head: dict) -> str:
     """The scenario whose number the regrade gives: lcb_runner's and the leaderboard's
-    self-repair number is not its code generation number."""
-    return f"lcb_runner's {SCENARIO_WORDS[head['scenario']]} scenario"
+    self-repair number is not its code generation number. A results file written before the
+    header recorded it is code generation's (regrade refused every other scenario then)."""
+    return SCENARIO_WORDS[head.get("scenario", CODE_GENERATION)]
+
+
+def scenario_named(head: dict) -> str:
+    return f"lcb_runner's {scenario_words(head)} scenario"
 
 
 def _verdict(value) -> str:
@@ -234,7 +239,7 @@ def headline(report: dict) -> str:
     release = report["header"]["dataset"]
     on = "no release" if release["not_a_release"] else release["release"]
     return (
-        f"{state}: lcb_runner's {SCENARIO_WORDS[report['header']['scenario']]} regrade "
+        f"{state}: lcb_runner's {scenario_words(report['header'])} regrade "
         f"{_number(ours['pass@1']['all'])} (compute_scores), "
         f"{_number(board['mean'])} (leaderboard), on {on}; "
         f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"
