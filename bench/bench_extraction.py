@@ -39,7 +39,7 @@ from pathlib import Path
 
 # Standard library only: transformers and upstream are imported once the offline cache is on.
 from lcb_conformance.offline_tokenizers import hf_cache
-from lcb_conformance.suite.extraction_rule import prefix_rule
+from lcb_conformance.runner.extraction_rule import prefix_rule
 from lcb_prompts import PrefixExtractor, extract_code, extract_code_prefix, format_lcb_prompt
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,7 +8,9 @@ problem's programs in turn, repeated), over the problems whose rows lcb_runner r
 sets: "instant" (the programs whose golden verdict is reached at once: no -3 time limit, no
 -5 runner error, none of the huge-output, deep-recursion and timeout categories) and "mix"
 (every program of the problem in turn: runtime errors, exit(), programs that loop or sleep
-until a time limit). Both sides get the same samples and lcb_runner's default timeout (6 s),
+until a time limit), and "instant-one-per-problem" (the instant samples, each under a
+problem of its own with that problem's row: a run of n=1, where every sample brings a new
+row). Both sides get the same samples and lcb_runner's default timeout (6 s),
 on this machine as it is:
 
 - lcb_runner: ``codegen_metrics(samples, generations)`` with its defaults (16 processes, a
@@ -52,7 +54,8 @@ from lcb_conformance.suite import goldens, judge_cases
 from lcb_conformance.upstream import Upstream, grading, judge
 
 TIMEOUT = grading.TIMEOUT
-INSTANT, MIX = "instant", "mix"
+INSTANT, MIX, ONE_PER_PROBLEM = "instant", "mix", "instant-one-per-problem"
+COPY = "/"  # problem id of a copy (one-per-problem set): the corpus problem, COPY, a number
 # not instant though no time limit is reached: megabytes printed, 50000 frames deep, a loop
 # at import that compile_code's alarm stops (a -4, not a -3)
 SLOW_CATEGORIES = ("huge-output", "recursion", "timeout")
@@ -76,11 +79,26 @@ def programs_by_problem(kind: str) -> dict[str, list[str]]:
 
 
 def sample_set(kind: str, per_problem: int, scale: int = 1) -> list[grading.Sample]:
+    if kind == ONE_PER_PROBLEM:
+        return [
+            grading.Sample(f"{sample.problem_id}{COPY}{number}", 0, sample.code)
+            for number, sample in enumerate(sample_set(INSTANT, per_problem, scale))
+        ]
     samples = []
     for problem, programs in sorted(programs_by_problem(kind).items()):
         cycle = itertools.islice(itertools.cycle(programs), per_problem * scale)
         samples += [grading.Sample(problem, index, code) for index, code in enumerate(cycle)]
     return samples
+
+
+def corpus_problem(problem_id: str) -> str:
+    return problem_id.partition(COPY)[0]
+
+
+def rows_of(samples: list[grading.Sample]) -> dict[str, dict]:
+    """problem id -> the corpus row, for every problem of the samples (copies included)."""
+    rows = judge.problems()
+    return {s.problem_id: rows[corpus_problem(s.problem_id)] for s in samples}
 
 
 # ---- lcb_runner's side: grading's codegen_metrics child (the regrade goldens' own) ----------
@@ -98,8 +116,7 @@ def run_upstream(upstream: Upstream, samples: list[grading.Sample]) -> dict:
     code: dict[str, list[str]] = {}
     for sample in samples:
         code.setdefault(sample.problem_id, []).append(sample.code)
-    rows = judge.problems()
-    run = {"run": "bench", "code": code, "rows": {problem: rows[problem] for problem in code}}
+    run = {"name": "bench", "code": code, "rows": rows_of(samples)}
     start, cpu = time.perf_counter(), children_cpu()
     answer = grading.codegen_metrics(upstream, [run])["bench"]
     wall, cpu = time.perf_counter() - start, children_cpu() - cpu
@@ -118,9 +135,8 @@ def run_upstream(upstream: Upstream, samples: list[grading.Sample]) -> dict:
 
 
 def run_grade(upstream: Upstream, samples: list[grading.Sample], workers: int) -> dict:
-    rows = judge.problems()
     start, cpu = time.perf_counter(), children_cpu()
-    graded = list(grading.grade(rows, samples, upstream=upstream, workers=workers))
+    graded = list(grading.grade(rows_of(samples), samples, upstream=upstream, workers=workers))
     return {
         "wall": time.perf_counter() - start,
         "cpu": children_cpu() - cpu,  # the grading tree (this process's own part is small)
@@ -163,7 +179,7 @@ def check_identical(samples, upstream_answer: dict, graded: list[grading.Graded]
         ) == grading.comparable_metadata(their_metadata):
             continue
         verdicts = (mine.graded, mine.metadata), (theirs, their_metadata)
-        expected = reference[(sample.problem_id, sample.code)]
+        expected = reference[(corpus_problem(sample.problem_id), sample.code)]
         if starved_of_time(*verdicts, expected) or starved_of_time(*verdicts[::-1], expected):
             starved += 1
             print(f"TIME LIMIT UNDER LOAD {sample.problem_id}#{sample.sample_index}: grade "

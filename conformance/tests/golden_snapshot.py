@@ -2,7 +2,7 @@
 
 syrupy's Amber format and its text mode normalise newlines, which would hide exactly the
 \\r\\n and trailing-whitespace drift this suite exists to catch; this extension compares
-bytes and renders a mismatch with :func:`lcb_conformance.suite.showdiff.report`.
+bytes and renders a mismatch with :func:`lcb_conformance.common.showdiff.report`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from functools import cache
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from lcb_conformance.suite import families, goldens, showdiff
+from lcb_conformance.common import showdiff
+from lcb_conformance.suite import families, goldens
 
 
 class GoldenExtension(SingleFileSnapshotExtension):

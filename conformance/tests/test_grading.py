@@ -9,15 +9,17 @@ from __future__ import annotations
 import itertools
 import json
 import runpy
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
-from lcb_conformance.upstream import grading, judge
+from lcb_conformance.upstream import Upstream, grading, judge
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
 # compat-tf* envs leave them to the upstream env)
@@ -31,10 +33,10 @@ def test_every_fixture_run_has_a_regrade_golden():
     """runs.jsonl is what fixtures/regrade/build.py writes from fixtures/audit/ today, and
     each of its runs has a golden."""
     build = runpy.run_path(str(regrade.RUNS_FILE.parent / "build.py"))
-    runs = [*build["lcb_runner_runs"](), *build["harness_runs"]()]
+    runs = [*build["lcb_runner_runs"](), *build["self_repair_runs"](), *build["harness_runs"]()]
     lines = [json.dumps(run, ensure_ascii=True, sort_keys=True) for run in runs]
     assert regrade.RUNS_FILE.read_text("utf-8").splitlines() == lines
-    assert {regrade.key_of(run["run"]) for run in runs} == set(REGRADE_KEYS)
+    assert {regrade.key_of(run["run"], run["scenario"]) for run in runs} == set(REGRADE_KEYS)
     assert all(goldens.read(key) is not None for key in REGRADE_KEYS)
 
 
@@ -107,6 +109,56 @@ def test_samples_are_streamed_and_answered_in_order(upstream):
     assert max(ahead) < 100
 
 
+# The first sample (j_sum) passes only if another problem's sample starts while it runs: it
+# waits for that sample's folder, then answers; the other (j_words) makes the folder.
+WAITS_FOR_THE_NEXT_PROBLEM = """import os, time
+for _ in range(400):
+    if os.path.isdir("next-problem-started"):
+        break
+    time.sleep(0.01)
+a, b = map(int, input().split())
+print(a + b if os.path.isdir("next-problem-started") else 0)
+"""
+STARTS_THE_NEXT_PROBLEM = 'import os\nos.makedirs("next-problem-started", exist_ok=True)\n'
+
+
+@pytest.mark.upstream
+def test_a_rows_decoding_waits_for_no_running_sample(upstream):
+    """The next problem's row is decoded, and its samples started, while an earlier
+    problem's sample runs: a run of one sample per problem is graded as many at once as a
+    run of many (before, each new row waited for every running child to end)."""
+    rows = judge_cases.problems()
+    samples = [
+        grading.Sample("j_sum", 0, WAITS_FOR_THE_NEXT_PROBLEM),
+        grading.Sample("j_words", 0, STARTS_THE_NEXT_PROBLEM),
+    ]
+    graded = list(grading.grade(rows, samples, upstream=upstream, workers=2))
+    assert graded[0].passed
+
+
+@pytest.mark.upstream
+def test_a_decoder_that_cannot_import_lcb_runner_fails_the_grading_by_name(upstream, tmp_path):
+    """A checkout whose benchmark module does not import: the row decoder ends, and grading
+    fails saying why (GradingFailed naming the checkout and what the import raised; before,
+    only "BrokenPipeError"), never hangs on a row's answer."""
+    if upstream.checkout is not None:
+        shutil.copytree(upstream.checkout / "lcb_runner", tmp_path / "lcb_runner")
+    else:  # the installed stand-in laid out as a checkout's package (its imports renamed)
+        installed = Path(upstream.module("benchmarks.code_generation").__file__).parents[1]
+        shutil.copytree(installed, tmp_path / "lcb_runner", ignore=shutil.ignore_patterns("*.pyc"))
+        for module in (tmp_path / "lcb_runner").rglob("*.py"):
+            text = module.read_text("utf-8").replace(upstream.package, "lcb_runner")
+            module.write_text(text, "utf-8")
+    (tmp_path / "lcb_runner" / "benchmarks" / "code_generation.py").write_text(
+        "raise ImportError('broken on purpose')\n"
+    )
+    samples = [grading.Sample("j_sum", 0, "print(3)")]
+    broken = Upstream(str(tmp_path))
+    with pytest.raises(grading.GradingFailed, match="decoder ended: .*broken on purpose") as raised:
+        list(grading.grade(judge_cases.problems(), samples, upstream=broken))
+    assert str(tmp_path) in str(raised.value)
+
+
 @pytest.mark.upstream
 def test_a_row_lcb_runner_cannot_read_is_named(upstream):
     rows = judge_cases.problems()
@@ -134,7 +186,7 @@ def test_the_stand_ins_codegen_metrics_gap_is_real(upstream):
     key = regrade.key_of("lighteval/as-shipped")
     run = regrade.runs()[key]
     answer = grading._codegen_metrics_by(upstream.source, json.dumps([run], sort_keys=True))
-    metrics = answer[run["run"]]["scored"][0]
+    metrics = answer[run["name"]]["scored"][0]
     assert metrics != json.loads(goldens.read(key))["metrics"]
     assert "pass@1_stderr" in metrics
 
@@ -145,7 +197,10 @@ DECODE_WITHOUT_DATASETS = """
 import json, os, sys
 from lcb_conformance.upstream import grading_process, judge
 decoder = grading_process._Decoder(sys.argv[1], keep_open=())
-answers = {problem: decoder.decode(row) for problem, row in judge.problems().items()}
+answers = {}
+for problem, row in judge.problems().items():
+    decoder.send(row)
+    answers[problem] = decoder.answer(block=True)
 os.close(decoder.rows)
 os.waitpid(decoder.pid, 0)
 print(json.dumps(answers))

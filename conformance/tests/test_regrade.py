@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -190,11 +191,27 @@ def test_the_samples_the_harness_graded_otherwise_are_named_with_why(
     assert round(report["harness"]["lcb_runner"]["pass@1"]["all"], 2) == 33.33
 
 
+def _evalscope_run(folder: Path) -> list[str]:
+    """evalscope's fixture run on its rows: no program passes."""
+    dataset = inputs.write(folder / "dataset", inputs.rows())
+    return [str(inputs.EVALSCOPE_RUN), "--dataset", str(dataset), "--style", "OpenAIChat"]
+
+
+def _passing_run(folder: Path) -> list[str]:
+    """Six problems each answered by a program that passes: lcb_runner's metadata then holds
+    the program's measured execution time, which no two runs share."""
+    run = inputs.release_run(folder, count=6)
+    graded = {row["question_id"] for row in json.loads(run.read_text("utf-8"))}
+    table = [row for row in inputs.release_rows("release_v1") if row["question_id"] in graded]
+    dataset = inputs.write(folder / "dataset", table)
+    return [str(run), "--dataset", str(dataset), "--style", "OpenAIChat"]
+
+
 @pytest.mark.upstream
-def test_slices_merged_equal_the_whole_run_byte_for_byte(pytestconfig, upstream, tmp_path):
-    dataset = inputs.write(tmp_path / "dataset", inputs.rows())
-    common = [str(inputs.EVALSCOPE_RUN), "--dataset", str(dataset), "--not-a-release",
-              "--style", "OpenAIChat"]  # fmt: skip
+@pytest.mark.parametrize("make_run", [_evalscope_run, _passing_run], ids=["none-pass", "all-pass"])
+def test_slices_merged_equal_the_whole_run_byte_for_byte(pytestconfig, upstream, tmp_path,
+                                                         make_run):  # fmt: skip
+    common = [*make_run(tmp_path), "--not-a-release"]
     whole, first, second = (tmp_path / f"{name}.jsonl" for name in ("whole", "1", "2"))
     codes = [
         _regrade(pytestconfig, upstream, *common, "--results", str(whole)),
@@ -203,8 +220,10 @@ def test_slices_merged_equal_the_whole_run_byte_for_byte(pytestconfig, upstream,
     ]
     merged = tmp_path / "merged.jsonl"
     codes.append(cli.main(["regrade", "merge", str(second), str(first), "--results", str(merged)]))
-    assert len(set(codes)) == 1
+    assert len(set(codes)) == 1 and codes[0] in (exit_codes.OK, exit_codes.DIFFERS), codes
     assert merged.read_bytes() == whole.read_bytes()
+    passing = [s for s in results_file.read(whole).samples if s["regrade"]["passed"]]
+    assert bool(passing) == (make_run is _passing_run)
     schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
     for line in whole.read_text("ascii").splitlines():
         jsonschema.validate(json.loads(line), schema)
@@ -232,6 +251,7 @@ def test_every_format_regrades_end_to_end(pytestconfig, upstream, tmp_path, caps
 # the run file of each fixture run folder (regrade goldens' keys: fixtures/regrade/runs.jsonl)
 RUN_FILES = {
     "lcb_runner": "output/*/Scenario.codegeneration_*_eval_all.json",
+    "lcb_runner_self_repair": "output/*/Scenario.selfrepair_*_eval_all.json",
     "evalscope": "reviews/*/*.jsonl",
     "opencompass": "predictions/*/*.json",
     "lm_eval": "samples_*.jsonl",

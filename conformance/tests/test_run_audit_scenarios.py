@@ -196,6 +196,30 @@ def test_self_repair_prompts_come_from_the_run_it_repaired(upstream):
 
 
 @pytest.mark.upstream
+def test_upstreams_positional_original_code_list_is_named_not_refused(upstream, tmp_path):
+    """lcb_runner 28fef95's own self-repair file (self-repair-misaligned, written by its
+    main()): main() pairs the rows with the code-generation run's by position, so
+    j_two_numbers' original_code_list is j_sum_encoded's. run_main_repair prompted each
+    problem from its own attempts: the audit checks them, names the pairing, and passes; an
+    original_code_list that no position explains is still refused."""
+    path = results("self-repair-misaligned", eval_all(SELF_REPAIR))
+    audit = audited(upstream, path)
+    assert audit.paired_by_position == {"j_two_numbers": "j_sum_encoded"}
+    assert audit.counts() == {run_audit.IDENTICAL: 6}
+    assert audit.exit_code() == run_audit.EXIT_OK
+    assert "j_two_numbers has j_sum_encoded's" in run_audit.render(audit)
+    assert audit.as_json()["original_code_list_by_position"] == audit.paired_by_position
+    damaged = copy_run("self-repair-misaligned", tmp_path, eval_all(SELF_REPAIR))
+
+    def unexplained(data):
+        data[1]["original_code_list"] = ["print(0)"] * len(data[1]["original_code_list"])
+
+    rewrite(damaged, unexplained)
+    with pytest.raises(run_audit.AuditInputError, match="not the run it repaired"):
+        audited(upstream, damaged)
+
+
+@pytest.mark.upstream
 def test_self_repair_without_the_repaired_run_checks_extraction_only(upstream, tmp_path):
     path = copy_run("self-repair", tmp_path, SELF_REPAIR)
     moved = tmp_path / "elsewhere.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcb_conformance.suite.showdiff import first_difference, report, visible
+from lcb_conformance.common.showdiff import first_difference, report, visible
 
 # The suite checking itself, not the implementation: tox -e upstream runs it (selftest).
 pytestmark = pytest.mark.selftest
@@ -50,7 +50,8 @@ def _message_golden(group: str) -> str:
 def test_a_missing_system_message_is_named():
     import json
 
-    from lcb_conformance.suite import goldens, showdiff
+    from lcb_conformance.common import showdiff
+    from lcb_conformance.suite import goldens
 
     golden = _message_golden("OpenAIChat")
     messages = json.loads(golden)
@@ -62,7 +63,8 @@ def test_a_missing_system_message_is_named():
 def test_a_differing_user_message_is_named_with_where():
     import json
 
-    from lcb_conformance.suite import goldens, showdiff
+    from lcb_conformance.common import showdiff
+    from lcb_conformance.suite import goldens
 
     golden = _message_golden("OpenAIChat")
     messages = json.loads(golden)
@@ -74,7 +76,8 @@ def test_a_differing_user_message_is_named_with_where():
 def test_claude3s_separate_system_prompt_missing_is_named():
     import json
 
-    from lcb_conformance.suite import goldens, showdiff
+    from lcb_conformance.common import showdiff
+    from lcb_conformance.suite import goldens
 
     golden = _message_golden("Claude3")
     conversation = json.loads(golden)

@@ -12,12 +12,13 @@ import miniatures
 import pytest
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.common import showdiff
 from lcb_conformance.reports import report
 from lcb_conformance.reports.verdict import COMPARABLE, DIFFERENT, Verdict
 from lcb_conformance.runner import results
 from lcb_conformance.runner import run as runner
-from lcb_conformance.suite import goldens, showdiff
-from lcb_conformance.suite.extraction_rule import extract_code_rule
+from lcb_conformance.runner.extraction_rule import extract_code_rule
+from lcb_conformance.suite import goldens
 
 EXTRACT = runner.Selection(families=frozenset([goldens.EXTRACT]), contract=False)
 

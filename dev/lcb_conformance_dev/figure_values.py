@@ -42,7 +42,7 @@ from lcb_conformance.suite.families import request, scenario_prompt, score
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 from lcb_conformance.upstream import differential, judge
-from lcb_conformance_dev import hypothesis_profiles, layout_table, peers
+from lcb_conformance_dev import bench_figures, hypothesis_profiles, layout_table, peers
 
 WORDS = ":words"  # a figure spelt out: "six"
 SMALL = (
@@ -344,6 +344,8 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     # the LMStyles lcb_runner raises for in a scenario (its expected-error goldens; code
     # execution's direct prompt)
     "scenario-raising-lmstyles": _scenario_raising_lmstyles,
+    # the regrade benchmark's record (bench/regrade.json)
+    **bench_figures.FIGURES,
 }
 
 

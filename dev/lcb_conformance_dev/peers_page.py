@@ -12,9 +12,9 @@ import json
 import tomllib
 from collections import Counter
 
-from lcb_conformance.common import paths
+from lcb_conformance.common import paths, showdiff
 from lcb_conformance.reports import judge as judge_report
-from lcb_conformance.suite import goldens, index, showdiff
+from lcb_conformance.suite import goldens, index
 from lcb_conformance.suite.families import request
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import judge

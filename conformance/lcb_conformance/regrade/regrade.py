@@ -29,9 +29,11 @@ A dataset that is no release (a private set, a fixture) is graded only with
 installed stand-in, nvidia-livecodebench 26.3: the stdin-buffer cases) is refused unless
 ``--accept-judge-differences``, and then every view names the cases.
 
-lcb_runner's test output prediction and code execution results hold predictions, not
-programs: regrade/scenario_regrade.py scores them with lcb_runner's own extractor and scorer
-instead of the judge.
+lcb_runner's self-repair results hold programs (the repairs), graded here exactly as code
+generation's (its scenario_router scores them with codegen_metrics), every view naming the
+scenario: the number is self-repair's. Its test output prediction and code execution results
+hold predictions, not programs: regrade/scenario_regrade.py scores them with lcb_runner's own
+extractor and scorer instead of the judge.
 
 ``--shard I/N`` grades the problems at positions I-1, I-1+N, ... of the run's sorted problem
 ids (a deterministic slice); ``merge`` joins the N slices' results files into the whole run's,
@@ -74,7 +76,7 @@ from lcb_conformance.regrade.results_file import (  # noqa: F401 (as regrade.*)
     why,
 )
 from lcb_conformance.reports import score
-from lcb_conformance.run_formats import lcb_runner_files, registry
+from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.upstream import grading, resolver
 from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
@@ -246,6 +248,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
         "run": str(args.run),
         "run_sha256": file_sha256(args.run),
         "format": fmt.NAME,
+        "scenario": registry.scenario(fmt),
         "lmstyle": lmstyle,
         "upstream": upstream.provenance(),
         "judge_differs": differs,
@@ -319,7 +322,8 @@ def _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer) -> None
             record["regrade"] = {
                 "passed": verdict.passed,
                 "graded": verdict.graded,
-                "metadata": verdict.metadata,
+                # as the goldens keep it: its "execution time" is no two runs' alike
+                "metadata": json.dumps(grading.comparable_metadata(verdict.metadata)),
             }
             record["harness_code_passed"] = None
             if record["extraction"] == DIFFERS:
@@ -438,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         fmt = format_of(args)
-        if registry.scenario(fmt) != lcb_runner_files.CODE_GENERATION:
+        if not registry.programs(fmt):
             # predictions, not programs: lcb_runner's scenario scorer, not the judge
             lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
             return scenario_regrade.main(args, fmt, lmstyle)

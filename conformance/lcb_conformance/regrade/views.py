@@ -15,6 +15,7 @@ from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
 from lcb_conformance.reports.page_style import CSS, escape
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 
 SCHEMA = "lcb-conformance-regrade-report/1"
 SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
@@ -161,8 +162,9 @@ def render(report: dict) -> str:
     head = report["header"]
     ours, board = report["regrade"]["lcb_runner"], report["regrade"]["leaderboard"]
     lines = [
-        f"regrade: {head['run']} ({head['format']}, LMStyle.{head['lmstyle']}), "
-        f"{len(report['problems'])} problems, {report['samples']} samples",
+        f"regrade: {head['run']} ({scenario_named(head)}; {head['format']}, "
+        f"LMStyle.{head['lmstyle']}), {len(report['problems'])} problems, "
+        f"{report['samples']} samples",
         dataset_line(head),
         f"upstream: {_upstream(head['upstream'])}",
     ]
@@ -207,6 +209,17 @@ def render(report: dict) -> str:
     return "\n".join(lines)
 
 
+def scenario_words(head: dict) -> str:
+    """The scenario whose number the regrade gives: lcb_runner's and the leaderboard's
+    self-repair number is not its code generation number. A results file written before the
+    header recorded it is code generation's (regrade refused every other scenario then)."""
+    return SCENARIO_WORDS[head.get("scenario", CODE_GENERATION)]
+
+
+def scenario_named(head: dict) -> str:
+    return f"lcb_runner's {scenario_words(head)} scenario"
+
+
 def _verdict(value) -> str:
     return {True: "passed", False: "failed", None: "not recorded"}[value]
 
@@ -226,7 +239,8 @@ def headline(report: dict) -> str:
     release = report["header"]["dataset"]
     on = "no release" if release["not_a_release"] else release["release"]
     return (
-        f"{state}: lcb_runner's regrade {_number(ours['pass@1']['all'])} (compute_scores), "
+        f"{state}: lcb_runner's {scenario_words(report['header'])} regrade "
+        f"{_number(ours['pass@1']['all'])} (compute_scores), "
         f"{_number(board['mean'])} (leaderboard), on {on}; "
         f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"
     )

@@ -27,9 +27,10 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from lcb_conformance.adapters.rendering import render_messages
+from lcb_conformance.common import showdiff
 from lcb_conformance.reports.verdict import answer
 from lcb_conformance.runner.results import CaseResult
-from lcb_conformance.suite import cases, goldens, showdiff
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
 PROMPT, MESSAGES, EXTRACT = "format_lcb_prompt", "format_lcb_messages", "extract_code"

@@ -26,6 +26,7 @@ import importlib.metadata
 import json
 from pathlib import Path
 
+from lcb_conformance.common import showdiff
 from lcb_conformance.common.report_files import write_atomically
 from lcb_conformance.reports import closest
 from lcb_conformance.reports.page_style import CSS, escape
@@ -39,7 +40,7 @@ from lcb_conformance.reports.verdict import (
     tokenizer_columns,
 )
 from lcb_conformance.runner.results import NOT_PROVIDED, SKIPPED, STATUSES, CaseResult
-from lcb_conformance.suite import goldens, index, showdiff, tokenization
+from lcb_conformance.suite import goldens, index, tokenization
 from lcb_conformance.suite.goldens import GoldenKey
 
 SCHEMA = "lcb-conformance-report/2"

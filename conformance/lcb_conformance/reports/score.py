@@ -9,7 +9,11 @@ precision.
 
 RUN is lcb_runner's eval_all file (``Scenario.codegeneration_<n>_<t>_eval_all.json``: a JSON
 array of rows with question_id, contest_date, difficulty, platform, graded_list, pass@1, and,
-unless trimmed, output_list and code_list), streamed one row at a time. The command says which
+unless trimmed, output_list and code_list), streamed one row at a time; or its self-repair
+eval_all (``Scenario.selfrepair_1_<t>_eval_all.json``, rows with original_code_list, however
+named), whose figures are the self-repair scenario's: lcb_runner's compute_scores takes
+``--scenario selfrepair`` and computes it alike, and the site's Self Repair tab shows it with
+the same leaderboard component; every figure is labelled self-repair. The command says which
 release tags its problems are (conformance/releases/), or the nearest and what is missing and
 extra; computes the figures (``figures``): pass@1 (and pass@k) as lcb_runner's compute_scores
 does, and the leaderboard's computation on this file (lcb_prompts.score, held to the score
@@ -70,6 +74,7 @@ from lcb_conformance.reports.score_published import (  # noqa: F401
 )
 from lcb_conformance.reports.score_render import headline, render, to_html
 from lcb_conformance.reports.score_run import FENCE, Run, RunError, read_run  # noqa: F401
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_prompts import score as scoring
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
@@ -132,13 +137,15 @@ def report_on(
     report = {
         "schema": SCHEMA,
         "run": str(run.path),
+        "scenario": run.scenario,
         "window": {"start": scope.start, "end": scope.end, "builder_tz": builder_tz},
         "problems": problems,
         "scope": {"release": scope.release, "named": scope.named, "problems": scope.describe()},
         "lcb_runner": lcb_runner,
         "leaderboard": leaderboard,
-        "listed": len(run.rows) == scoring.LEADERBOARD_ROWS,  # by the published builder
-        "listing": listing(len(run.rows)),  # the builder's rule and the site's editions
+        # by the published builder, which reads code generation's files only
+        "listed": run.scenario == CODE_GENERATION and len(run.rows) == scoring.LEADERBOARD_ROWS,
+        "listing": listing(len(run.rows), run.scenario),
         "narrowed_to": release if len(rows) < len(run.rows) else None,
         "differences": differences(lcb_runner, leaderboard, rows),
         "notes": notes,

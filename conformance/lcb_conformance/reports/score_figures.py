@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from lcb_conformance import releases
 from lcb_conformance.reports.score_run import Run, as_percent, listed_ids, mean_of
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_prompts import score as scoring
 
 # The leaderboard's widest window: its first date mark, and a mark after any problem.
@@ -169,11 +170,17 @@ def leaderboard_view(rows, scope: Scope, start: str, end: str, zone: str) -> dic
     }
 
 
-def label(name: str, narrowed_to: str | None) -> str:
-    """What a figure is; on a run narrowed to --release's problems, said."""
-    if narrowed_to is None or name == PUBLISHED:
+def label(name: str, narrowed_to: str | None, scenario: str = CODE_GENERATION) -> str:
+    """What a figure is; of a self-repair run, and on a run narrowed to --release's problems,
+    said."""
+    if name == PUBLISHED:
         return LABELS[name]
-    return LABELS[name].replace("this file", f"{narrowed_to}'s problems of this file")
+    found = LABELS[name]
+    if scenario != CODE_GENERATION:
+        found = found.replace("this file", f"this {SCENARIO_WORDS[scenario]} file")
+    if narrowed_to is not None:
+        found = found.replace("this ", f"{narrowed_to}'s problems of this ", 1)
+    return found
 
 
 def figures(report: dict) -> list[dict]:
@@ -187,7 +194,7 @@ def figures(report: dict) -> list[dict]:
         found.append(
             {
                 "name": name,
-                "label": label(name, report["narrowed_to"]),
+                "label": label(name, report["narrowed_to"], report["scenario"]),
                 "value": view["value"],
                 "count": view["count"],
                 "expected": view["expected"],
@@ -224,13 +231,18 @@ def differences(lcb_runner: dict, leaderboard: dict, rows) -> list[str]:
     return lines
 
 
-LISTING_RULE = "published_builder_rows"  # the builder keeps files of exactly so many rows
+# The listing's rule: the builder keeps code generation files of exactly so many rows
+LISTING_RULE = "published_builder_rows"
+# a self-repair run: the builder reads only code generation's files (the site's Self Repair tab
+# was built by a builder not published)
+SELF_REPAIR_RULE = "published_builder_reads_code_generation_only"
 
 
-def listing(count: int) -> dict:
+def listing(count: int, scenario: str = CODE_GENERATION) -> dict:
     """Whether a leaderboard edition lists a run of ``count`` problems, by the published
     builder's rule (its source, the rows it keeps) and the sizes the site's editions list
-    (conformance/releases): the edition of that size, if any (its builder not published)."""
+    (conformance/releases): the edition of that size, if any (its builder not published); a
+    self-repair run: by no published builder."""
     manifest = releases.manifest()
     editions = [
         {
@@ -240,13 +252,15 @@ def listing(count: int) -> dict:
         }
         for name, edition in manifest["leaderboards"].items()
     ]
+    code_generation = scenario == CODE_GENERATION
     return {
-        "rule": LISTING_RULE,
+        "rule": LISTING_RULE if code_generation else SELF_REPAIR_RULE,
         "source": PUBLISHED_BUILDER,
+        "scenario": scenario,
         "builder_rows": scoring.LEADERBOARD_ROWS,
         "run_rows": count,
-        "listed_by_builder": count == scoring.LEADERBOARD_ROWS,
-        "edition": next((e for e in editions if e["problems"] == count), None),
+        "listed_by_builder": code_generation and count == scoring.LEADERBOARD_ROWS,
+        "edition": next((e for e in editions if code_generation and e["problems"] == count), None),
         "editions": sorted(editions, key=lambda e: e["problems"]),
     }
 

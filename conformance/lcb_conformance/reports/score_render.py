@@ -14,10 +14,12 @@ from lcb_conformance.reports.score_figures import (
     LABELS,
     LEADERBOARD,
     PUBLISHED,
+    SELF_REPAIR_RULE,
     coverage_words,
     covered_count,
 )
 from lcb_conformance.reports.score_run import SHOWN, listed_ids
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_prompts import score as scoring
 
 
@@ -99,12 +101,20 @@ def _published_lines(published: dict) -> list[str]:
     return lines
 
 
+def _scenario_words(report: dict) -> str:
+    """Said of a run of another scenario than code generation: its figures are that one's."""
+    if report["scenario"] == CODE_GENERATION:
+        return ""
+    return f" (lcb_runner's {SCENARIO_WORDS[report['scenario']]} results)"
+
+
 def render(report: dict) -> str:
     problems, window = report["problems"], report["window"]
     ours, board = report["lcb_runner"], report["leaderboard"]
     dates = f"{window['start']}..{window['end']}" if window["start"] else "every contest date"
     lines = [
-        f"score: {report['run']}: {problems['count']} problems, problem set sha256 "
+        f"score: {report['run']}{_scenario_words(report)}: {problems['count']} problems, "
+        "problem set sha256 "
         f"{problems['sha256'][:16]}"
         + (
             f" (= {', '.join(problems['sha256_equals'])}'s: same problems and metadata)"
@@ -153,6 +163,15 @@ def render(report: dict) -> str:
 def listing_words(listing: dict) -> str:
     """Why no edition, or only an unpublished builder's, lists the run (score_figures.listing)."""
     source, count = listing["source"], listing["run_rows"]
+    if listing["rule"] == SELF_REPAIR_RULE:
+        return (
+            f"no published builder lists self-repair runs: the published one "
+            f"({source['repository']} {source['commit']}) reads only "
+            "Scenario.codegeneration_*_eval_all.json; the site's Self Repair tab "
+            "(performances_repair.json) was built by a builder not published: the leaderboard's "
+            f"computation here applies {source['commit']}'s rules, which the tab's component "
+            "computes as code generation's"
+        )
     builder = (
         f"the published builder ({source['repository']} {source['commit']}) keeps only files of "
         f"exactly {listing['builder_rows']} rows"
@@ -222,6 +241,8 @@ def headline(report: dict) -> str:
         )
         for f in report["figures"]
     )
+    if report["scenario"] != CODE_GENERATION:
+        counts = f"{SCENARIO_WORDS[report['scenario']]}: {counts}"
     if report["failures"]:
         return f"FAILED: {counts}: " + "; ".join(report["failures"])
     allowed = (

@@ -38,6 +38,9 @@ class Run:
     flags: list[dict] = field(default_factory=list)  # run_flags'
     # rows whose written pass@1 (or pass1) is not graded_list.count(True) / len
     inconsistent: list[str] = field(default_factory=list)
+    # lcb_runner's scenario whose results the rows are: code generation, or self-repair (its
+    # eval_all: compute_scores --scenario selfrepair, the site's Self Repair tab)
+    scenario: str = lcb_runner_files.CODE_GENERATION
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -83,13 +86,15 @@ def read_run(path: Path) -> Run:
     if not path.is_file():
         raise RunError(f"{path}: no such file")
     named = lcb_runner_files.parse(path.name)
-    if named is not None and named.scenario != lcb_runner_files.CODE_GENERATION:
+    if named is not None and named.scenario not in lcb_runner_files.PROGRAM_SCENARIOS:
         raise RunError(
             f"{path}: lcb_runner's {named.scenario} results: score aggregates code generation "
-            "runs (their problems are the releases'); `lcb-conformance regrade RUN --dataset "
-            "ROWS` re-scores this scenario with lcb_runner's own metrics (docs/regrade.md)"
+            "and self-repair runs (their problems are the releases'); `lcb-conformance regrade "
+            "RUN --dataset ROWS` re-scores this scenario with lcb_runner's own metrics "
+            "(docs/regrade.md)"
         )
     run = Run(path)
+    repaired: set[bool] = set()  # whether each row is self-repair's (original_code_list)
     no_code = cut = derived_pass_1 = 0
     outputs_recorded = False
     seen: set[str] = set()
@@ -100,6 +105,7 @@ def read_run(path: Path) -> Run:
             if qid in seen:
                 raise RunError(f"{path}:{line}: row {index}: question_id {qid} appears twice")
             seen.add(qid)
+            repaired.add(lcb_runner_files.SELF_REPAIR_MARKER in row)
             outputs_recorded |= "output_list" in row or "code_list" in row
             no_code += sum(1 for code in row.get("code_list") or () if not code)
             cut += sum(1 for out in row.get("output_list") or () if out.count(FENCE) % 2)
@@ -123,8 +129,24 @@ def read_run(path: Path) -> Run:
         raise RunError(str(error)) from None
     if not run.rows:
         raise RunError(f"{path}: no rows (an eval_all file is a JSON array of rows)")
+    run.scenario = _scenario(path, named, repaired)
     run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
     return run
+
+
+def _scenario(path: Path, named, repaired: set[bool]) -> str:
+    """Self-repair when its rows carry original_code_list (what lcb_runner's self-repair
+    eval_all adds to every row, whatever the file is named) or its name says so; RunError for a
+    file mixing such rows with code generation's."""
+    marker = lcb_runner_files.SELF_REPAIR_MARKER
+    if len(repaired) > 1:
+        raise RunError(
+            f"{path}: some rows carry {marker} (self-repair's) and some do not (code "
+            "generation's): no one run of either scenario"
+        )
+    if True in repaired or (named is not None and named.scenario == lcb_runner_files.SELF_REPAIR):
+        return lcb_runner_files.SELF_REPAIR
+    return lcb_runner_files.CODE_GENERATION
 
 
 # What a flag of the rows is about (its "kind"); reports/score_render.py says each in words.

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, showdiff
 from lcb_conformance.runner.results import (
     CONTRACT,
     DIFFERS,
@@ -36,7 +36,7 @@ from lcb_conformance.runner.results import (
     CaseResult,
     ConformanceRun,
 )
-from lcb_conformance.suite import cases, families, goldens, showdiff, styles
+from lcb_conformance.suite import cases, families, goldens, styles
 from lcb_conformance.suite.index import MESSAGES_COLUMN, NO_TEMPLATE, NO_TOKENIZER, rendering_label
 
 # The run's exit codes (common/exit_codes.py): comparable, a golden case differs (or, with

@@ -68,6 +68,9 @@ class Audit:
     prompt_raised: Counter = field(default_factory=Counter)
     extraction_unchecked: Counter = field(default_factory=Counter)  # why -> samples
     request: requested.RequestCheck | None = None  # the request against lcb_runner's
+    # self-repair: problem -> the code-generation problem whose code list lcb_runner's main()
+    # recorded as its original_code_list (it pairs the rows by position; upstream's own)
+    paired_by_position: dict[str, str] = field(default_factory=dict)
 
     def counts(self) -> Counter:
         return Counter(sample.verdict for sample in self.samples)
@@ -98,6 +101,7 @@ class Audit:
             "prompt_raised": dict(self.prompt_raised),
             "extraction_not_checked": dict(self.extraction_unchecked),
             "request": self.request.as_json() if self.request else None,
+            "original_code_list_by_position": self.paired_by_position,
             "samples": [
                 {
                     "question_id": s.question_id,
@@ -179,6 +183,8 @@ def render(audit: Audit, show: int = 5) -> str:
             lines.append(f"{part} not checked for {count} samples: {why}")
     for why, count in audit.prompt_raised.items():
         lines.append(f"prompt differs for {count} samples: {why}")
+    if audit.paired_by_position:
+        lines.append(paired_by_position(audit))
     if audit.request is not None:
         lines += ["", *requested.render(audit.request, audit.lmstyle)]
     if audit.reports:
@@ -186,6 +192,18 @@ def render(audit: Audit, show: int = 5) -> str:
         for report in audit.reports:
             lines += ["", report]
     return "\n".join(lines)
+
+
+def paired_by_position(audit: Audit) -> str:
+    """What lcb_runner's main() recorded as original_code_list, where it is another
+    problem's."""
+    pairs = ", ".join(f"{qid} has {other}'s" for qid, other in audit.paired_by_position.items())
+    return (
+        "lcb_runner 28fef95's main() took the original_code_list of "
+        f"{len(audit.paired_by_position)} of the problems from another code-generation row (it "
+        f"pairs the rows by position): {pairs}; each problem's repairs were prompted from its "
+        "own attempts, as checked here"
+    )
 
 
 def request_headline(audit: Audit) -> str:

@@ -15,14 +15,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.common import json_stream
+from lcb_conformance.common import json_stream, showdiff
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit import request_logs
 from lcb_conformance.run_audit.audit_result import CANNOT, DIFFERS, IDENTICAL, Audit, Sample
 from lcb_conformance.run_audit.request_logs import EVALSCOPE, LCB_RUNNER
 from lcb_conformance.run_formats import evalscope
 from lcb_conformance.run_formats.samples import LogError, Logged
-from lcb_conformance.suite import cases, goldens, showdiff
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.upstream import resolver
 from lcb_conformance.upstream.differential import (
     DatasetError,

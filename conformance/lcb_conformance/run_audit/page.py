@@ -81,7 +81,8 @@ def to_html(audit: audit_result.Audit) -> str:
     ] + [
         f"<li>prompt differs for {count} samples: {escape(why)}</li>"
         for why, count in audit.prompt_raised.items()
-    ]
+    ] + ([f"<li>{escape(audit_result.paired_by_position(audit))}</li>"]
+         if audit.paired_by_position else [])  # fmt: skip
     others = [s for s in audit.samples if s.verdict != audit_result.IDENTICAL]
     sample_rows = "".join(
         f'<tr><td class="mono">{escape(s.question_id)}</td><td>{s.index}</td>'

@@ -192,6 +192,10 @@ class ScenarioAuditor(auditor.Auditor):
     ):
         super().__init__(upstream, lmstyle, cache, dataset, show)
         self.declared, self.cot, self.repaired = by_lcb_runner(scenario), cot, repaired
+        # the code-generation rows in their file's order: lcb_runner's main() takes a
+        # self-repair row's original_code_list from the row at its position
+        self.repaired_order = list(repaired or ())
+        self.position = -1  # the row's position in the self-repair file
         self.mode = mode(self.declared, cot)
         self.raised: set[str] = set()  # the words of each error lcb_runner raised
         if self.declared.extraction:
@@ -257,9 +261,12 @@ class ScenarioAuditor(auditor.Auditor):
             return DIFFERS, ACCEPTED_CHANGED
         return self.expected(outcome, built, [output], label, audit)
 
-    def repaired_attempts(self, path: Path, line: int, row: dict) -> tuple[Attempts | None, str]:
-        """The attempts a self-repair row repaired, or why they are unknown; AuditInputError
-        when the code-generation file is not the run it repaired."""
+    def repaired_attempts(
+        self, path: Path, line: int, row: dict, audit: Audit
+    ) -> tuple[Attempts | None, str]:
+        """The attempts a self-repair row repaired (its problem's, as run_main_repair matches
+        them by question_id), or why they are unknown; AuditInputError when the
+        code-generation file is not the run it repaired."""
         if self.repaired is None:
             return None, NO_REPAIRED_RUN
         attempts = self.repaired.get(row["question_id"])
@@ -271,20 +278,31 @@ class ScenarioAuditor(auditor.Auditor):
                 f"{label}: {len(row['output_list'])} repairs, but the code-generation run has "
                 f"{len(attempts.codes)} attempts"
             )
-        if row.get("original_code_list", attempts.codes) != attempts.codes:
+        recorded = row.get("original_code_list", attempts.codes)
+        if recorded != attempts.codes and recorded == self._code_list_at(self.position):
+            # upstream's own misalignment (main() zips the rows by position): the prompts
+            # were built from this problem's attempts all the same
+            audit.paired_by_position[row["question_id"]] = self.repaired_order[self.position]
+        elif recorded != attempts.codes:
             raise AuditInputError(
                 f"{label}: its original_code_list is not the code-generation run's code_list: "
                 "not the run it repaired"
             )
         return attempts, ""
 
+    def _code_list_at(self, position: int) -> list[str] | None:
+        if not 0 <= position < len(self.repaired_order):
+            return None
+        return self.repaired[self.repaired_order[position]].codes
+
     def row(self, path: Path, line: int, row: dict, audit: Audit) -> None:
         name = self.declared.name_problem(row)
         where = f"{path}:{line}: {name}"
         scored = row[self.declared.audit.scored]
         repaired = repairs(self.declared.lcb_runner)
+        self.position += 1
         if repaired:
-            attempts, why = self.repaired_attempts(path, line, row)
+            attempts, why = self.repaired_attempts(path, line, row, audit)
         else:
             prompt, why = self.problem_prompt(name, row, where, audit)
         for index, (output, graded) in enumerate(zip(row["output_list"], scored, strict=True)):

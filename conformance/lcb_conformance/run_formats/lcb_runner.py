@@ -3,9 +3,9 @@
 lcb_runner's own code-generation results, ``output/<model_repr>/Scenario.codegeneration_
 <n>_<temperature>[_eval_all].json``: a JSON array of rows with the problem's fields,
 ``output_list`` (raw outputs), ``code_list`` (what extract_code kept and the judge ran) and, in
-the ``_eval_all`` file, ``graded_list`` (the judge's verdict per output). Its other three
-scenarios' results are read by run_audit.scenario_results (their samples are no programs to
-grade)."""
+the ``_eval_all`` file, ``graded_list`` (the judge's verdict per output). Self-repair's results
+(the same fields, and original_code_list in the _eval_all) are lcb_runner_self_repair's; test
+output prediction's and code execution's are their own modules'."""
 
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ PROBLEM_FIELDS = ("question_id", "contest_date", "difficulty", "platform")
 
 
 def detect(peek) -> bool:
-    first = peek.first
-    return peek.opening == b"[" and "output_list" in first and "code_list" in first
+    return lcb_runner_files.programs_results(peek) and not lcb_runner_files.self_repair(
+        peek.path.name, peek.first
+    )
 
 
 model = lcb_runner_files.model
@@ -39,10 +40,16 @@ def _row(path: Path, line: int, row: object) -> dict:
     if not isinstance(row, dict):
         raise LogError(f"{path}:{line}: a row is {type(row).__name__}, not an object")
     label = f"{path}:{line}: row {row.get('question_id', '(no question_id)')!r}"
-    if "original_code_list" in row or "code_list" not in row:  # self-repair's, pred_list's
+    if lcb_runner_files.SELF_REPAIR_MARKER in row:
         raise LogError(
-            f"{label}: a row of lcb_runner's self-repair, test output prediction or code "
-            "execution (code generation only: its rows have code_list)"
+            f"{label}: a row of lcb_runner's self-repair eval_all (it has "
+            f"{lcb_runner_files.SELF_REPAIR_MARKER}): read it as self-repair (--format "
+            "lcb_runner_self_repair), not as code generation"
+        )
+    if "code_list" not in row:  # pred_list's
+        raise LogError(
+            f"{label}: a row of lcb_runner's test output prediction or code execution (code "
+            "generation only: its rows have code_list)"
         )
     for name in ("question_id", "output_list"):
         if name not in row:
@@ -58,6 +65,11 @@ def _row(path: Path, line: int, row: object) -> dict:
 
 def samples(path: Path) -> Iterator[Logged]:
     found = scenario(path)
+    if found == lcb_runner_files.SELF_REPAIR:
+        raise LogError(
+            f"{path}: lcb_runner's {found} results: read them as self-repair (--format "
+            "lcb_runner_self_repair), not as code generation"
+        )
     if found != lcb_runner_files.CODE_GENERATION:
         raise LogError(
             f"{path}: lcb_runner's {found} results hold no programs to grade (code generation "

@@ -31,6 +31,16 @@ from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
 from lcb_conformance.suite import scenarios
 
 CODE_GENERATION = "codegeneration"  # lcb_runner's Scenario.codegeneration
+SELF_REPAIR = scenarios.SELF_REPAIR.lcb_runner  # lcb_runner's Scenario.selfrepair
+# the scenarios whose samples are programs, graded by codegen_metrics (runner/scenario_router's
+# get_metrics scores self-repair exactly as code generation)
+PROGRAM_SCENARIOS = (CODE_GENERATION, SELF_REPAIR)
+SELF_REPAIR_MARKER = scenarios.SELF_REPAIR.audit.marker  # original_code_list
+# how a sentence names each of lcb_runner's scenarios (its Scenario value -> words)
+SCENARIO_WORDS = {
+    CODE_GENERATION: "code generation",
+    **{declared.lcb_runner: declared.words for declared in scenarios.SCENARIOS.values()},
+}
 # lcb_runner's Scenario values: code generation and each declared scenario's
 LCB_RUNNER_SCENARIOS = (
     CODE_GENERATION,
@@ -94,6 +104,20 @@ def repaired_results(run: Path, codegen_n: int) -> Path | None:
     name = f"Scenario.{CODE_GENERATION}_{codegen_n}_{parsed.temperature}_eval_all.json"
     candidate = folder / name
     return candidate if candidate.is_file() else None
+
+
+def programs_results(peek) -> bool:
+    """A results file whose rows hold programs (output_list and code_list): code generation's
+    or self-repair's, as :func:`self_repair` tells them apart."""
+    return peek.opening == b"[" and "output_list" in peek.first and "code_list" in peek.first
+
+
+def self_repair(name: str, first: dict) -> bool:
+    """A self-repair results file: its rows carry original_code_list (the _eval_all file's, what
+    main() adds), or lcb_runner's name says so (the results file's rows are code
+    generation's)."""
+    parsed = parse(name)
+    return SELF_REPAIR_MARKER in first or (parsed is not None and parsed.scenario == SELF_REPAIR)
 
 
 def model(path: Path) -> str | None:

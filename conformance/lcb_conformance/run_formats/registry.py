@@ -5,7 +5,7 @@ reads it.
 Which format a finished run is in: every module of this package that declares a ``NAME``
 is a format (``detect(peek)``, ``samples(path)``, ``model(path)``, ``DESCRIBED``); adding a
 format is one module and one fixture run. A module declaring ``SCENARIO`` holds another of
-lcb_runner's scenarios than code generation (predictions, not programs)."""
+lcb_runner's scenarios than code generation: self-repair's programs, or predictions."""
 
 from __future__ import annotations
 
@@ -39,6 +39,12 @@ def scenario(module: ModuleType) -> str:
     """The lcb_runner scenario whose samples the format holds (code generation unless the
     module says otherwise)."""
     return getattr(module, "SCENARIO", lcb_runner_files.CODE_GENERATION)
+
+
+def programs(module: ModuleType) -> bool:
+    """The format's samples are programs, graded by lcb_runner's judge as code generation's
+    (code generation, self-repair); otherwise predictions, scored by the scenario's scorer."""
+    return scenario(module) in lcb_runner_files.PROGRAM_SCENARIOS
 
 
 def known() -> str:

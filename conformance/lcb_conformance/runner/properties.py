@@ -3,7 +3,7 @@
 Contract properties: the extraction and decoding rules held for arbitrary text (Hypothesis),
 not just the fixtures, and the inputs mutation testing showed no other case reaches.
 
-The oracle is the plain statement of the rules (lcb_conformance.suite.extraction_rule):
+The oracle is the plain statement of the rules (lcb_conformance.runner.extraction_rule):
 lcb_runner's extraction on the whole output, or on the answer after the last </think> for an
 implementation declaring the "think" deviation; extract_code_prefix (no upstream twin) is the
 reference's rule. Examples are drawn derandomized and without a database, and nothing is
@@ -24,7 +24,7 @@ from lcb_conformance.runner.contract_case import (
     ContractCase,
     equal,
 )
-from lcb_conformance.suite.extraction_rule import after_think, extract_code_rule, prefix_rule
+from lcb_conformance.runner.extraction_rule import after_think, extract_code_rule, prefix_rule
 
 GROUP = "property"
 EDGES = "edge"

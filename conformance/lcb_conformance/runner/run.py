@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lcb_conformance.adapters import impl_options, implementation, process, sandbox
 from lcb_conformance.adapters.implementation import NotProvided
+from lcb_conformance.common import showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner import contract, properties
 from lcb_conformance.runner.results import (
@@ -40,7 +41,7 @@ from lcb_conformance.runner.results import (
     WHITESPACE,
     CaseResult,
 )
-from lcb_conformance.suite import families, goldens, index, judge_cases, showdiff
+from lcb_conformance.suite import families, goldens, index, judge_cases
 from lcb_conformance.suite.families import judge as judge_family
 from lcb_conformance.upstream import judge
 

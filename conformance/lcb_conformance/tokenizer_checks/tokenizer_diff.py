@@ -28,13 +28,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, showdiff
 from lcb_conformance.offline_tokenizers.token_ids import (
     WITH_SPECIALS,
     first_token_difference,
     sequences,
 )
-from lcb_conformance.suite import cases, goldens, showdiff, tokenization
+from lcb_conformance.suite import cases, goldens, tokenization
 
 CHAT_STYLE = "generic"
 CHAT_LMSTYLE = "OpenAIChat"  # the messages lcb_runner sends for a chat model

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.adapters import impl_options
-from lcb_conformance.common import exit_codes, shared_options
+from lcb_conformance.common import exit_codes, shared_options, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
-from lcb_conformance.suite import cases, goldens, showdiff
+from lcb_conformance.suite import cases, goldens
 from lcb_conformance.upstream import Upstream, UpstreamMissing, UpstreamSourceError
 
 IDENTICAL, DIFFER, ERROR = "identical", "differ", "error"

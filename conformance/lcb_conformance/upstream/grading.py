@@ -69,6 +69,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -316,12 +317,14 @@ CODEGEN_CHILD_OVERHEAD_SECONDS = 120
 def codegen_metrics(upstream: Upstream, runs: list[dict]) -> dict[str, dict]:
     """lcb_runner's own evaluation of each run (fixtures/regrade/runs.jsonl lines, with
     ``rows``: question_id -> dataset row), in one sandboxed child: every raw output through
-    ``extract_code(output, LMStyle)`` (a run giving ``code``, question_id -> code list, instead
-    of ``outputs`` and ``lmstyle`` is graded as it is: the regrade bench's), then
+    ``extract_code(output, LMStyle)`` (a self-repair run's through scenario_router's
+    combine_results for Scenario.selfrepair; a run giving ``code``, question_id -> code list,
+    instead of ``outputs`` and ``lmstyle`` is graded as it is: the regrade bench's), then
     ``codegen_metrics(samples, code lists)`` with its defaults (16 processes, timeout 6 s), as
-    lcb_runner's runner/main does. Per run: the problems in order, the code, codegen_metrics'
-    [metrics, results, metadata] as JSON data (metadata as its JSON strings), and the seconds
-    the call took. UpstreamMissing for a stand-in known to compute them differently."""
+    lcb_runner's runner/main does for both scenarios. Per run, by its ``name``: the problems in
+    order, the code, codegen_metrics' [metrics, results, metadata] as JSON data (metadata as
+    its JSON strings), and the seconds the call took. UpstreamMissing for a stand-in known to
+    compute them differently."""
     if upstream.checkout is None and upstream.version() in STAND_IN_GAPS:
         raise UpstreamMissing(
             f"{upstream.describe_source()} evaluates differently: "
@@ -348,7 +351,7 @@ def regrade_golden(upstream: Upstream, key) -> dict:
     """The regrade golden of a fixture run (suite/families/regrade.py): codegen_metrics of
     every fixture run (once per source), this one's as the golden records it."""
     runs = regrade_family.runs()
-    answer = codegen_metrics(upstream, list(runs.values()))[runs[key]["run"]]
+    answer = codegen_metrics(upstream, list(runs.values()))[runs[key]["name"]]
     metrics, results, metadata = answer["scored"]
     problems = answer["problems"]
     return {
@@ -370,6 +373,17 @@ def comparable_metadata(text: str) -> dict:
     return judge.normalise([], json.loads(text))["metadata"]
 
 
+def _repaired_code(upstream: Upstream, run: dict, problems: list[str]) -> list[list[str]]:
+    """A self-repair run's code lists as lcb_runner's runner/scenario_router.combine_results
+    makes them for Scenario.selfrepair (``output[0]`` of a list, then extract_code for the
+    model's LMStyle; it reads only the model's ``model_style``)."""
+    router = upstream.module("runner.scenario_router")
+    scenario = upstream.module("utils.scenarios").Scenario.selfrepair
+    model = types.SimpleNamespace(model_style=upstream.lmstyle(run["lmstyle"]))
+    outputs = [run["outputs"][p] for p in problems]
+    return [code for _, code in router.combine_results(scenario, outputs, model, False)]
+
+
 def codegen_child_main(request_path: str, result_path: str) -> int:
     """In the child: codegen_metrics on every run of the request."""
     sandbox.block_internet()
@@ -386,6 +400,8 @@ def codegen_child_main(request_path: str, result_path: str) -> int:
         ]
         if "code" in run:
             code = [run["code"][p] for p in problems]
+        elif run["scenario"] == regrade_family.SELF_REPAIR:
+            code = _repaired_code(upstream, run, problems)
         else:
             code = [
                 [upstream.extract_as(run["lmstyle"], o) for o in run["outputs"][p]]
@@ -393,7 +409,7 @@ def codegen_child_main(request_path: str, result_path: str) -> int:
             ]
         start = time.perf_counter()
         scored = metrics.codegen_metrics(samples, code)
-        done[run["run"]] = {
+        done[run["name"]] = {
             "problems": problems,
             "code": code,
             "scored": json_data(scored),

@@ -6,6 +6,9 @@ The grading process of upstream/grading.py (``python -m lcb_conformance.upstream
 SOURCE WORKERS TIMEOUT INCOMING OUTGOING``, under the supervisor): reads rows and samples as JSON
 lines from INCOMING, forks one child per sample running lcb_runner's ``run_test``, and writes
 each sample's answer to OUTGOING in the samples' order (grading.py's docstring says how and why).
+A row is decoded while the samples already started run: nothing waits for the running
+children to end before the next problem's row, so a run of one sample per problem grades as
+many at once as one of many.
 
 It is the process every sample's child is forked from, so it imports little: the standard
 library, lcb_runner's judge (evaluation.compute_code_generation_metrics, which imports
@@ -24,6 +27,7 @@ import io
 import json
 import os
 import pickle
+import select
 import selectors
 import signal
 import sys
@@ -137,6 +141,7 @@ class _Grader:
         self.workers, self.timeout = workers, timeout
         self.incoming, self.outgoing = incoming, outgoing
         self.held = HeldProblems()
+        self.decoding: str | None = None  # the problem whose row the decoder holds
         self.buffer = b""
         self.input_ended = False
         self.running: dict[int, _Running] = {}  # by pidfd
@@ -184,6 +189,8 @@ class _Grader:
                 elif key.fd == self.outgoing:
                     written = os.write(self.outgoing, self.output)
                     del self.output[:written]
+                elif key.fd == self.decoder.answers:
+                    self._on_decoded()
                 elif key.data is not None:
                     self._on_child(key.data, key.fd)
             now = time.monotonic()
@@ -194,6 +201,7 @@ class _Grader:
         return (
             self.input_ended
             and not self.buffer
+            and self.decoding is None
             and not self.running
             and self.next_answer == self.next_number
             and not self.output
@@ -207,14 +215,18 @@ class _Grader:
         )
 
     def _start_samples(self) -> None:
-        while self._room():
+        """Start samples in order while there is room; a row goes to the decoder at once (the
+        lines after it wait for its answer, which the caller's order of problems needs)."""
+        while self.decoding is None:
             line, found, rest = self.buffer.partition(b"\n")
-            if not found or (self.running and line.startswith(PROBLEM_MESSAGE)):
-                return  # a row is decoded while no child runs: no deadline waits on it
+            is_row = line.startswith(PROBLEM_MESSAGE)
+            if not found or not (is_row or self._room()):
+                return
             self.buffer = rest
             message = json.loads(line)
-            if "problem" in message:
-                self._hold(message["problem"], message["row"])
+            if is_row:
+                self.decoding = message["problem"]
+                self.decoder.send(message["row"])
             else:
                 self._start(message["sample"], message["code"])
 
@@ -222,6 +234,7 @@ class _Grader:
         wanted = {
             self.incoming: not self.input_ended and self._room() and b"\n" not in self.buffer,
             self.outgoing: bool(self.output),
+            self.decoder.answers: self.decoding is not None,
         }
         for descriptor, want in wanted.items():
             registered = descriptor in self.selector.get_map()
@@ -231,8 +244,13 @@ class _Grader:
             elif registered and not want:
                 self.selector.unregister(descriptor)
 
-    def _hold(self, problem_id: str, row: dict) -> None:
-        decoded = self.decoder.decode(row)
+    def _on_decoded(self) -> None:
+        decoded = self.decoder.answer(block=False)
+        if decoded is not None:
+            problem_id, self.decoding = self.decoding, None
+            self._hold(problem_id, decoded)
+
+    def _hold(self, problem_id: str, decoded: dict) -> None:
         if "rejected" in decoded:  # upstream cannot read the row: no sample of it is graded
             self.held.hold(problem_id, _Problem(None, 0, decoded["rejected"]))
             return
@@ -348,40 +366,77 @@ class _Decoder:
             self._serve(source, rows_read, samples_written)
         os.close(rows_read)
         os.close(samples_written)
-        self.answers = os.fdopen(self.samples, "rb")
+        self.answers = self.samples  # read as its lines arrive (answer)
+        os.set_blocking(self.answers, False)
+        self.received = bytearray()
 
     @staticmethod
     def _serve(source: str, rows_read: int, samples_written: int) -> None:
         status = exit_codes.SUITE_BROKEN  # lcb_runner's benchmark could not be imported
         try:
-            from lcb_conformance.adapters import implementation
-            from lcb_conformance.upstream import judge
-
-            sys.modules.setdefault("datasets", _no_datasets())
-            benchmark = Upstream(source).module("benchmarks.code_generation")
             with os.fdopen(rows_read, "rb") as rows, os.fdopen(samples_written, "wb") as out:
+                try:
+                    benchmark, answer_for = _Decoder._import(source)
+                except Exception as error:  # said on the answers' pipe: the grading process
+                    failed = {"failed": f"{type(error).__name__}: {error}"}  # names it
+                    out.write(json.dumps(failed).encode() + b"\n")
+                    return
                 for line in rows:
-                    try:
-                        problem = benchmark.CodeGenerationProblem(**json.loads(line))
-                        answer = {"sample": problem.get_evaluation_sample()}
-                    except Exception as error:  # upstream cannot read the row
-                        raised = implementation.raised(error)
-                        answer = {"rejected": judge.rejected(raised)["rejected"]}
-                    out.write(json.dumps(answer).encode() + b"\n")
+                    out.write(json.dumps(answer_for(benchmark, line)).encode() + b"\n")
                     out.flush()
             status = exit_codes.OK
         finally:
             os._exit(status)
 
-    def decode(self, row: dict) -> dict:
-        """{"sample": the evaluation sample} or {"rejected": why upstream cannot read it}."""
+    @staticmethod
+    def _import(source: str):
+        """lcb_runner's benchmark module, imported without ``datasets``, and the function
+        turning one row's line into its answer."""
+        from lcb_conformance.adapters import implementation
+        from lcb_conformance.upstream import judge
+
+        sys.modules.setdefault("datasets", _no_datasets())
+        benchmark = Upstream(source).module("benchmarks.code_generation")
+
+        def answer_for(benchmark, line: bytes) -> dict:
+            try:
+                problem = benchmark.CodeGenerationProblem(**json.loads(line))
+                return {"sample": problem.get_evaluation_sample()}
+            except Exception as error:  # upstream cannot read the row
+                return {"rejected": judge.rejected(implementation.raised(error))["rejected"]}
+
+        return benchmark, answer_for
+
+    def send(self, row: dict) -> None:
+        """Give the decoder a row; its answer is read with :meth:`answer` before the next row
+        is sent (one in flight: neither side then blocks writing while the other does)."""
         data = json.dumps(row).encode() + b"\n"
-        while data:
-            data = data[os.write(self.rows, data) :]
-        line = self.answers.readline()
-        if not line:
-            raise RuntimeError("the row decoder ended (it could not import lcb_runner?)")
-        return json.loads(line)
+        try:
+            while data:
+                data = data[os.write(self.rows, data) :]
+        except BrokenPipeError:  # it ended: what it said before, or that it ended
+            self.answer(block=True)
+            raise
+
+    def answer(self, block: bool) -> dict | None:
+        """The row's answer, {"sample": the evaluation sample} or {"rejected": why upstream
+        cannot read it}; None while its line is not complete (``block``: wait for it)."""
+        while True:
+            if block:
+                select.select([self.answers], [], [])
+            try:
+                chunk = os.read(self.answers, READ_CHUNK)
+            except BlockingIOError:
+                return None
+            if not chunk:
+                raise RuntimeError("the row decoder ended without a word")
+            self.received += chunk
+            if chunk.endswith(b"\n"):  # one row in flight: its line ends the decoder's output
+                answer = json.loads(bytes(self.received))
+                self.received.clear()
+                if "failed" in answer:
+                    raise RuntimeError(f"the row decoder ended: {answer['failed']}")
+                return answer
 
 
 def _no_datasets() -> types.ModuleType:

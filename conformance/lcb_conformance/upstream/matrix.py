@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from lcb_conformance.suite import cases, showdiff
+from lcb_conformance.common import showdiff
+from lcb_conformance.suite import cases
 from lcb_conformance.suite.goldens import (
     CHAT_PROMPT,
     PROMPT,

@@ -36,10 +36,10 @@ import sys
 import traceback
 from collections import Counter
 
-from lcb_conformance.common import exit_codes, paths, report_files, shared_options
+from lcb_conformance.common import exit_codes, paths, report_files, shared_options, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.offline_tokenizers import real_vocab_sources as sources
-from lcb_conformance.suite import cases, families, goldens, index, showdiff, tokenization
+from lcb_conformance.suite import cases, families, goldens, index, tokenization
 from lcb_conformance.suite.families import NotProducibleHere
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import (

@@ -64,13 +64,6 @@ def _evalscope_folder(tmp: Path) -> None:
     (tmp / "dataset" / "extra.jsonl").write_text(json.dumps({"question_id": "x"}) + "\n")
 
 
-def _renamed_self_repair(tmp: Path) -> None:
-    _fixture_rows(tmp)
-    repaired = inputs.AUDIT / "lcb_runner" / "self-repair" / "output" / "GPT-4O-2024-08-06"
-    eval_all = repaired / "Scenario.selfrepair_1_0.2_eval_all.json"
-    (tmp / "run.json").write_bytes(eval_all.read_bytes())
-
-
 def _run_rows_reordered(tmp: Path) -> None:
     inputs.write(tmp / "dataset", inputs.rows()[::-1])
 
@@ -122,16 +115,6 @@ CASES = [
         expect=exit_codes.UNUSABLE,
         why="no worker grades nothing: a regrade of no sample has no number",
         says=("at least 1",),
-    ),
-    FalseGreen(
-        id="regrade-renamed-self-repair-run",
-        command="regrade",
-        argv=("{tmp}/run.json", "--dataset", "{tmp}/dataset", "--not-a-release",
-              "--style", "OpenAIChat"),  # fmt: skip
-        prepare=_renamed_self_repair,
-        expect=exit_codes.UNUSABLE,
-        why="repaired programs graded as first attempts are another scenario's number",
-        says=("self-repair",),
     ),
     FalseGreen(
         id="regrade-no-harness-verdicts",

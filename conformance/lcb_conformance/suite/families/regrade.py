@@ -6,10 +6,13 @@ regrade/<harness>/<run>: lcb_runner's own evaluation of a fixture run's raw outp
 canonical JSON: each output through ``extract_code(output, LMStyle)`` for the run's LMStyle,
 then ``codegen_metrics(samples, code lists)`` with its defaults, against the tests of the rows
 the run was made from (fixtures/regrade/runs.jsonl, written from fixtures/audit/ by its
-build.py). The golden holds the problems in order, the extracted code, the metrics and, per
-problem, every sample's graded list and metadata (normalised as the judge goldens are:
-"execution time" dropped, memory addresses blanked). What a regrade of the run is held to;
-upstream/grading.py's grade reproduces the graded lists and metadata from the code.
+build.py). regrade/lcb_runner_self_repair/<run>: the same for lcb_runner's self-repair
+results of a run folder, its outputs through runner/scenario_router's combine_results for
+Scenario.selfrepair (``output[0]`` of a list, then extract_code), then codegen_metrics, as its
+get_metrics scores self-repair. The golden holds the problems in order, the extracted code, the
+metrics and, per problem, every sample's graded list and metadata (normalised as the judge
+goldens are: "execution time" dropped, memory addresses blanked). What a regrade of the run is
+held to; upstream/grading.py's grade reproduces the graded lists and metadata from the code.
 
 regrade-scenarios/lcb_runner/<run>[_cot]: the same for lcb_runner's test output prediction and
 code execution fixture runs (fixtures/regrade/scenario_runs.jsonl, written by build.py): each
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from lcb_conformance.suite import cases, goldens, judge_cases, scenario_cases
+from lcb_conformance.suite import cases, goldens, judge_cases, scenario_cases, scenarios
 from lcb_conformance.suite.families import CANONICAL_JSON, Family
 from lcb_conformance.suite.goldens import JSON_SUFFIX, GoldenKey
 
@@ -40,22 +43,37 @@ ROWS = {
 }  # fmt: skip
 
 
-def key_of(run: str) -> GoldenKey:
-    """The golden of a run folder under fixtures/audit/ ("lcb_runner/openai-chat")."""
+# runs.jsonl's "scenario": lcb_runner's Scenario value whose results the run's line holds
+CODE_GENERATION, SELF_REPAIR = "codegeneration", scenarios.SELF_REPAIR.lcb_runner
+
+
+def key_of(run: str, scenario: str = CODE_GENERATION) -> GoldenKey:
+    """The golden of a run folder under fixtures/audit/ ("lcb_runner/openai-chat"); of its
+    self-repair results: in the group lcb_runner_self_repair."""
     harness, _, name = run.partition("/")
+    if scenario == SELF_REPAIR:
+        harness += "_" + scenarios.SELF_REPAIR.name.replace("-", "_")
     return GoldenKey(FAMILY, harness, name.replace("-", "_"))
 
 
 @cache
 def runs() -> dict[GoldenKey, dict]:
-    """Each fixture run's line of runs.jsonl, with ``rows``: question_id -> its dataset row."""
+    """Each fixture run's line of runs.jsonl, with ``rows``: question_id -> its dataset row,
+    and ``name``: its golden's path in the family (what grading.codegen_metrics answers by)."""
     found = {}
     for number, run in cases.iter_jsonl(RUNS_FILE):
         rows = ROWS[run["problems"]]()
         missing = sorted(set(run["outputs"]) - set(rows))
         if missing:
             raise cases.FixtureError(f"{RUNS_FILE}:{number}: no rows for {missing}")
-        found[key_of(run["run"])] = {**run, "rows": {p: rows[p] for p in run["outputs"]}}
+        key = key_of(run["run"], run["scenario"])
+        if key in found:
+            raise cases.FixtureError(f"{RUNS_FILE}:{number}: {key} given twice")
+        found[key] = {
+            **run,
+            "rows": {p: rows[p] for p in run["outputs"]},
+            "name": f"{key.group}/{key.case}",
+        }
     return found
 
 
@@ -102,9 +120,10 @@ FAMILIES = (
     Family(
         FAMILY,
         "regrade",
-        "upstream extract_code per the run's LMStyle, then codegen_metrics with its defaults, "
-        "on each fixture run's raw outputs, in a sandboxed child (upstream/grading.py), as "
-        "canonical JSON",
+        "upstream extract_code per the run's LMStyle (a self-repair run's through "
+        "scenario_router.combine_results), then codegen_metrics with its defaults, on each "
+        "fixture run's raw outputs, in a sandboxed child (upstream/grading.py), as canonical "
+        "JSON",
         keys,
         lambda source, key: goldens.canonical_json(source.run(REGRADE, source.upstream, key)),
         suffix=JSON_SUFFIX,
