@@ -317,6 +317,24 @@ def test_the_listing_rule_is_the_builders_and_the_sites(tmp_path, capsys):
     assert [e["release"] for e in listing["editions"]] == ["release_v5", "release_v6"]
 
 
+SELF_REPAIR_RUN = (
+    score_cases.SCORE_FIXTURES_DIR.parent
+    / "audit/lcb_runner/self-repair/output/GPT-4O-2024-08-06"
+    / "Scenario.selfrepair_1_0.2_eval_all.json"
+)
+
+
+def test_a_self_repair_run_is_listed_by_no_published_builder(tmp_path, capsys):
+    _, report = score_report(tmp_path, capsys, SELF_REPAIR_RUN)
+    listing = report["listing"]
+    assert listing["rule"] == score_figures.SELF_REPAIR_RULE
+    assert listing["scenario"] == report["scenario"] == "selfrepair"
+    assert listing["listed_by_builder"] is False and listing["edition"] is None
+    # tests the console's contract: the rule in words
+    score.main([str(SELF_REPAIR_RUN)])
+    assert "no published builder lists self-repair runs" in capsys.readouterr().out
+
+
 def test_the_console_says_the_listing_and_the_flags_in_words(tmp_path, capsys):
     # tests the console's contract: the listing and each flag, rendered from the report's data
     without_pass_1 = {k: v for k, v in row("abc370_c", [True]).items() if k != "pass@1"}
