@@ -17,8 +17,10 @@ on this machine as it is:
   Manager and a process per sample), in the child under the supervisor that the regrade
   goldens come from (grading.codegen_metrics), timed inside the child around the call and
   outside around the whole process;
-- grade: ``grading.grade(problems, samples, upstream=..., workers=cores)`` from this process,
-  timed from the call to its last verdict (the grading process's start and imports included).
+- grade: ``grading.grade(problems, samples, upstream=...)`` from this process, its default
+  workers (as many samples at once as codegen_metrics runs: its num_process_evaluate) or
+  ``--workers N``, timed from the call to its last verdict (the grading process's start and
+  imports included).
 
 Wall time, and the CPU time (user + system) of each side's whole process tree: on a machine
 others share, 16 processes take a larger share of the cores than 2 do, so the CPU ratio is
@@ -40,6 +42,7 @@ Figures for docs/performance.md, not assertions.
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import json
 import os
@@ -258,11 +261,14 @@ def main() -> int:
     parser.add_argument(
         "--scales", default="1", help="side-by-side runs at these multiples of --programs"
     )
+    parser.add_argument("--workers", type=int, help="grade's workers (default: grade's own)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     options = parser.parse_args()
     upstream = Upstream(options.upstream)
     source = str(upstream.checkout)
-    workers = grading.WORKERS
+    workers = options.workers or inspect.signature(
+        upstream.module("evaluation.compute_code_generation_metrics").codegen_metrics
+    ).parameters["num_process_evaluate"].default
     load_at_start = os.getloadavg()
     figures: dict[str, dict] = {}
     for kind in options.sets.split(","):

@@ -6,6 +6,7 @@ a stand-in with another judge refused by name."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import runpy
@@ -134,6 +135,35 @@ def test_a_rows_decoding_waits_for_no_running_sample(upstream):
     ]
     graded = list(grading.grade(rows, samples, upstream=upstream, workers=2))
     assert graded[0].passed
+
+
+# Each passes only if all of them run at once: it marks itself started, then waits (4 s at
+# most) for the others' marks.
+WAITS_FOR_ALL = """import os, time
+os.makedirs(f"started/{os.getpid()}", exist_ok=True)
+for _ in range(400):
+    if len(os.listdir("started")) >= ALL:
+        break
+    time.sleep(0.01)
+a, b = map(int, input().split())
+print(a + b if len(os.listdir("started")) >= ALL else 0)
+"""
+
+
+@pytest.mark.upstream
+def test_by_default_as_many_samples_run_at_once_as_under_codegen_metrics(upstream):
+    """The default workers are lcb_runner's codegen_metrics' own (num_process_evaluate, 16 at
+    28fef95), not this machine's cores: more samples than cores run at once, as lcb_runner
+    runs them on the same machine (before, one per core)."""
+    metrics = upstream.module("evaluation.compute_code_generation_metrics").codegen_metrics
+    at_once = inspect.signature(metrics).parameters["num_process_evaluate"].default
+    together = grading.WORKERS + 2
+    if together > at_once:
+        pytest.skip(f"{grading.WORKERS} cores: as many as lcb_runner's {at_once} run anyway")
+    program = WAITS_FOR_ALL.replace("ALL", str(together))
+    samples = [grading.Sample("j_sum", index, program) for index in range(together)]
+    graded = list(grading.grade(judge_cases.problems(), samples, upstream=upstream))
+    assert [answer.passed for answer in graded] == [True] * together
 
 
 @pytest.mark.upstream

@@ -384,7 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     shared_options.add(parser, "upstream")
     parser.add_argument("--accept-judge-differences", action="store_true",
                         help="grade with an upstream whose judge differs from 28fef95's")
-    parser.add_argument("--workers", type=positive, default=grading.WORKERS, metavar="N")
+    parser.add_argument("--workers", type=positive, metavar="N",
+                        help="samples graded at once (default: as many as lcb_runner's "
+                        "codegen_metrics runs, its num_process_evaluate)")
     parser.add_argument("--timeout", type=positive, default=grading.TIMEOUT, metavar="S",
                         help="lcb_runner's per-test timeout (its default: 6)")
     parser.add_argument("--shard", type=shard_of, metavar="I/N",

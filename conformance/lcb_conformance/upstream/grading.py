@@ -7,7 +7,8 @@ lcb_runner's own grading of code-generation samples, fast: the judge of ``regrad
 Interface (agreed with ``regrade``)::
 
     grade(problems: Mapping[str, dict], samples: Iterable[Sample], *,
-          upstream: Upstream, workers: int = WORKERS, timeout: int = TIMEOUT) -> Iterator[Graded]
+          upstream: Upstream, workers: int | None = None, timeout: int = TIMEOUT)
+          -> Iterator[Graded]
 
 - ``problems``: problem id -> the dataset row (code_generation_lite schema, as
   ``CodeGenerationProblem(**row)`` takes it). Only the rows of problems samples name are read,
@@ -23,6 +24,11 @@ Interface (agreed with ``regrade``)::
   ``passed`` lcb_runner's pass rule on it (pass_k_utils.extract_instance_results).
 - ``upstream``: an :class:`lcb_conformance.upstream.source.Upstream` (a checkout or the
   installed stand-in); :func:`check_judge` first (below) says whether its judge is 28fef95's.
+- ``workers``: how many samples run at once; None (the default): as many as lcb_runner's
+  ``codegen_metrics`` runs with its defaults (its ``num_process_evaluate``, read from
+  upstream's signature), so a program near its time limit shares the machine's cores as it
+  does under lcb_runner on the same machine (and a program sleeping until its limit holds no
+  more of the run than there).
 - ``timeout``: lcb_runner's per-test timeout (codegen_metrics' default, 6 s).
 - raises :class:`GradingFailed` when the grading process dies (the message says how),
   :class:`ProblemRejected` when upstream cannot read a problem's row (codegen_metrics would
@@ -85,6 +91,7 @@ from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMis
 
 # codegen_metrics' default per-test timeout (seconds): the leaderboard's.
 TIMEOUT = judge.DEFAULT_TIMEOUT
+# the judge check's parallelism: one program per core, as the judge goldens were made alone
 WORKERS = len(os.sched_getaffinity(0))
 EXIT_GRACE_SECONDS = 10  # for the grading process to exit after its last answer
 
@@ -128,7 +135,7 @@ def grade(
     samples: Iterable[Sample],
     *,
     upstream: Upstream,
-    workers: int = WORKERS,
+    workers: int | None = None,
     timeout: int = TIMEOUT,
 ) -> Iterator[Graded]:
     """lcb_runner's verdict on each sample, in their order (see the module docstring)."""
@@ -158,7 +165,8 @@ def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[S
             process = Contained(
                 [
                     sys.executable, "-m", grading_process.__spec__.name, _source(upstream),
-                    str(workers), str(timeout), str(child_reads), str(child_writes),
+                    str(workers or grading_process.AS_LCB_RUNNER), str(timeout),
+                    str(child_reads), str(child_writes),
                 ],
                 memory_limit=judge.MEMORY_LIMIT_BYTES,
                 cwd=work,

@@ -3,9 +3,11 @@ evaluate_generations_by_problem on its outcome; rows decoded by upstream's CodeG
 in a child forked before any lcb_runner import.
 
 The grading process of upstream/grading.py (``python -m lcb_conformance.upstream.grading_process
-SOURCE WORKERS TIMEOUT INCOMING OUTGOING``, under the supervisor): reads rows and samples as JSON
-lines from INCOMING, forks one child per sample running lcb_runner's ``run_test``, and writes
-each sample's answer to OUTGOING in the samples' order (grading.py's docstring says how and why).
+SOURCE WORKERS TIMEOUT INCOMING OUTGOING``, under the supervisor; WORKERS a number, or
+``lcb_runner``: codegen_metrics' own default, its ``num_process_evaluate``): reads rows and
+samples as JSON lines from INCOMING, forks one child per sample running lcb_runner's
+``run_test``, and writes each sample's answer to OUTGOING in the samples' order (grading.py's
+docstring says how and why).
 A row is decoded while the samples already started run: nothing waits for the running
 children to end before the next problem's row, so a run of one sample per problem grades as
 many at once as one of many.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import gc
+import inspect
 import io
 import json
 import os
@@ -46,6 +49,7 @@ PROBLEMS_HELD = 8
 # bound (a slow sample lets the other workers run this far ahead).
 AHEAD_PER_WORKER = 256
 READ_CHUNK = 1 << 16
+AS_LCB_RUNNER = "lcb_runner"  # WORKERS: as many as codegen_metrics runs by default
 PROBLEM_MESSAGE = b'{"problem"'  # how a row's line starts (grading._encode)
 # What a child's pickled result may hold: numpy arrays and scalars, and builtin containers.
 UNPICKLABLE_GLOBALS = {
@@ -126,7 +130,7 @@ class _Grader:
     """The grading process: reads problems and samples, forks a child per sample, answers in
     order."""
 
-    def __init__(self, source: str, workers: int, timeout: int, incoming: int, outgoing: int):
+    def __init__(self, source: str, workers: str, timeout: int, incoming: int, outgoing: int):
         # before anything is imported here: the decoder imports the heavy benchmark module
         self.decoder = _Decoder(source, keep_open=(incoming, outgoing))
         self.upstream = Upstream(source)
@@ -138,7 +142,7 @@ class _Grader:
         # Manager and a process (see the module docstring)
         self.metrics.check_correctness = self._delivered
         self.delivering: tuple[list, list] = ([], [])
-        self.workers, self.timeout = workers, timeout
+        self.workers, self.timeout = self._workers(workers), timeout
         self.incoming, self.outgoing = incoming, outgoing
         self.held = HeldProblems()
         self.decoding: str | None = None  # the problem whose row the decoder holds
@@ -166,6 +170,13 @@ class _Grader:
         sys.setrecursionlimit(recursion_limit)
         self.testing_util.call_method(lambda: None, "")
         gc.freeze()
+
+    def _workers(self, workers: str) -> int:
+        """WORKERS as a number: AS_LCB_RUNNER is codegen_metrics' num_process_evaluate."""
+        if workers != AS_LCB_RUNNER:
+            return int(workers)
+        signature = inspect.signature(self.metrics.codegen_metrics)
+        return signature.parameters["num_process_evaluate"].default
 
     def _delivered(self, sample, generation, timeout, debug=True):
         results, metadata = self.delivering
@@ -456,7 +467,7 @@ def _no_datasets() -> types.ModuleType:
 
 def main(source: str, workers: str, timeout: str, incoming: str, outgoing: str) -> int:
     block_internet()
-    grader = _Grader(source, int(workers), int(timeout), int(incoming), int(outgoing))
+    grader = _Grader(source, workers, int(timeout), int(incoming), int(outgoing))
     grader.serve()
     return exit_codes.OK
 
