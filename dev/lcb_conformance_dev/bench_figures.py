@@ -1,6 +1,6 @@
 """The regrade benchmark's figures, read from the record it wrote (bench/regrade.json, by
 ``python bench/bench_regrade.py ... --json bench/regrade.json``): the side-by-side table of
-docs/performance.md, the line saying when and how it was measured, and single figures for
+docs/performance-regrade.md, the line saying when and how it was measured, and single figures for
 the page's prose. The record holds its own date, command and machine, so a page showing them
 through docs_figures is as dated as a measured block, and cannot drift from the record."""
 
