@@ -111,7 +111,11 @@ def test_score_labels_a_self_repair_run_even_renamed(tmp_path):
         "the leaderboard's computation on this self-repair file",
     }
     assert score.headline(report).startswith("FAILED: self-repair: compute_scores 16.67")
-    assert "lcb_runner's self-repair results" in score.render(report).splitlines()[0]
+    lines = score.render(report).splitlines()
+    assert "lcb_runner's self-repair results" in lines[0]
+    # the table's labels keep code generation's width: a line above it says whose figures
+    table = next(n for n, line in enumerate(lines) if line.lstrip().startswith("problems"))
+    assert lines[table - 1] == "the figures are lcb_runner's self-repair scenario's:"
 
 
 def test_score_refuses_a_file_mixing_self_repair_and_code_generation_rows(tmp_path):

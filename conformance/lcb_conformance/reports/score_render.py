@@ -58,6 +58,9 @@ def _table(report: dict) -> list[str]:
     ours, board = report["lcb_runner"], report["leaderboard"]
     narrowed = report["narrowed_to"]
     lines = [] if narrowed is None else [f"the figures count the problems of {narrowed}:"]
+    if report["scenario"] != CODE_GENERATION:  # the labels below keep code generation's width
+        words = SCENARIO_WORDS[report["scenario"]]
+        lines.append(f"the figures are lcb_runner's {words} scenario's:")
     lines += [
         f"{'':{LABEL_WIDTH}}{'problems':>9}{'pass@1':>8}{'easy':>8}{'medium':>8}{'hard':>8}"
         f"{'± SE':>7}",
