@@ -227,10 +227,7 @@ DECODE_WITHOUT_DATASETS = """
 import json, os, sys
 from lcb_conformance.upstream import grading_process, judge
 decoder = grading_process._Decoder(sys.argv[1], keep_open=())
-answers = {}
-for problem, row in judge.problems().items():
-    decoder.send(row)
-    answers[problem] = decoder.answer(block=True)
+answers = {problem: decoder.decode(row) for problem, row in judge.problems().items()}
 os.close(decoder.rows)
 os.waitpid(decoder.pid, 0)
 print(json.dumps(answers))

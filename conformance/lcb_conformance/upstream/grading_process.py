@@ -429,6 +429,12 @@ class _Decoder:
             self.answer(block=True)
             raise
 
+    def decode(self, row: dict) -> dict:
+        """:meth:`send` and wait for its answer: a row at a time, outside the grading loop (the
+        tests and bench/profile_regrade.py)."""
+        self.send(row)
+        return self.answer(block=True)
+
     def answer(self, block: bool) -> dict | None:
         """The row's answer, {"sample": the evaluation sample} or {"rejected": why upstream
         cannot read it}; None while its line is not complete (``block``: wait for it)."""
