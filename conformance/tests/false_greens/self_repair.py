@@ -5,6 +5,7 @@ generation's rows in one file; each a number that is not the self-repair run's."
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import regrade_inputs as inputs
@@ -15,6 +16,7 @@ from lcb_conformance.common import exit_codes
 
 REPAIRED_RUN = inputs.AUDIT / "lcb_runner" / "self-repair" / "output" / "GPT-4O-2024-08-06"
 EVAL_ALL = REPAIRED_RUN / "Scenario.selfrepair_1_0.2_eval_all.json"
+MISALIGNED = inputs.AUDIT / "lcb_runner" / "self-repair-misaligned"
 # lcb_runner's own name for a code generation eval_all: the name a renamed file hides behind
 AS_CODE_GENERATION = "Scenario.codegeneration_3_0.2_eval_all.json"
 REGRADE = ("--dataset", "{tmp}/dataset", "--not-a-release", "--style", "OpenAIChat")
@@ -41,6 +43,17 @@ def _first_repair_passed(rows: list[dict]) -> None:
 def _attempt_missing(rows: list[dict]) -> None:
     for name in ("output_list", "code_list", "graded_list", "metadata", "original_code_list"):
         rows[1][name] = rows[1][name][:2]
+
+
+def _original_code_list_unexplained(tmp: Path) -> None:
+    """lcb_runner's own misaligned self-repair run (main() took j_two_numbers'
+    original_code_list from the row at its position, which audit names and accepts), with
+    that list made one no position of the code-generation run explains."""
+    shutil.copytree(MISALIGNED, tmp / "run")
+    eval_all = next((tmp / "run").glob("output/*/" + EVAL_ALL.name))
+    rows = json.loads(eval_all.read_text("utf-8"))
+    rows[1]["original_code_list"] = ["print(0)"] * len(rows[1]["original_code_list"])
+    eval_all.write_text(json.dumps(rows), "utf-8")
 
 
 def _mixed_release_run(tmp: Path) -> None:
@@ -85,6 +98,16 @@ CASES = [
         expect=exit_codes.UNUSABLE,
         why="a problem short of an attempt's repair is a pass@1 over other samples",
         says=("attempts are missing",),
+    ),
+    FalseGreen(
+        id="audit-self-repair-original-code-list-unexplained",
+        command="audit",
+        argv=("{tmp}/run/output/GPT-4O-2024-08-06/" + EVAL_ALL.name,),
+        prepare=_original_code_list_unexplained,
+        expect=exit_codes.UNUSABLE,
+        why="repairs of attempts neither this problem's nor its position's are another run's",
+        needs=("upstream",),
+        says=("not the run it repaired",),
     ),
     FalseGreen(
         id="score-self-repair-and-code-generation-rows-mixed",
