@@ -42,7 +42,6 @@ Figures for docs/performance.md, not assertions.
 from __future__ import annotations
 
 import argparse
-import inspect
 import itertools
 import json
 import os
@@ -54,7 +53,7 @@ import time
 from pathlib import Path
 
 from lcb_conformance.suite import goldens, judge_cases
-from lcb_conformance.upstream import Upstream, grading, judge
+from lcb_conformance.upstream import Upstream, grading, grading_process, judge
 
 TIMEOUT = grading.TIMEOUT
 INSTANT, MIX, ONE_PER_PROBLEM = "instant", "mix", "instant-one-per-problem"
@@ -266,9 +265,9 @@ def main() -> int:
     options = parser.parse_args()
     upstream = Upstream(options.upstream)
     source = str(upstream.checkout)
-    workers = options.workers or inspect.signature(
-        upstream.module("evaluation.compute_code_generation_metrics").codegen_metrics
-    ).parameters["num_process_evaluate"].default
+    workers = options.workers or grading_process.lcb_runner_workers(
+        upstream.module("evaluation.compute_code_generation_metrics")
+    )
     load_at_start = os.getloadavg()
     figures: dict[str, dict] = {}
     for kind in options.sets.split(","):

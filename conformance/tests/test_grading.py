@@ -6,7 +6,6 @@ a stand-in with another judge refused by name."""
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import json
 import runpy
@@ -20,7 +19,7 @@ import pytest
 from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
-from lcb_conformance.upstream import Upstream, grading, judge
+from lcb_conformance.upstream import Upstream, grading, grading_process, judge
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
 # compat-tf* envs leave them to the upstream env)
@@ -155,8 +154,8 @@ def test_by_default_as_many_samples_run_at_once_as_under_codegen_metrics(upstrea
     """The default workers are lcb_runner's codegen_metrics' own (num_process_evaluate, 16 at
     28fef95), not this machine's cores: more samples than cores run at once, as lcb_runner
     runs them on the same machine (before, one per core)."""
-    metrics = upstream.module("evaluation.compute_code_generation_metrics").codegen_metrics
-    at_once = inspect.signature(metrics).parameters["num_process_evaluate"].default
+    metrics = upstream.module("evaluation.compute_code_generation_metrics")
+    at_once = grading_process.lcb_runner_workers(metrics)
     together = grading.WORKERS + 2
     if together > at_once:
         pytest.skip(f"{grading.WORKERS} cores: as many as lcb_runner's {at_once} run anyway")

@@ -92,6 +92,13 @@ def json_data(value):
     return json.loads(json.dumps(value, default=plain))
 
 
+def lcb_runner_workers(metrics: types.ModuleType) -> int:
+    """How many samples lcb_runner's codegen_metrics grades at once with its defaults (its
+    num_process_evaluate), from upstream's compute_code_generation_metrics module."""
+    signature = inspect.signature(metrics.codegen_metrics)
+    return signature.parameters["num_process_evaluate"].default
+
+
 class _ResultUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):
         if (module, name) not in UNPICKLABLE_GLOBALS:
@@ -172,11 +179,8 @@ class _Grader:
         gc.freeze()
 
     def _workers(self, workers: str) -> int:
-        """WORKERS as a number: AS_LCB_RUNNER is codegen_metrics' num_process_evaluate."""
-        if workers != AS_LCB_RUNNER:
-            return int(workers)
-        signature = inspect.signature(self.metrics.codegen_metrics)
-        return signature.parameters["num_process_evaluate"].default
+        """WORKERS as a number: AS_LCB_RUNNER is codegen_metrics' own default."""
+        return lcb_runner_workers(self.metrics) if workers == AS_LCB_RUNNER else int(workers)
 
     def _delivered(self, sample, generation, timeout, debug=True):
         results, metadata = self.delivering
