@@ -31,6 +31,7 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
+from lcb_conformance.adapters import untrusted
 from lcb_conformance.common import exit_codes, paths, report_files, shared_options
 from lcb_conformance.reports import console, report
 from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
@@ -172,11 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     name = argv[0] if argv and argv[0] in SUBCOMMANDS else "run"
     if argv[:1] == [name]:
         argv = argv[1:]
-    if name == "run":
-        return run_main(argv)
-    if name == "report":
-        return report_main(argv)
-    return importlib.import_module(SUBCOMMANDS[name][0]).main(argv)
+    try:
+        if name == "run":
+            return run_main(argv)
+        if name == "report":
+            return report_main(argv)
+        return importlib.import_module(SUBCOMMANDS[name][0]).main(argv)
+    except untrusted.ContainmentUnavailable as error:  # nothing ran uncontained
+        print(f"lcb-conformance {name}: {error}", file=sys.stderr)
+        return SUITE_BROKEN
 
 
 def unknown_command(word: str) -> str:
@@ -225,6 +230,8 @@ def run_main(argv: list[str]) -> int:
     try:
         impl = spec.load()
         described = impl.describe()
+    except untrusted.ContainmentUnavailable:  # not the adapter's fault: main() says it, exit 3
+        raise
     except Exception as error:  # noqa: BLE001 - whatever the adapter raises: one line, exit 2
         print(f"lcb-conformance: cannot load {spec.impl_cmd or spec.impl}: "
               f"{_one_line(error)}", file=sys.stderr)  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import hostile
 import pytest
 from false_greens import all_cases, commands
 from golden_snapshot import extension_for
@@ -155,13 +156,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """How many rows the false-green table holds (test_false_greens.py runs them)."""
+    """How many rows the false-green table holds (test_false_greens.py runs them), and how
+    many attacks the hostile corpus (test_containment.py)."""
     rows = all_cases()
     attacked = commands(rows)
     terminalreporter.write_line(
         f"false-green table: {len(rows)} rows over {len(attacked)} commands "
         f"({', '.join(attacked)}), each held to a non-zero exit"
     )
+    terminalreporter.write_line(hostile.summary())
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -2,19 +2,20 @@
 left (test_judge.py, test_impl_cmd.py).
 
 Every process such a program starts carries a marker entry in its environment, unique to the
-test (the ``marker`` fixture here; a test module binds it and ``containment`` by name), and
-nothing else of its caller's environment (so the Contained run's own token, which
-Contained.stop() sweeps for, cannot be what finds it): a test looks for survivors by that
-marker right after the judge or adapter returns, with no waiting.
+test (the ``marker`` fixture here) and written into the program itself: a contained program
+sees none of its caller's variables (adapters/untrusted.py's allow-list). A test looks for
+survivors by that marker, on the host, right after the judge or adapter returns, with no
+waiting. The program's sleepers say they are up by files in a folder of the sandbox's own
+/tmp, which the program waits for before it returns: an answer that came means they were up.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import uuid
 
 import pytest
-
-from lcb_conformance.adapters import untrusted
 
 MARKER = "LCB_CONFORMANCE_TEST_MARKER"
 
@@ -42,8 +43,9 @@ FORKER = (
 # What each program does; it returns once every sleeper it started is up.
 PRELUDE = """
 import os, sys, time
-MARKED = {{{marker!r}: os.environ[{marker!r}]}}
+MARKED = {{{name!r}: {value!r}}}
 READY = {ready!r}
+os.makedirs(READY, exist_ok=True)
 
 def become(code, name):
     os.execve(sys.executable, [sys.executable, "-c", code, os.path.join(READY, name)], MARKED)
@@ -89,42 +91,75 @@ if os.fork() == 0:
 wait_until_up("a")
 """,
 }
-# Double-forks a sleeper that keeps the whole environment, then kills its supervisor (found
-# up its parent chain). Inside a PID namespace the supervisor is out of sight (the namespace's
-# init, its fork, ignores SIGKILL from inside); without one, Contained.stop()'s sweep for its
-# token is what is left to find the sleeper.
-KILLS_ITS_SUPERVISOR = """
+# Double-forks a sleeper, then kills the process running it and every ancestor it can see (up
+# its parent chain, to the sandbox's init, which ignores the signal): what it started must be
+# gone all the same.
+KILLS_ITS_ANCESTORS = """
 import signal
 middle = os.fork()
 if middle == 0:
     os.setsid()
     if os.fork() == 0:
-        os.execv(sys.executable, [sys.executable, "-c", SLEEPER, os.path.join(READY, "a")])
+        become(SLEEPER, "a")
     os._exit(0)
 os.waitpid(middle, 0)
 wait_until_up("a")
 pid = os.getpid()
 while pid > 1:
-    with open(f"/proc/{pid}/cmdline", "rb") as stream:
-        if b"untrusted.py" in stream.read():
-            os.kill(pid, signal.SIGKILL)
-            break
     with open(f"/proc/{pid}/stat", "rb") as stream:
-        pid = int(stream.read().rpartition(b")")[2].split()[1])
+        parent = int(stream.read().rpartition(b")")[2].split()[1])
+    os.kill(pid, signal.SIGKILL)
+    pid = parent
 """
 
 
-def program(body: str, ready) -> str:
-    """The escape ``body`` as a program writing its sleepers' files into ``ready``."""
+def program(body: str, marker: str) -> str:
+    """The escape ``body`` as a program whose processes carry ``marker`` ("NAME=value")."""
+    name, _, value = marker.partition("=")
     return (
-        PRELUDE.format(marker=MARKER, ready=str(ready))
+        PRELUDE.format(name=name, value=value, ready=f"/tmp/escape-ready-{value}")
         + f"SLEEPER = {SLEEPER!r}\nFORKER = {FORKER!r}\n"
         + body
     )
 
 
+def _started(pid: int) -> int | None:
+    """The start time of process ``pid``, None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stream:
+            return int(stream.read().rpartition(b")")[2].split()[19])
+    except OSError:
+        return None
+
+
 def survivors(marker: str) -> list[tuple[int, int]]:
-    return untrusted.carrying(marker)
+    """(pid, start time) of every process on the host whose environment holds ``marker``."""
+    wanted, found = marker.encode(), []
+    for pid in [int(name) for name in os.listdir("/proc") if name.isdigit()]:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as stream:
+                environment = stream.read().split(b"\0")
+        except OSError:  # gone meanwhile
+            continue
+        started = _started(pid)
+        if wanted in environment and pid != os.getpid() and started is not None:
+            found.append((pid, started))
+    return found
+
+
+def kill(pid: int, started: int) -> None:
+    """SIGKILL ``pid`` if it is still the process that started at ``started``."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        if _started(pid) == started:
+            signal.pidfd_send_signal(descriptor, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 @pytest.fixture
@@ -136,12 +171,4 @@ def marker(monkeypatch):
     entry = f"{MARKER}={value}"
     yield entry
     for found in survivors(entry):
-        untrusted.kill(*found)
-
-
-@pytest.fixture(params=["pid-namespace", "subreaper"])
-def containment(request, monkeypatch):
-    """Each layer on its own: the PID namespace (where the kernel allows), and the
-    supervisor's subreaper and walk alone, as where namespaces are not allowed."""
-    monkeypatch.setattr(untrusted, "PID_NAMESPACE", request.param == "pid-namespace")
-    return request.param
+        kill(*found)

@@ -283,11 +283,11 @@ for line in sys.stdin:
 '''
 
 
-marker, containment = escapes.marker, escapes.containment  # its fixtures, here too
+marker = escapes.marker  # its fixture, here too
 
 
 @pytest.fixture
-def escaping(tmp_path, containment, marker):
+def escaping(tmp_path, marker):
     script = tmp_path / "escaping.py"
     script.write_text(ESCAPING, "utf-8")
     served = process.load_command(f"{sys.executable} {script}", timeout=60)
@@ -299,8 +299,8 @@ def escaping(tmp_path, containment, marker):
 def test_nothing_an_adapter_program_started_outlives_it(escape, escaping, marker, tmp_path):
     """Its processes in another session, daemonised, grandchildren, forking on, ignoring
     SIGTERM: all gone when the suite stops the program."""
-    assert escaping.extract_code(escapes.program(escapes.ESCAPES[escape], tmp_path)) == "up"
-    assert (tmp_path / "a").exists()  # they were up
+    # answered after the program's wait_until_up: they were up
+    assert escaping.extract_code(escapes.program(escapes.ESCAPES[escape], marker)) == "up"
     escaping.module.close()
     assert escapes.survivors(marker) == []
 
@@ -308,10 +308,9 @@ def test_nothing_an_adapter_program_started_outlives_it(escape, escaping, marker
 def test_what_a_crashed_program_started_is_gone_when_the_crash_is_reported(
     escaping, marker, tmp_path
 ):
-    program = escapes.program(escapes.ESCAPES["double-fork"], tmp_path)
+    program = escapes.program(escapes.ESCAPES["double-fork"], marker)
     with pytest.raises(process.AdapterProcessError, match="exited with code 3"):
         escaping.extract_code(program, "crash")
-    assert (tmp_path / "a").exists()
     assert escapes.survivors(marker) == []
 
 

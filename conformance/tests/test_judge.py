@@ -264,13 +264,11 @@ def test_a_program_that_sleeps_forever_is_killed_at_the_wall_limit(installed_sou
     assert outcome["sleeper"]["failed"].startswith("no verdict: killed at its wall-time limit")
 
 
-marker, containment = escapes.marker, escapes.containment  # its fixtures, here too
+marker = escapes.marker  # its fixture, here too
 
 
 @pytest.mark.selftest
-def test_a_session_spawned_under_lcb_runners_judge_dies_with_it(
-    installed_source, containment, marker, tmp_path
-):
+def test_a_session_spawned_under_lcb_runners_judge_dies_with_it(installed_source, marker):
     """posix_spawn survives reliability_guard (only fork, Popen, system are removed), and
     setsid=True puts the process in a session of its own, out of the child's process group; a
     program doing that, then running forever, is killed at the wall limit with its spawn."""
@@ -282,7 +280,7 @@ def test_a_session_spawned_under_lcb_runners_judge_dies_with_it(
         "class Solution:\n    def twoSum(self, nums, target):\n"
         "        signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
         "        while True:\n            time.sleep(1)\n",
-        tmp_path,
+        marker,
     )
     outcome = judge.run_batch(
         judge.upstream_spec(installed_source),
@@ -290,8 +288,8 @@ def test_a_session_spawned_under_lcb_runners_judge_dies_with_it(
         wall_limit=15,
         parallel=1,
     )
+    # killed at the limit, not failed: it got past wait_until_up, its spawn was up
     assert "killed at its wall-time limit" in outcome["spawner"]["failed"]
-    assert (tmp_path / "a").exists()  # the spawned process was up
     assert escapes.survivors(marker) == []
 
 
@@ -312,31 +310,27 @@ def unguarded_judge(directory, monkeypatch) -> dict:
 
 @pytest.mark.selftest
 @pytest.mark.parametrize("escape", sorted(escapes.ESCAPES))
-def test_nothing_a_program_starts_outlives_the_judge(
-    escape, containment, marker, tmp_path, monkeypatch
-):
+def test_nothing_a_program_starts_outlives_the_judge(escape, marker, tmp_path, monkeypatch):
     """A program that leaves its process group (setsid), daemonises (double fork), leaves
     grandchildren, or keeps forking, its processes ignoring SIGTERM: when run_batch returns,
     none of them is left, and none held the run open (the verdict came, not the wall limit)."""
     spec = unguarded_judge(tmp_path, monkeypatch)
-    program = escapes.program(escapes.ESCAPES[escape], tmp_path)
+    program = escapes.program(escapes.ESCAPES[escape], marker)
     outcome = judge.run_batch(spec, [safety_case(escape, program, 6)], wall_limit=60, parallel=1)
-    assert outcome[escape]["verdict"]["passed"] is True, outcome  # it ran to its end
-    assert (tmp_path / "a").exists()  # its processes were up
+    assert outcome[escape]["verdict"]["passed"] is True, outcome  # it ran to its end: all up
     assert escapes.survivors(marker) == []
 
 
 @pytest.mark.selftest
-def test_a_program_that_kills_its_supervisor_leaves_nothing_either(
-    containment, marker, tmp_path, monkeypatch
-):
-    """The supervisor runs as the same user: without a PID namespace a program can find and
-    kill it. What it started keeps the run's token in its environment, and the caller's sweep
-    kills it; inside a namespace the supervisor is out of the program's sight."""
+def test_a_program_that_kills_its_ancestors_leaves_nothing_either(marker, tmp_path, monkeypatch):
+    """A program that kills the judge child running it (and tries the sandbox's init): the
+    case has no verdict, and what it started is gone all the same."""
     spec = unguarded_judge(tmp_path, monkeypatch)
-    program = escapes.program(escapes.KILLS_ITS_SUPERVISOR, tmp_path)
-    judge.run_batch(spec, [safety_case("regicide", program, 6)], wall_limit=60, parallel=1)
-    assert (tmp_path / "a").exists()
+    program = escapes.program(escapes.KILLS_ITS_ANCESTORS, marker)
+    outcome = judge.run_batch(
+        spec, [safety_case("regicide", program, 6)], wall_limit=60, parallel=1
+    )
+    assert outcome["regicide"]["failed"].startswith("no verdict"), outcome
     assert escapes.survivors(marker) == []
 
 
@@ -374,18 +368,6 @@ def test_memory_is_limited_and_files_stay_in_the_temporary_directory(installed_s
     assert verdict["metadata"]["error"] == "MemoryError()", verdict
     assert not (paths.ROOT / "judge-wrote-this.txt").exists()
     assert not (judge_cases.JUDGE_FIXTURES_DIR / "judge-wrote-this.txt").exists()
-
-
-@pytest.mark.selftest
-def test_the_judge_child_has_no_internet(installed_source):
-    program = (
-        "import socket\nclass Solution:\n    def twoSum(self, nums, target):\n"
-        "        socket.create_connection(('127.0.0.1', 9))\n"
-    )
-    outcome = judge.run_batch(
-        judge.upstream_spec(installed_source), [safety_case("net", program, 6)], parallel=1
-    )
-    assert "the judge child has no network" in outcome["net"]["verdict"]["metadata"]["error"]
 
 
 # ---- drift: the stand-in's named gaps, and the judge before 16de2a1 ---------------------------

@@ -75,8 +75,6 @@ MEASUREMENT = re.compile(
 )
 # Time and size figures that are no measurement: (page, the phrase holding the figure).
 NOT_MEASURED = (
-    ("docs/judge-sandbox.md", "a new pid every 20 ms"),  # a test program's pace
-    ("docs/judge-sandbox.md", "a 5 GiB allocation"),  # a test program's request, above the limit
     ("docs/score-goldens.md", "the contest date + 24 h in UTC"),  # the site's date rule
     ("docs/hardening.md", "4 KiB tokens"),  # how the contract cuts its 10 MB context
     # lcb_prompts' scenario scorers' limits (scenario_scoring.py) and lcb_runner's 3 s

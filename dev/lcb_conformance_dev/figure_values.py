@@ -21,6 +21,7 @@ from hypothesis import settings
 import lcb_prompts.extraction
 import lcb_prompts.score
 from lcb_conformance import cli, releases
+from lcb_conformance.adapters import untrusted
 from lcb_conformance.common import paths
 from lcb_conformance.reports import report
 from lcb_conformance.reports import score as score_report
@@ -314,6 +315,10 @@ FIGURES: dict[str, Callable[..., int | str]] = {
         "memory-gib": judge.MEMORY_LIMIT_BYTES // 2**30,
         "wall-margin": judge.CHILD_OVERHEAD_SECONDS,
         "parallel": judge.PARALLEL_CHILDREN,
+    }[name],
+    "sandbox": lambda name: {
+        "process-limit": untrusted.PROCESS_LIMIT,
+        "tree-memory-gib": untrusted.TREE_MEMORY_LIMIT_BYTES // 2**30,
     }[name],
     # the release manifests and the score goldens
     "release": _release,

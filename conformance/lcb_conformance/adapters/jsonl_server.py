@@ -25,9 +25,8 @@ JSON cannot carry as ResultNotJSON. The adapter's own output to stdout (or reads
 cannot break the protocol: fd 1 and fd 0 are the protocol's alone, what the harness prints goes
 to stderr, and what it reads (a judged program's ``open(0)``) is /dev/null.
 
-Started as a sandbox (``LCB_CONFORMANCE_SANDBOX`` set: the suite's judge process, under the
-same supervisor and limits as its own judge children), it refuses internet sockets
-(:func:`block_internet`) before loading the adapter. A ``judge_program`` answer is made JSON as
+Started by the suite, it runs contained as the suite's own judge children are
+(adapters/untrusted.py: no network, no user files). A ``judge_program`` answer is made JSON as
 the suite's judge child makes it (numpy scalars as their value, anything else as its repr:
 :func:`plain`).
 """
@@ -53,7 +52,6 @@ PARAMETERS = {
 }
 EXIT_CANNOT_LOAD = 2
 NOT_PROVIDED = "NotProvided"  # the error type of a function or case the adapter does not provide
-SANDBOX_VARIABLE = "LCB_CONFORMANCE_SANDBOX"  # set: serve as a sandboxed judge process
 JUDGE = "judge_program"
 
 
@@ -126,20 +124,6 @@ def plain(value):
     if hasattr(value, "item"):
         return value.item()
     return repr(value)
-
-
-def block_internet() -> None:
-    """Refuse internet sockets in this process and its children (unix sockets, which
-    multiprocessing's Manager uses, stay allowed). No case needs the network."""
-    import socket
-
-    class NoInternetSocket(socket.socket):
-        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-            if fileno is None and family in (-1, socket.AF_INET, socket.AF_INET6):
-                raise PermissionError("the judge child has no network")
-            super().__init__(family, type, proto, fileno)
-
-    socket.socket = NoInternetSocket
 
 
 def _error(kind: str, message: str) -> dict:
@@ -216,8 +200,6 @@ def main(argv: list[str] | None = None) -> int:
     if not args.adapter:
         parser.error("name the adapter: MODULE[:ATTR]")
     requests, responses = _protocol_streams()
-    if os.environ.get(SANDBOX_VARIABLE):
-        block_internet()
     sys.path[:0] = [os.path.abspath(folder) for folder in args.path]
     try:
         adapter = load(args.adapter)

@@ -24,8 +24,9 @@ tests see TypeError, ValueError, ...), "NotProvided" as not provided; the error 
 from (implementation.raised).
 
 The program is untrusted: it runs in a temporary directory, under an address-space limit,
-contained by :class:`lcb_conformance.adapters.untrusted.Contained` (when it is stopped, every
-process it started goes with it), and each request has a time limit. A program that exits,
+contained by :class:`lcb_conformance.adapters.untrusted.Contained` (no network, none of the
+user's files or variables; when it is stopped, every process it started goes with it), and
+each request has a time limit. A program that exits,
 hangs or answers garbage fails that case with a message saying so (and its stderr's last
 lines); the next call starts it afresh.
 """
@@ -158,6 +159,8 @@ class ProcessAdapter:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=stderr,
+                    read_only=[hf_cache.served_home()],
+                    writable=[self.workdir],
                     cwd=self.workdir,
                     env=hf_cache.child_environment()
                     | {"LCB_CONFORMANCE_PROTOCOL": str(PROTOCOL)}

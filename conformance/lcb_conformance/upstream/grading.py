@@ -40,9 +40,10 @@ which this judge, run with ``upstream``, differs from the goldens (28fef95's ver
 nvidia-livecodebench 26.3 predates 16de2a1's stdin fix: it differs on the stdin-buffer cases).
 
 How it runs. ``grade`` starts one grading process (upstream/grading_process.py) under the
-supervisor every untrusted run uses (adapters/untrusted.py's Contained: the judge's
-address-space limit, nothing it starts outlives it, internet sockets refused, a fresh temporary
-working directory) and streams samples to it and verdicts back over two pipes. That process
+containment every untrusted run uses (adapters/untrusted.py's Contained: bubblewrap, the
+judge's address-space limit, limits for the whole tree, nothing it starts outlives it, no
+network, a fresh temporary working directory) and streams samples to it and verdicts back
+over two pipes, each answer checked to be one the judge can give (:func:`_checked`). That process
 imports little beside lcb_runner's judge (compute_code_generation_metrics, which imports
 testing_util and numpy), does once what every child would do first (its ``_Grader._warm_up``),
 then forks one child per sample, up to ``workers`` at a time, stdin /dev/null. Rows become
@@ -169,6 +170,8 @@ def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[S
                     str(child_reads), str(child_writes),
                 ],
                 memory_limit=judge.MEMORY_LIMIT_BYTES,
+                read_only=[_source(upstream)],
+                writable=[work],
                 cwd=work,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -239,7 +242,40 @@ def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: in
                 received += chunk
                 *lines, received = received.split(b"\n")
                 for line in lines:
-                    yield sent.popleft(), json.loads(line)
+                    if not sent:
+                        raise GradingFailed("refused the grading process's answers: one more "
+                                            "answer than samples sent")  # fmt: skip
+                    sample = sent.popleft()
+                    yield sample, _checked(sample, line)
+    if received:
+        raise GradingFailed("refused the grading process's answers: more after the last")
+
+
+def _checked(sample: Sample, line: bytes) -> dict:
+    """The grading process's answer for ``sample``, once it is one it could have given: a
+    row upstream rejected, or a graded list, its metadata and ``passed`` as lcb_runner's
+    pass_k_utils.extract_instance_results derives it (all(g > 0)). Nothing a program under
+    test can reach writes this pipe (grading_process: not dumpable); this is the second wall."""
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and set(answer) == {"rejected"}:
+        return answer
+    graded = answer.get("graded") if isinstance(answer, dict) else None
+    consistent = (
+        set(answer or ()) == {"graded", "metadata", "passed"}
+        and isinstance(graded, list)
+        and all(isinstance(grade, int) for grade in graded)  # True, False, -1 ... -5
+        and isinstance(answer["metadata"], str)
+        and answer["passed"] is all(grade > 0 for grade in graded)
+    )
+    if not consistent:
+        raise GradingFailed(
+            f"refused the grading process's answer for {sample.problem_id}[{sample.sample_index}]"
+            f": not an answer lcb_runner's judge gives ({line[:120]!r})"
+        )
+    return answer
 
 
 def _encode(problems, held: HeldProblems, sample: Sample) -> bytes:
@@ -394,7 +430,6 @@ def _repaired_code(upstream: Upstream, run: dict, problems: list[str]) -> list[l
 
 def codegen_child_main(request_path: str, result_path: str) -> int:
     """In the child: codegen_metrics on every run of the request."""
-    sandbox.block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     upstream = Upstream(request["upstream"])
     benchmark = upstream.module("benchmarks.code_generation")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import ctypes
 import gc
 import inspect
 import io
@@ -38,7 +39,7 @@ import time
 import types
 from dataclasses import dataclass
 
-from lcb_conformance.adapters.jsonl_server import block_internet, plain
+from lcb_conformance.adapters.jsonl_server import plain
 from lcb_conformance.common import exit_codes
 from lcb_conformance.upstream.source import Upstream
 
@@ -51,6 +52,7 @@ AHEAD_PER_WORKER = 256
 READ_CHUNK = 1 << 16
 AS_LCB_RUNNER = "lcb_runner"  # WORKERS: as many as codegen_metrics runs by default
 PROBLEM_MESSAGE = b'{"problem"'  # how a row's line starts (grading._encode)
+PR_SET_DUMPABLE = 4
 # What a child's pickled result may hold: numpy arrays and scalars, and builtin containers.
 UNPICKLABLE_GLOBALS = {
     ("numpy.core.multiarray", "_reconstruct"),
@@ -476,7 +478,10 @@ def _no_datasets() -> types.ModuleType:
 
 
 def main(source: str, workers: str, timeout: str, incoming: str, outgoing: str) -> int:
-    block_internet()
+    # Not dumpable (inherited by the decoder and every sample's child): a program can open no
+    # other process's /proc/PID/fd, mem or environ, so it cannot write this process's answers
+    # or another sample's result pipe (it has no capability in the sandbox to override that).
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     grader = _Grader(source, workers, int(timeout), int(incoming), int(outgoing))
     grader.serve()
     return exit_codes.OK

@@ -15,19 +15,19 @@ passes by ``pass_k_utils.extract_instance_results``, all run from the upstream s
 Untrusted code (candidate programs, and upstream's judge itself, whose reliability_guard
 disables os functions in its process) never runs in the calling process: :func:`run_batch`
 starts ``python -m lcb_conformance.upstream.judge`` as a child contained by
-:class:`lcb_conformance.adapters.untrusted.Contained` (RLIMIT_AS; a child subreaper, and a PID
-namespace where the kernel allows), with a wall-time limit, a fresh temporary working
-directory, output to files, and internet sockets refused. When the child ends, or its wall
-limit passes, every process it started is killed -- in another session, double-forked,
-ignoring SIGTERM or still forking -- before run_batch returns. The child's stdin is /dev/null:
-lcb_runner's judge leaves a judged program the real ``open``, so ``open(0)`` reads the judging
-process's own stdin (docs/judge-sandbox.md), and a judge must read nothing there, wherever it
-runs.
+:class:`lcb_conformance.adapters.untrusted.Contained` (bubblewrap: no network, a read-only view
+without the user's files, a private /proc and /tmp, process and memory limits for its tree),
+with a wall-time limit, a fresh temporary working directory, output to files. When the child
+ends, or its wall limit passes, every process it started is killed -- in another session,
+double-forked, ignoring SIGTERM or still forking -- before run_batch returns. The child's
+stdin is /dev/null: lcb_runner's judge leaves a judged program the real ``open``, so
+``open(0)`` reads the judging process's own stdin (docs/judge-sandbox.md), and a judge must
+read nothing there, wherever it runs.
 
 An --impl-cmd implementation's judge runs in its own process instead (:func:`run_served`): the
-program is started afresh for the judge under the same supervisor and limits (the memory
-limit, a fresh temporary directory, internet refused, each case's wall limit), and the generic
-server gives it /dev/null as stdin.
+program is started afresh for the judge, contained the same way with the same limits (the
+memory limit, a fresh temporary directory, each case's wall limit), and the generic server
+gives it /dev/null as stdin.
 
 An outcome is data, the same from both: {"verdict": normalised}, {"raised": what the judge
 raised (implementation.raised: type, module, message)} or {"failed": why no verdict came}.
@@ -50,8 +50,7 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation, process, sandbox
-from lcb_conformance.adapters.jsonl_server import JUDGE, SANDBOX_VARIABLE, plain
-from lcb_conformance.adapters.untrusted import Contained
+from lcb_conformance.adapters.jsonl_server import JUDGE, plain
 from lcb_conformance.common import exit_codes
 from lcb_conformance.suite.goldens import canonical_json
 from lcb_conformance.suite.judge_cases import (  # noqa: F401 (the corpus, as judge.*)
@@ -268,8 +267,6 @@ class _Child:
         self.wall_limit = wall_limit
         self.directory = tempfile.TemporaryDirectory(prefix="lcb-judge-")
         root = Path(self.directory.name)
-        work = root / "work"  # the program's working directory; our files live beside it
-        work.mkdir()
         self.request = root / "request.json"
         self.result = root / "result.json"
         self.stderr_path = root / "stderr.txt"
@@ -291,16 +288,7 @@ class _Child:
             "utf-8",
         )
         self.started = time.monotonic()
-        with (root / "stdout.txt").open("wb") as out, self.stderr_path.open("wb") as err:
-            self.process = Contained(
-                [sys.executable, "-m", __spec__.name, str(self.request), str(self.result)],
-                memory_limit=memory_limit,
-                cwd=work,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                env=sandbox.child_environment(),
-            )
+        self.process = sandbox.start_child(__spec__.name, root, spec.get("upstream"), memory_limit)
 
     def wait(self) -> dict[str, dict]:
         killed = False
@@ -342,9 +330,9 @@ def run_served(
     command: str, cases: list[JudgeCase], *, parallel: int = PARALLEL_CHILDREN
 ) -> dict[str, dict]:
     """case id -> outcome (the module docstring), judged by the judge_program of the --impl-cmd
-    program ``command``: started afresh as ``parallel`` processes, each under the supervisor
-    with this module's memory limit, in its own temporary directory, internet refused
-    (jsonl_server.SANDBOX_VARIABLE), each case's request limited to upstream's own wall
+    program ``command``: started afresh as ``parallel`` processes, each contained
+    (adapters/untrusted.py) with this module's memory limit, in its own temporary directory,
+    each case's request limited to upstream's own wall
     limit for it plus CHILD_OVERHEAD_SECONDS. A process that fails a case is started afresh
     for the next."""
     import concurrent.futures
@@ -363,7 +351,6 @@ def _served_chunk(command: str, cases: list[JudgeCase]) -> dict[str, dict]:
             command,
             CHILD_OVERHEAD_SECONDS,
             MEMORY_LIMIT_BYTES // 2**20,
-            environment={SANDBOX_VARIABLE: "1"},
         )
     except (process.AdapterProcessError, ValueError) as error:
         return {case.id: {"failed": f"no verdict: {error}"} for case in cases}
@@ -444,7 +431,6 @@ def _json_safe(value):
 
 
 def child_main(request_path: str, result_path: str) -> int:
-    sandbox.block_internet()
     request = json.loads(Path(request_path).read_text("utf-8"))
     judge = _judge_function(request["judge"])
     done: dict[str, dict] = {}
