@@ -16,7 +16,8 @@ property below from the kernel itself rather than from code in the process it co
   127.0.0.1 included), IPC, UTS and cgroup namespaces;
 - **a read-only view** of the system's programs and libraries (/usr and its links), a few
   files of /etc the loader and libc read, the interpreter's prefixes, the caller's
-  ``sys.path``, the child's ``PYTHONPATH`` and the paths the caller names (``read_only``);
+  ``sys.path``, the child's ``PYTHONPATH``, the gate's code and data, and the paths the caller
+  names (``read_only``);
   ``$HOME`` and every other file of the user's are not there at all; writable only a private
   tmpfs at /tmp and the folders the caller names (``writable``: the child's own fresh
   temporary folder);
@@ -146,10 +147,14 @@ def environment(given: Mapping[str, str]) -> dict[str, str]:
 
 
 def _interpreter_paths() -> set[Path]:
-    """The interpreter's prefixes, the caller's sys.path and this distribution's two packages
-    (an editable install maps them from outside sys.path)."""
+    """The interpreter's prefixes, the caller's sys.path, this distribution's two packages (an
+    editable install maps them from outside sys.path) and the suite's data (a checkout's
+    conformance/ and fixtures/; an installed package holds its own)."""
+    from lcb_conformance.common import paths
+
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    packages = {Path(__file__).resolve().parents[1]}
+    packages = {paths.PACKAGE_DIR, paths.SUITE_DIR, paths.FIXTURES_DIR,
+                paths.ADAPTER_PROTOCOL_SCHEMA}  # fmt: skip
     prompts = importlib.util.find_spec("lcb_prompts")
     if prompts is not None and prompts.submodule_search_locations:
         packages |= {Path(folder) for folder in prompts.submodule_search_locations}

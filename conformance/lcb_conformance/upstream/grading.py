@@ -1,5 +1,5 @@
-"""lcb_runner's judge, fast: samples streamed to one grading process under the supervisor
-(grading_process.py), verdicts back in order; the judge check refusing a stand-in;
+"""lcb_runner's judge, fast: samples streamed to one contained grading process
+(grading_process.py), verdicts back in order, each checked; the judge check refusing a stand-in;
 codegen_metrics for the regrade goldens and the regrade bench.
 
 lcb_runner's own grading of code-generation samples, fast: the judge of ``regrade``.
