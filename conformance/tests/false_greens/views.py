@@ -101,6 +101,19 @@ def _claiming(status: str):
     return edit
 
 
+def _deviation_erased(tmp: Path) -> None:
+    """lcb_prompts' extraction run, the rows held to its declared </think> deviation edited
+    to claim lcb_runner's own golden (tier 1 then says identical to lcb_runner)."""
+    argv = ["run", "--impl", "lcb_prompts", "--only", "extract", "--no-contract"]
+    assert cli.main([*argv, "--results", str(tmp / RUN)]) == exit_codes.OK
+    lines = (tmp / RUN).read_text("ascii").splitlines()
+    rows = [json.loads(line) for line in lines[1:-1]]
+    for row in rows:
+        if row["result"]["deviation"]:
+            row["result"].update(deviation=None, upstream_identical=None)
+    _write(tmp, [lines[0], *map(json.dumps, rows), lines[-1]])
+
+
 def _nothing_adapter(tmp: Path) -> None:
     (tmp / "nothing_adapter.py").write_text(ADAPTERS["nothing_adapter"], "utf-8")
 
@@ -207,6 +220,17 @@ CASES = [
         ),
         says=("says identical, but its header says nothing_adapter does not provide "
               "decode_context",),  # fmt: skip
+    ),
+    FalseGreen(
+        id="report-deviation-erased",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="rows identical only to a declared deviation's golden, edited to claim lcb_runner's "
+        "own: the headline would say identical to lcb_runner",
+        prepare=_deviation_erased,
+        says=("says identical, but its (deviation, upstream_identical) are (None, None), its "
+              "answer's ('think', False)",),  # fmt: skip
     ),
     FalseGreen(
         id="report-rows-removed-footer-fixed",
