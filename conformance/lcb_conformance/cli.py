@@ -12,13 +12,14 @@
 API contract against it (lcb_conformance.runner), streams one typed result per case to
 ``--results`` as it goes, writes the asked-for reports, then prints the verdict matrix, the
 differences grouped by kind with an example each, and the headline. ``report`` renders the
-same views from a results file. Exit codes (common/exit_codes.py; docs/verdict.md lists every
-path to 0): 0 comparable (a whole run, at least one golden case answered, none differing;
-cases the implementation does not provide are not failures), 1 a golden case differs (or, with
---strict-contract, a contract case failed), 2 the implementation or an input is unusable (one
-line says why), 3 the suite itself cannot run here, 4 incomplete (the run did not finish, no
-golden case ran, or a provided family could not run on its route), 6 a report asked for could
-not be written (the verdict is still printed).
+same views from a results file, every status re-derived from the answers it holds (runner.run's
+rederive: a row that disagrees is unusable input). Exit codes (common/exit_codes.py;
+docs/verdict.md lists every path to 0): 0 comparable (a whole run, at least one golden case
+answered, none differing; cases the implementation does not provide are not failures), 1 a
+golden case differs (or, with --strict-contract, a contract case failed), 2 the implementation
+or an input is unusable (one line says why), 3 the suite itself cannot run here, 4 incomplete
+(the run did not finish, no golden case ran, or a provided family could not run on its route),
+6 a report asked for could not be written (the verdict is still printed).
 """
 
 from __future__ import annotations
@@ -284,6 +285,7 @@ def report_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         found = results.read(args.results)
+        runner.rederive(found, args.results)  # its statuses from its answers, not believed
     except results.ResultsFileError as error:
         print(f"lcb-conformance report: {error}", file=sys.stderr)
         return UNUSABLE

@@ -156,3 +156,38 @@ def judged_otherwise(folder: Path) -> tuple[Path, Path]:
     run = folder / "Scenario.codegeneration_3_0.2_eval_all.json"
     run.write_text(json.dumps([row]), "utf-8")
     return dataset, run
+
+
+# A regrade's results file without a regrade (regrade/results_file.py): its header and
+# samples as a regrade of lcb_runner's fixture run writes them, one test a problem.
+REGRADE_HEADER = {
+    "run": "Scenario.codegeneration_3_0.2_eval_all.json",
+    "run_sha256": "0" * 64,
+    "format": "lcb_runner",
+    "scenario": "codegeneration",
+    "lmstyle": "OpenAIChat",
+    "upstream": {"source": "installed", "distribution": "nvidia-livecodebench", "version": "26.3"},
+    "judge_differs": [],
+    "timeout": 6,
+    "dataset": {"sha256": "0" * 64, "files": ["data.jsonl"], "revision": None, "release": None,
+                "not_a_release": True, "problems_in_release": None},  # fmt: skip
+    "problems": 2,
+    "shard": None,
+}
+WRONG_ANSWER = {"error_code": -2, "error_message": "Wrong Answer"}
+
+
+def regrade_sample(n: int, passed: bool, harness: bool | None = None) -> dict:
+    """Sample ``n`` (problem n % 2, lcb_runner's verdict ``passed``, the harness's
+    ``harness``, by default the same), what each field of it says agreeing with the others."""
+    harness = passed if harness is None else harness
+    return {
+        "n": n, "question_id": ("atc_grid_robot_detour", "lc_starter_null_token_bucket")[n % 2],
+        "index": n // 2, "where": f"run.json:{n + 2}", "contest_date": "2024-03-16T00:00:00",
+        "difficulty": "medium", "platform": "atcoder",
+        "harness": {"passed": harness, "unjudged": "", "problem_score": None},
+        "extraction": "same", "code": "print(input())",
+        "regrade": {"passed": passed, "graded": [passed],
+                    "metadata": json.dumps({} if passed else WRONG_ANSWER)},
+        "harness_code_passed": None, "why": [] if harness == passed else ["judge"],
+    }  # fmt: skip

@@ -26,7 +26,7 @@ import jsonschema
 import miniatures
 import pytest
 
-from lcb_conformance.common import paths
+from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.runner import results
 from lcb_conformance.suite import cases, index
 from lcb_conformance.suite.families.judge import JUDGE_COLUMN
@@ -297,6 +297,24 @@ def test_hostile_answers_on_a_terminal_give_both_reports_and_no_traceback(tmp_pa
     text = shown.decode("utf-8", "replace")
     assert "Traceback" not in text and "NOT identical to lcb_runner" in text
     _check_hostile_reports(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("impl", "family"),
+    [("miniatures:trailing_newline", "extract"), ("miniatures:hostile", "extract"),
+     ("miniatures:not_text", "extract"), ("miniatures:raises", "extract"),
+     ("miniatures:scorer_not_provided", "test-output/score"),
+     ("miniature_judges:own", "judge")],
+)  # fmt: skip
+def test_a_run_of_every_outcome_is_reported_again_as_it_ran(impl, family, tmp_path):
+    """report re-derives every status from the answers the file holds (false_greens/views.py
+    holds the forgeries it refuses): whitespace, differences, answers that are no text,
+    raises, an adapter's own NotProvided and a judge's verdicts are what the run found."""
+    ran = run_cli("--impl", impl, "--impl-path", str(TESTS), "--only", family, "--results",
+                  "r.jsonl", cwd=tmp_path)  # fmt: skip
+    assert ran.returncode in (exit_codes.OK, exit_codes.DIFFERS, exit_codes.INCOMPLETE), ran.stderr
+    again = run_cli("report", "r.jsonl", cwd=tmp_path)
+    assert (again.returncode, again.stderr) == (ran.returncode, ""), again.stderr
 
 
 def test_an_adapter_whose_import_raises_is_unusable_in_one_line(tmp_path):

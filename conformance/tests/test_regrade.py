@@ -119,7 +119,7 @@ def test_why_a_verdict_changed(harness, regraded, extraction, harness_code, reas
 
 def _slice(path, run: str, shard) -> None:
     writer = results_file.Writer(path, {"run": run, "run_sha256": run, "shard": shard})
-    writer.write({"n": 0, "question_id": "q"})
+    writer.write(inputs.regrade_sample(0, False))
     writer.close()
 
 
@@ -137,6 +137,30 @@ def test_merge_refuses_slices_that_do_not_make_one_run(tmp_path):
         results_file.merge([one], out)
     assert not out.exists()
     assert results_file.merge([two, one], out) == 2
+
+
+def _regrade_file(path, samples, shard=None) -> None:
+    writer = results_file.Writer(path, {**inputs.REGRADE_HEADER, "shard": shard})
+    for sample in samples:
+        writer.write(sample)
+    writer.close()
+
+
+def test_a_regrade_file_is_read_as_it_holds_and_an_edit_is_refused_before_a_merge(tmp_path):
+    """Each sample's verdicts are re-derived from its graded list (the false-green table holds
+    the forgeries); what a regrade writes is read back, and a slice edited merges nothing."""
+    samples = [inputs.regrade_sample(0, True), inputs.regrade_sample(1, False, harness=True)]
+    whole = tmp_path / "whole.jsonl"
+    _regrade_file(whole, samples)
+    assert results_file.read(whole).samples == samples
+    one, two = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    _regrade_file(one, samples[:1], [1, 2])
+    _regrade_file(two, samples[1:], [2, 2])
+    two.write_text(two.read_text("ascii").replace('"passed": false', '"passed": true', 1))
+    out = tmp_path / "merged.jsonl"
+    with pytest.raises(results_file.RegradeFileError, match="2.jsonl:2: sample 1 says "):
+        results_file.merge([one, two], out)
+    assert not out.exists()
 
 
 # --- end to end: lcb_runner's judge --------------------------------------------------------

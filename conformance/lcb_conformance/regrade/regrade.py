@@ -45,7 +45,8 @@ differs from lcb_runner's (named, with why); 2 unusable input, named in one line
 anything is graded: the run, the dataset (not the release it was meant to be: a file not
 the published one, a problem missing or other metadata, a file changed since download; no
 release without ``--not-a-release``), a problem the dataset lacks, an unknown model, a judge
-that differs from the pinned commit's, slices of other runs or given twice; 4 not everything
+that differs from the pinned commit's, slices of other runs or given twice, a results file
+(a slice) whose samples or footer disagree with what they hold; 4 not everything
 asked for is covered: a problem whose log records no verdict nor score of the harness (nothing
 to compare), a slice missing or unfinished at merge; 6 a report not written.
 """

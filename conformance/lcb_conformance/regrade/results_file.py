@@ -5,7 +5,9 @@ A regrade's results file (schema ``lcb-conformance-regrade/1``,
 conformance/regrade.schema.json), which every view of a regrade reads: JSON lines, a header
 (the run, its format and LMStyle, the upstream, the dataset and its release check, the shard),
 then one ``{"sample": ...}`` line per sample as it is graded, in the run's order (``n``), then
-a footer. A regrade that dies leaves its graded samples and no footer. The bytes depend on
+a footer. A regrade that dies leaves its graded samples and no footer. Every sample read is
+re-derived from what it holds (:func:`iter_samples`), never believed: the number is read from
+a file anyone can edit. The bytes depend on
 nothing but the inputs (no time, no worker count): slices of a run merged (:func:`merge`)
 equal the whole run graded at once, byte for byte.
 """
@@ -18,6 +20,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from lcb_conformance.upstream import judge
 
 SCHEMA = "lcb-conformance-regrade/1"
 # A sample's "extraction": the harness's scored code against lcb_runner's extraction; its
@@ -117,23 +121,71 @@ def header(path: Path) -> dict:
     raise RegradeFileError(f"{path}: empty")
 
 
+def _disagreement(sample: dict) -> str:
+    """How a sample's verdicts disagree with what it holds ("": they do not): lcb_runner's
+    passed is its pass rule on the graded list (judge.passed, as the grading process computes
+    it), a passing list has no error in its metadata, and why is :func:`why` of the verdicts."""
+    regraded = sample["regrade"]
+    passed = judge.passed(regraded["graded"])
+    if regraded["passed"] is not passed:
+        return (
+            f"lcb_runner passed {regraded['passed']}, but its graded list "
+            f"{regraded['graded']} is passed {passed}"
+        )
+    metadata = json.loads(regraded["metadata"])
+    if passed and "error_code" in metadata:
+        return f"lcb_runner passed, but its metadata records error_code {metadata['error_code']}"
+    extraction = sample["extraction"]
+    if (extraction == DIFFERS) != ("scored" in sample) or (
+        (extraction == DIFFERS) != (sample["harness_code_passed"] is not None)
+    ):
+        return (
+            f"extraction {extraction}, but the harness's code and lcb_runner's verdict on it "
+            "are held only when it differs"
+        )
+    found = why(sample["harness"]["passed"], passed, extraction, sample["harness_code_passed"])
+    if sample["why"] != found:
+        return f"why {sample['why']}, but its verdicts give {found}"
+    return ""
+
+
 def iter_samples(path: Path) -> Iterator[dict]:
-    """The file's samples, streamed; RegradeFileError for a line that is not one, or a file
-    that did not finish (no footer) at its end."""
-    complete = False
+    """The file's samples, streamed, each re-derived from what it holds (_disagreement), and
+    its footer counting them; RegradeFileError for a line that is not one, or a sample or
+    footer that disagrees (a results file is data anyone can edit, and the number is read from
+    it), ShardsIncomplete for a file that did not finish (no footer) at its end."""
+    footer = None
+    count = 0
     for number, record in _records(path):
         if number == 1:
             continue
-        if complete:
+        if footer is not None:
             raise RegradeFileError(f"{path}:{number}: a line after the footer")
         if "sample" in record:
+            try:
+                disagrees = _disagreement(record["sample"])
+            except (KeyError, TypeError, ValueError) as error:  # ValueError: metadata not JSON
+                raise RegradeFileError(
+                    f"{path}:{number}: not a sample of a regrade ({type(error).__name__}: {error})"
+                ) from None
+            if disagrees:
+                raise RegradeFileError(
+                    f"{path}:{number}: sample {record['sample']['n']} says {disagrees}: the "
+                    "file is not what the regrade found"
+                )
+            count += 1
             yield record["sample"]
         elif "footer" in record:
-            complete = True
+            footer = record["footer"]
         else:
             raise RegradeFileError(f"{path}:{number}: neither a sample nor the footer")
-    if not complete:
+    if footer is None:
         raise ShardsIncomplete(f"{path}: no footer: the regrade did not finish")
+    if footer != {"complete": True, "samples": count}:
+        raise RegradeFileError(
+            f"{path}: the footer says {footer}, but the file holds {count} samples: the file "
+            "is not what the regrade wrote"
+        )
 
 
 def read(path: Path) -> Regrade:
@@ -156,7 +208,8 @@ def merge(paths: list[Path], out: Path) -> int:
     """The slices ``--shard 1/N`` .. ``N/N`` of one regrade, as the whole run's results file
     (their samples interleaved back in the run's order); the number of samples. Refused
     before anything is written: a file of another run (its header differs), a slice given
-    twice, or N/N not all there (ShardsIncomplete, as for a slice that did not finish)."""
+    twice, a sample or footer that disagrees with what it holds, or N/N not all there
+    (ShardsIncomplete, as for a slice that did not finish)."""
     headers = [(path, header(path)) for path in paths]
     first_path, first = headers[0]
     shards: dict[int, Path] = {}

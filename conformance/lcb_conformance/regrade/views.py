@@ -1,7 +1,8 @@
 """A regrade's views from its results file: the number both ways, the harness's own, per problem
 what changed and why (text, JSON, HTML).
 
-A regrade's views, all computed from its results file (regrade/results_file.py): the
+A regrade's views, all computed from its results file (regrade/results_file.py, which
+re-derives each sample's verdicts from its graded list as it reads them): the
 comparable number both ways (reports/score_figures.py's lcb_runner and leaderboard views, held
 to the score goldens), the harness's own number on the same problems, and per problem what
 changed and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""

@@ -51,8 +51,56 @@ def _slices(tmp: Path, *slices: tuple[str, list | None, bool]) -> None:
     """Slice files s0.jsonl, s1.jsonl, ...: (run sha256, shard, finished)."""
     for number, (run, shard, finished) in enumerate(slices):
         writer = results_file.Writer(tmp / f"s{number}.jsonl", {"run_sha256": run, "shard": shard})
-        writer.write({"n": number, "question_id": "q"})
+        writer.write(inputs.regrade_sample(number, False))
         writer.close() if finished else writer.abandon()
+
+
+# A regrade of four samples, every verdict the harness's too but sample 3's (the harness
+# passed it, lcb_runner not: its judge), and the same without that disagreement.
+DISAGREEING = [inputs.regrade_sample(0, True), *(inputs.regrade_sample(n, False) for n in (1, 2)),
+               inputs.regrade_sample(3, False, harness=True)]  # fmt: skip
+AGREEING = [inputs.regrade_sample(n, n == 0) for n in range(4)]
+
+
+def _forged_regrade(samples: list[dict], edit, shards: int = 1):
+    """A prepare: the regrade of ``samples`` (as ``shards`` slices s1.jsonl.., else
+    s0.jsonl), then ``edit(records)`` on the records of the last file, as a forger would."""
+
+    def prepare(tmp: Path) -> None:
+        numbers = range(1, shards + 1) if shards > 1 else [0]
+        paths = [tmp / f"s{number}.jsonl" for number in numbers]
+        for number, path in enumerate(paths, start=1):
+            shard = [number, shards] if shards > 1 else None
+            writer = results_file.Writer(path, {**inputs.REGRADE_HEADER, "shard": shard})
+            for sample in samples[number - 1 :: shards]:
+                writer.write(sample)
+            writer.close()
+        records = [json.loads(line) for line in paths[-1].read_text("ascii").splitlines()]
+        edit(records)
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in records), "ascii")
+
+    return prepare
+
+
+def _sample(n: int, change):
+    """An edit: ``change(sample)`` on the records' sample ``n``."""
+
+    def edit(records: list[dict]) -> None:
+        change(next(r["sample"] for r in records if r.get("sample", {}).get("n") == n))
+
+    return edit
+
+
+def _passed(sample: dict) -> None:
+    sample["regrade"]["passed"] = True
+
+
+def _passed_and_graded(sample: dict) -> None:
+    sample["regrade"].update(passed=True, graded=[True])
+
+
+def _footer_samples(records: list[dict]) -> None:
+    records[-1]["footer"]["samples"] = 5
 
 
 def _unfinished_results(tmp: Path) -> None:
@@ -234,6 +282,53 @@ CASES = [
         expect=exit_codes.INCOMPLETE,
         why="a slice whose job died holds only the samples graded before it did",
         says=("did not finish",),
+    ),
+    FalseGreen(
+        id="regrade-show-sample-passed-flipped",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(AGREEING, _sample(1, _passed)),
+        expect=exit_codes.UNUSABLE,
+        why="a sample edited to passed raises pass@1, but its graded list is lcb_runner's fail",
+        says=("s0.jsonl:3: sample 1 says lcb_runner passed True, but its graded list [False] "
+              "is passed False",),  # fmt: skip
+    ),
+    FalseGreen(
+        id="regrade-show-sample-graded-edited-too",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(AGREEING, _sample(1, _passed_and_graded)),
+        expect=exit_codes.UNUSABLE,
+        why="a sample's verdict and graded list edited to pass keep lcb_runner's Wrong Answer",
+        says=("sample 1 says lcb_runner passed, but its metadata records error_code -2",),
+    ),
+    FalseGreen(
+        id="regrade-show-headline-edited",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(DISAGREEING, _sample(3, lambda sample: sample.update(why=[]))),
+        expect=exit_codes.UNUSABLE,
+        why="a sample the harness graded otherwise, its why emptied: the headline would say "
+        "no problem graded differently",
+        says=("sample 3 says why [], but its verdicts give ['judge']",),
+    ),
+    FalseGreen(
+        id="regrade-show-footer-edited",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(AGREEING, _footer_samples),
+        expect=exit_codes.UNUSABLE,
+        why="a footer counting other samples than the file holds is not the regrade's",
+        says=("the footer says {'complete': True, 'samples': 5}, but the file holds 4 samples",),
+    ),
+    FalseGreen(
+        id="regrade-merge-slice-edited",
+        command="regrade",
+        argv=("merge", "{tmp}/s1.jsonl", "{tmp}/s2.jsonl", "--results", "{tmp}/whole.jsonl"),
+        prepare=_forged_regrade(AGREEING, _sample(1, _passed), shards=2),
+        expect=exit_codes.UNUSABLE,
+        why="a slice whose sample was edited to passed would merge into a number nobody graded",
+        says=("s2.jsonl:2: sample 1 says lcb_runner passed True",),
     ),
     FalseGreen(
         id="regrade-show-unfinished",

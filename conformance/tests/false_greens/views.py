@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,12 @@ from lcb_conformance.runner import results
 RUN = "run.jsonl"
 ONLY = "reference-impl/decode_context"
 AUDIT_RUNS = paths.ROOT / "fixtures" / "audit" / "lcb_runner"
-# an adapter that provides a function, none of it called by the decode_context cases
-NOTHING_ADAPTER = "def extract_code(model_output, style='generic'):\n    return ''\n"
+ADAPTERS = {  # by module name: one name, one source (an imported module stays imported)
+    # provides a function, none of it called by the decode_context cases
+    "nothing_adapter": "def extract_code(model_output, style='generic'):\n    return ''\n",
+    # every decode_context answer differs from its golden
+    "differing_adapter": "def decode_context(context):\n    return 'not the golden'\n",
+}
 
 
 def _real_run(tmp: Path) -> list[str]:
@@ -68,8 +73,49 @@ def _footer(counts: dict) -> str:
     return json.dumps({"footer": {"complete": True, "counts": counts}})
 
 
+def _forged(adapter: str, edit):
+    """A prepare: a real run of the module ``adapter`` (its source ADAPTERS[adapter]), each
+    row edited by ``edit(result)`` and the footer recounted, as a forger would."""
+
+    def prepare(tmp: Path) -> None:
+        (tmp / f"{adapter}.py").write_text(ADAPTERS[adapter], "utf-8")
+        argv = ["run", "--impl", adapter, "--impl-path", str(tmp), "--only", ONLY]
+        assert cli.main([*argv, "--no-contract", "--results", str(tmp / RUN)]) != exit_codes.OK
+        lines = (tmp / RUN).read_text("ascii").splitlines()
+        rows = [json.loads(line) for line in lines[1:-1]]
+        for row in rows:
+            edit(row["result"])
+        counts = Counter(row["result"]["status"] for row in rows)
+        _write(tmp, [lines[0], *map(json.dumps, rows), _footer(dict(counts))])
+
+    return prepare
+
+
+def _claiming(status: str):
+    """An edit: a differing row made to claim ``status``, its answer left in place."""
+
+    def edit(result: dict) -> None:
+        if result["status"] in (results.DIFFERS, results.WHITESPACE):
+            result.update(status=status, reason="", difference=None)
+
+    return edit
+
+
+def _deviation_erased(tmp: Path) -> None:
+    """lcb_prompts' extraction run, the rows held to its declared </think> deviation edited
+    to claim lcb_runner's own golden (tier 1 then says identical to lcb_runner)."""
+    argv = ["run", "--impl", "lcb_prompts", "--only", "extract", "--no-contract"]
+    assert cli.main([*argv, "--results", str(tmp / RUN)]) == exit_codes.OK
+    lines = (tmp / RUN).read_text("ascii").splitlines()
+    rows = [json.loads(line) for line in lines[1:-1]]
+    for row in rows:
+        if row["result"]["deviation"]:
+            row["result"].update(deviation=None, upstream_identical=None)
+    _write(tmp, [lines[0], *map(json.dumps, rows), lines[-1]])
+
+
 def _nothing_adapter(tmp: Path) -> None:
-    (tmp / "nothing_adapter.py").write_text(NOTHING_ADAPTER, "utf-8")
+    (tmp / "nothing_adapter.py").write_text(ADAPTERS["nothing_adapter"], "utf-8")
 
 
 def _nothing_answered_run(tmp: Path) -> None:
@@ -140,6 +186,51 @@ CASES = [
         why="a footer whose counts are not its rows: the file is not what the run wrote",
         prepare=_edited(lambda lines: [*lines[:-1], _footer({"identical": 14})]),
         says=("the footer counts",),
+    ),
+    FalseGreen(
+        id="report-differs-claimed-identical",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="rows that differ, their status edited to identical and the footer recounted, "
+        "still hold their answer: compared with the golden, it differs",
+        prepare=_forged("differing_adapter", _claiming(results.IDENTICAL)),
+        says=(":2: reference-impl/decode_context/", "says identical, but its answer against "
+              "its golden is differs"),  # fmt: skip
+    ),
+    FalseGreen(
+        id="report-differs-claimed-not-provided",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="a row that differs, edited to not-provided (its cell then identical where "
+        "provided) and the footer recounted, holds an answer, which differs",
+        prepare=_forged("differing_adapter", _claiming(results.NOT_PROVIDED)),
+        says=("says not-provided, but its answer against its golden is differs",),
+    ),
+    FalseGreen(
+        id="report-not-provided-claimed-identical",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="rows of a function the adapter lacks, edited to identical and the footer "
+        "recounted: its header says it does not provide the function",
+        prepare=_forged(
+            "nothing_adapter", lambda result: result.update(status=results.IDENTICAL, reason="")
+        ),
+        says=("says identical, but its header says nothing_adapter does not provide "
+              "decode_context",),  # fmt: skip
+    ),
+    FalseGreen(
+        id="report-deviation-erased",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="rows identical only to a declared deviation's golden, edited to claim lcb_runner's "
+        "own: the headline would say identical to lcb_runner",
+        prepare=_deviation_erased,
+        says=("says identical, but its (deviation, upstream_identical) are (None, None), its "
+              "answer's ('think', False)",),  # fmt: skip
     ),
     FalseGreen(
         id="report-rows-removed-footer-fixed",
