@@ -79,7 +79,12 @@ from lcb_conformance.reports import score
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.upstream import grading, resolver
-from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
+from lcb_conformance.upstream.source import (
+    ALLOW_MODIFIED,
+    Upstream,
+    UpstreamMissing,
+    UpstreamSourceError,
+)
 
 
 def shard_of(text: str) -> tuple[int, int]:
@@ -126,14 +131,17 @@ def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
     return resolution.listed.lmstyle
 
 
+# the judge check's outcome by what was checked: a tree's files' digest (not its path or git
+# metadata, which say nothing of what runs), the stand-in's version
 _checked_judges: dict[str, list[str]] = {}
 
 
 def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
-    """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for the
-    pinned checkout; otherwise refused (grading.require_pinned_judge) unless ``accept``,
-    then the cases (grading.check_judge, once per upstream in a process)."""
-    if upstream.is_pinned():
+    """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for a tree
+    whose lcb_runner files are 28fef95's; otherwise refused (grading.require_pinned_judge)
+    unless ``accept``, then the cases (grading.check_judge, once per tree digest in a
+    process)."""
+    if upstream.has_pinned_files():
         return []
     if not accept:
         try:
@@ -142,7 +150,7 @@ def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
             raise RegradeError(
                 f"{error}, or --accept-judge-differences to grade with it all the same"
             ) from None
-    key = str(upstream.checkout or upstream.source)
+    key = upstream.tree.sha256 if upstream.tree else upstream.describe_source()
     if key not in _checked_judges:
         _checked_judges[key] = grading.check_judge(upstream)
     return _checked_judges[key]
@@ -239,6 +247,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     ids = problems_of(fmt, args.run, dataset)
     try:
         upstream = Upstream(args.upstream)
+        upstream.require_pinned_files(args.allow_modified_upstream)
         upstream.lmstyle(lmstyle)
         differs = judge_differences(upstream, args.accept_judge_differences)
     except (UpstreamSourceError, UpstreamMissing) as error:
@@ -384,6 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
     shared_options.add(parser, "upstream")
     parser.add_argument("--accept-judge-differences", action="store_true",
                         help="grade with an upstream whose judge differs from 28fef95's")
+    parser.add_argument(ALLOW_MODIFIED, action="store_true",
+                        help="grade with an --upstream PATH whose lcb_runner files are not "
+                        "28fef95's (every view says so; never green: exit 4 at best)")
     parser.add_argument("--workers", type=positive, metavar="N",
                         help="samples graded at once (default: as many as lcb_runner's "
                         "codegen_metrics runs, its num_process_evaluate)")
