@@ -1,4 +1,4 @@
-"""The pinned commit's lcb_runner tree, file by file, and an upstream tree held to it.
+"""The pinned commit, its lcb_runner tree file by file, and an upstream tree held to it.
 
     python -m lcb_conformance.upstream.pinned_tree CHECKOUT   (maintainers: writes the manifest)
 
@@ -24,6 +24,8 @@ from pathlib import Path
 
 from lcb_conformance.common import exit_codes, paths
 
+# The pinned commit: LiveCodeBench HEAD on 2025-07-16 (the leaderboard's runner).
+PINNED_COMMIT = "28fef95ea8c9f7a547c8329f2cd3d32b92c1fa24"
 MANIFEST = paths.SUITE_DIR / "pinned-tree.json"
 PACKAGE = "lcb_runner"
 HOW = "python -m lcb_conformance.upstream.pinned_tree CHECKOUT"
@@ -65,7 +67,7 @@ class Tree:
     @property
     def equal_to(self) -> str | None:
         """The pinned commit when every file is its own, else None."""
-        return manifest()["commit"] if not self.changes else None
+        return PINNED_COMMIT if not self.changes else None
 
 
 def compare(checkout: Path) -> Tree:
@@ -99,8 +101,6 @@ def ls_tree(clone: Path, commit: str) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lcb_conformance.upstream.source import PINNED_COMMIT  # source imports this module
-
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         print(f"usage: {HOW}", file=sys.stderr)

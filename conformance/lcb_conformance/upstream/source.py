@@ -28,10 +28,9 @@ from types import ModuleType
 from lcb_conformance.common.shared_options import INSTALLED
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES, PromptVariant
 from lcb_conformance.upstream import pinned_tree
+from lcb_conformance.upstream.pinned_tree import PINNED_COMMIT
 
 INSTALLED_DISTRIBUTION = "nvidia-livecodebench"
-# The pinned commit: LiveCodeBench HEAD on 2025-07-16 (the leaderboard's runner).
-PINNED_COMMIT = "28fef95ea8c9f7a547c8329f2cd3d32b92c1fa24"
 REPOSITORY = "https://github.com/LiveCodeBench/LiveCodeBench"
 # How to run the pinned commit where the installed stand-in cannot (named in every such skip).
 CHECKOUT_HINT = (
