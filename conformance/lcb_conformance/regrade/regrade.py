@@ -3,7 +3,8 @@ lcb_runner's extraction and judge on every sample; `--shard I/N`, `merge`, `show
 
     lcb-conformance regrade RUN --dataset PATH [--format auto|lcb_runner|evalscope|opencompass|
         lm-eval|lighteval] [--style LMSTYLE | --model ID] [--release TAG | --not-a-release]
-        [--upstream installed|PATH] [--accept-judge-differences] [--workers N] [--timeout S]
+        [--upstream installed|PATH] [--allow-modified-upstream] [--accept-judge-differences]
+        [--workers N] [--timeout S]
         [--shard I/N] [--results FILE] [--window START:END] [--json FILE] [--html FILE]
     lcb-conformance regrade merge SLICES... --results FILE [--window ...] [--json F] [--html F]
     lcb-conformance regrade show RESULTS [--window ...] [--json FILE] [--html FILE]
@@ -24,8 +25,11 @@ names are (or ``--release``), every file byte for byte the one LiveCodeBench pub
 sha256 as the manifests record it), every problem of that release's manifest with its date,
 difficulty and platform, and in a Hugging Face cache every file equal to what the Hub served.
 A dataset that is no release (a private set, a fixture) is graded only with
-``--not-a-release``, and every view says so. The judge is checked first too
-(grading.check_judge on the judge corpus): an upstream whose judge differs from 28fef95's (the
+``--not-a-release``, and every view says so. An ``--upstream PATH`` tree is held to the
+pinned commit's lcb_runner file by file first (upstream/pinned_tree.py: git blob ids, not git's
+metadata): one that differs is refused naming the files, unless ``--allow-modified-upstream``,
+and then every view names them and the exit is never 0. The judge is checked first too
+(grading.check_judge on the judge corpus, not re-run for a tree whose files are 28fef95's): an upstream whose judge differs from 28fef95's (the
 installed stand-in, nvidia-livecodebench 26.3: the stdin-buffer cases) is refused unless
 ``--accept-judge-differences``, and then every view names the cases.
 
@@ -44,10 +48,12 @@ equal to lcb_runner's on every problem; 1 some problem's harness verdict or reco
 differs from lcb_runner's (named, with why); 2 unusable input, named in one line before
 anything is graded: the run, the dataset (not the release it was meant to be: a file not
 the published one, a problem missing or other metadata, a file changed since download; no
-release without ``--not-a-release``), a problem the dataset lacks, an unknown model, a judge
-that differs from the pinned commit's, slices of other runs or given twice; 4 not everything
-asked for is covered: a problem whose log records no verdict nor score of the harness (nothing
-to compare), a slice missing or unfinished at merge; 6 a report not written.
+release without ``--not-a-release``), a problem the dataset lacks, an unknown model, an
+upstream tree that is not the pinned commit's, a judge that differs from the pinned commit's,
+slices of other runs or given twice; 4 not everything asked for is covered: a problem whose log
+records no verdict nor score of the harness (nothing to compare), a modified upstream tree
+graded with ``--allow-modified-upstream``, a slice missing or unfinished at merge; 6 a report
+not written.
 """
 
 from __future__ import annotations
