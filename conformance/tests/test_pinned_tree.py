@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import regrade_inputs as inputs
 import upstream_trees
+from upstream_trees import TESTING_UTIL
 
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import regrade
@@ -113,7 +114,7 @@ def test_an_appended_testing_util_is_refused_naming_it(pinned_clone, tmp_path, c
     assert regrade.main(_regrade_argv(tmp_path, tree)) == exit_codes.UNUSABLE
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert f"changed {upstream_trees.TESTING_UTIL}" in err
+    assert f"changed {TESTING_UTIL}" in err
     assert "--allow-modified-upstream" in err
 
 
@@ -125,12 +126,12 @@ def test_a_modified_tree_graded_anyway_is_never_green_and_says_so(pinned_clone, 
                          "--html", str(tmp_path / "report.html"))  # fmt: skip
     done = _regrade_apart(argv, judge_check=False)
     assert done.returncode == exit_codes.INCOMPLETE, done.stdout + done.stderr
-    said = f"MODIFIED lcb_runner tree at {tree}, not 28fef95's: changed {upstream_trees.TESTING_UTIL}"
+    said = f"MODIFIED lcb_runner tree at {tree}, not 28fef95's: changed {TESTING_UTIL}"
     assert said in done.stdout
     assert done.stdout.strip().splitlines()[-1].startswith("INCOMPLETE:")
     assert "--allow-modified-upstream" in done.stdout.strip().splitlines()[-1]
     written = json.loads(report.read_text("utf-8"))
-    assert written["upstream_modified"] == [f"changed {upstream_trees.TESTING_UTIL}"]
+    assert written["upstream_modified"] == [f"changed {TESTING_UTIL}"]
     assert written["exit_code"] == exit_codes.INCOMPLETE
     assert html.escape(said) in (tmp_path / "report.html").read_text("utf-8")
 

@@ -35,7 +35,7 @@ def holds_pinned(clone: Path) -> bool:
 
 def checkout_copy(clone: Path, destination: Path) -> Path:
     """A git clone of ``clone`` at the pinned commit (its .git says 28fef95)."""
-    subprocess.run(["git", "clone", "-q", "--no-checkout", str(clone), str(destination)], check=True)
+    subprocess.run(["git", "clone", "-q", "--no-checkout", clone, destination], check=True)
     subprocess.run(["git", "-C", str(destination), "checkout", "-q", PINNED_COMMIT], check=True)
     return destination
 

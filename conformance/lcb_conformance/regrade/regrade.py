@@ -29,8 +29,9 @@ A dataset that is no release (a private set, a fixture) is graded only with
 pinned commit's lcb_runner file by file first (upstream/pinned_tree.py: git blob ids, not git's
 metadata): one that differs is refused naming the files, unless ``--allow-modified-upstream``,
 and then every view names them and the exit is never 0. The judge is checked first too
-(grading.check_judge on the judge corpus, not re-run for a tree whose files are 28fef95's): an upstream whose judge differs from 28fef95's (the
-installed stand-in, nvidia-livecodebench 26.3: the stdin-buffer cases) is refused unless
+(grading.check_judge on the judge corpus, not re-run for a tree whose files are 28fef95's):
+an upstream whose judge differs from 28fef95's (the installed stand-in, nvidia-livecodebench
+26.3: the stdin-buffer cases) is refused unless
 ``--accept-judge-differences``, and then every view names the cases.
 
 lcb_runner's self-repair results hold programs (the repairs), graded here exactly as code

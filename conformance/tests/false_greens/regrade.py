@@ -15,6 +15,7 @@ from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import results_file
 
 RUN = str(inputs.LCB_RUNNER_RUN)
+FORGED = f"{{tmp}}/{CLONE}"  # the clone of a row needing "checkout", forged by its prepare
 
 
 def _release_missing_one(tmp: Path) -> None:
@@ -84,7 +85,7 @@ CASES = [
     FalseGreen(
         id="regrade-upstream-testing-util-appended",
         command="regrade",
-        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--upstream", f"{{tmp}}/{CLONE}"),
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--upstream", FORGED),
         prepare=_forged_checkout,
         expect=exit_codes.UNUSABLE,
         why="a checkout whose .git says 28fef95 but whose run_test credits a program it marks is "
@@ -95,7 +96,7 @@ CASES = [
     FalseGreen(
         id="regrade-modified-upstream-allowed",
         command="regrade",
-        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--upstream", f"{{tmp}}/{CLONE}",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--upstream", FORGED,
               "--allow-modified-upstream"),  # fmt: skip
         prepare=_forged_checkout,
         expect=exit_codes.INCOMPLETE,
