@@ -19,6 +19,8 @@ from upstream_trees import TESTING_UTIL
 
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import regrade
+from lcb_conformance.suite import scenario_cases, scenarios
+from lcb_conformance.suite.families import regrade as regrade_family
 from lcb_conformance.upstream import PINNED_COMMIT, Upstream, grading, pinned_tree
 
 pytestmark = pytest.mark.transformers_independent  # no tokenizer touches a tree's files
@@ -154,3 +156,23 @@ def test_an_exported_tree_is_named_by_its_commit_and_not_rechecked(
     assert done.returncode == exit_codes.OK, done.stdout + done.stderr
     assert f"upstream: lcb_runner tree equal to 28fef95 ({tree})" in done.stdout
     assert "checkout at None" not in done.stdout
+
+
+@pytest.mark.upstream
+def test_a_scenario_regrade_holds_its_tree_as_the_judges(pinned_clone, tmp_path):
+    """Test output prediction is scored, not judged, by the tree's code: held to it too."""
+    tree = upstream_trees.forge(upstream_trees.exported(pinned_clone, tmp_path / "lcb"))
+    key = regrade_family.scenario_key_of("lcb_runner/test-output", cot=False)
+    run = regrade_family.scenario_runs()[key]
+    (path,) = (inputs.AUDIT / run["run"] / "output").glob(
+        "*/" + run["file"].replace(".json", "_eval_all.json")
+    )
+    rows = scenario_cases.fixture_file(scenarios.SCENARIOS[run["scenario"]].inputs)
+    argv = [str(path), "--dataset", str(rows), "--not-a-release", "--upstream", str(tree)]
+    refused = _regrade_apart(argv)
+    assert refused.returncode == exit_codes.UNUSABLE, refused.stdout + refused.stderr
+    assert f"changed {TESTING_UTIL}" in refused.stderr
+    allowed = _regrade_apart([*argv, "--allow-modified-upstream"])
+    assert allowed.returncode == exit_codes.INCOMPLETE, allowed.stdout + allowed.stderr
+    assert "upstream: MODIFIED lcb_runner tree" in allowed.stdout
+    assert "INCOMPLETE: scored by a MODIFIED lcb_runner" in allowed.stdout
