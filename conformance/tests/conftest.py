@@ -12,6 +12,7 @@ from pathlib import Path
 
 import hostile
 import pytest
+import upstream_trees
 from false_greens import all_cases, commands
 from golden_snapshot import extension_for
 from hypothesis import settings
@@ -21,7 +22,7 @@ from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
 from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
 from lcb_conformance.suite import goldens
-from lcb_conformance.upstream import INSTALLED, Upstream, UpstreamSourceError
+from lcb_conformance.upstream import INSTALLED, PINNED_COMMIT, Upstream, UpstreamSourceError
 from lcb_conformance_dev import hypothesis_profiles
 
 # Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
@@ -135,6 +136,17 @@ def impl_function(impl):
 @pytest.fixture(scope="session")
 def upstream(pytestconfig: pytest.Config) -> Upstream:
     return Upstream(pytestconfig.getoption("--upstream"))
+
+
+@pytest.fixture(scope="session")
+def pinned_clone(pytestconfig: pytest.Config) -> Path:
+    """--upstream's path when it is a git clone holding the pinned commit: what the tests
+    copying, exporting or tampering with its lcb_runner tree make their trees from."""
+    source = pytestconfig.getoption("--upstream")
+    clone = None if source == INSTALLED else Path(source).expanduser().resolve()
+    if clone is None or not upstream_trees.holds_pinned(clone):
+        pytest.skip(f"needs --upstream=PATH, a LiveCodeBench clone holding {PINNED_COMMIT[:7]}")
+    return clone
 
 
 UNUSABLE_UPSTREAM = "lcb_conformance_unusable_upstream"

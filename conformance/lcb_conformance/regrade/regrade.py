@@ -3,7 +3,8 @@ lcb_runner's extraction and judge on every sample; `--shard I/N`, `merge`, `show
 
     lcb-conformance regrade RUN --dataset PATH [--format auto|lcb_runner|evalscope|opencompass|
         lm-eval|lighteval] [--style LMSTYLE | --model ID] [--release TAG | --not-a-release]
-        [--upstream installed|PATH] [--accept-judge-differences] [--workers N] [--timeout S]
+        [--upstream installed|PATH] [--allow-modified-upstream] [--accept-judge-differences]
+        [--workers N] [--timeout S]
         [--shard I/N] [--results FILE] [--window START:END] [--json FILE] [--html FILE]
     lcb-conformance regrade merge SLICES... --results FILE [--window ...] [--json F] [--html F]
     lcb-conformance regrade show RESULTS [--window ...] [--json FILE] [--html FILE]
@@ -24,9 +25,13 @@ names are (or ``--release``), every file byte for byte the one LiveCodeBench pub
 sha256 as the manifests record it), every problem of that release's manifest with its date,
 difficulty and platform, and in a Hugging Face cache every file equal to what the Hub served.
 A dataset that is no release (a private set, a fixture) is graded only with
-``--not-a-release``, and every view says so. The judge is checked first too
-(grading.check_judge on the judge corpus): an upstream whose judge differs from 28fef95's (the
-installed stand-in, nvidia-livecodebench 26.3: the stdin-buffer cases) is refused unless
+``--not-a-release``, and every view says so. An ``--upstream PATH`` tree is held to the
+pinned commit's lcb_runner file by file first (upstream/pinned_tree.py: git blob ids, not git's
+metadata): one that differs is refused naming the files, unless ``--allow-modified-upstream``,
+and then every view names them and the exit is never 0. The judge is checked first too
+(grading.check_judge on the judge corpus, not re-run for a tree whose files are 28fef95's):
+an upstream whose judge differs from 28fef95's (the installed stand-in, nvidia-livecodebench
+26.3: the stdin-buffer cases) is refused unless
 ``--accept-judge-differences``, and then every view names the cases.
 
 lcb_runner's self-repair results hold programs (the repairs), graded here exactly as code
@@ -44,11 +49,12 @@ equal to lcb_runner's on every problem; 1 some problem's harness verdict or reco
 differs from lcb_runner's (named, with why); 2 unusable input, named in one line before
 anything is graded: the run, the dataset (not the release it was meant to be: a file not
 the published one, a problem missing or other metadata, a file changed since download; no
-release without ``--not-a-release``), a problem the dataset lacks, an unknown model, a judge
-that differs from the pinned commit's, slices of other runs or given twice, a results file
-(a slice) whose samples or footer disagree with what they hold; 4 not everything
-asked for is covered: a problem whose log records no verdict nor score of the harness (nothing
-to compare), a slice missing or unfinished at merge; 6 a report not written.
+release without ``--not-a-release``), a problem the dataset lacks, an unknown model, an
+upstream tree that is not the pinned commit's, a judge that differs from the pinned commit's,
+slices of other runs or given twice, a results file (a slice) whose samples or footer disagree
+with what they hold; 4 not everything asked for is covered: a problem whose log records no
+verdict nor score of the harness (nothing to compare), a modified upstream tree graded with
+``--allow-modified-upstream``, a slice missing or unfinished at merge; 6 a report not written.
 """
 
 from __future__ import annotations
@@ -80,7 +86,12 @@ from lcb_conformance.reports import score
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.upstream import grading, resolver
-from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
+from lcb_conformance.upstream.source import (
+    ALLOW_MODIFIED,
+    Upstream,
+    UpstreamMissing,
+    UpstreamSourceError,
+)
 
 
 def shard_of(text: str) -> tuple[int, int]:
@@ -127,14 +138,17 @@ def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
     return resolution.listed.lmstyle
 
 
+# the judge check's outcome by what was checked: a tree's files' digest (not its path or git
+# metadata, which say nothing of what runs), the stand-in's version
 _checked_judges: dict[str, list[str]] = {}
 
 
 def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
-    """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for the
-    pinned checkout; otherwise refused (grading.require_pinned_judge) unless ``accept``,
-    then the cases (grading.check_judge, once per upstream in a process)."""
-    if upstream.is_pinned():
+    """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for a tree
+    whose lcb_runner files are 28fef95's; otherwise refused (grading.require_pinned_judge)
+    unless ``accept``, then the cases (grading.check_judge, once per tree digest in a
+    process)."""
+    if upstream.has_pinned_files():
         return []
     if not accept:
         try:
@@ -143,7 +157,8 @@ def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
             raise RegradeError(
                 f"{error}, or --accept-judge-differences to grade with it all the same"
             ) from None
-    key = str(upstream.checkout or upstream.source)
+        return []  # it gave 28fef95's verdict on every judge case
+    key = upstream.tree.sha256 if upstream.tree else upstream.describe_source()
     if key not in _checked_judges:
         _checked_judges[key] = grading.check_judge(upstream)
     return _checked_judges[key]
@@ -240,6 +255,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     ids = problems_of(fmt, args.run, dataset)
     try:
         upstream = Upstream(args.upstream)
+        upstream.require_pinned_files(args.allow_modified_upstream)
         upstream.lmstyle(lmstyle)
         differs = judge_differences(upstream, args.accept_judge_differences)
     except (UpstreamSourceError, UpstreamMissing) as error:
@@ -385,6 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
     shared_options.add(parser, "upstream")
     parser.add_argument("--accept-judge-differences", action="store_true",
                         help="grade with an upstream whose judge differs from 28fef95's")
+    parser.add_argument(ALLOW_MODIFIED, action="store_true",
+                        help="grade with an --upstream PATH whose lcb_runner files are not "
+                        "28fef95's (every view says so; never green: exit 4 at best)")
     parser.add_argument("--workers", type=positive, metavar="N",
                         help="samples graded at once (default: as many as lcb_runner's "
                         "codegen_metrics runs, its num_process_evaluate)")

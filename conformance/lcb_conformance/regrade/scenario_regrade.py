@@ -35,7 +35,14 @@ from lcb_conformance.regrade import results_file
 from lcb_conformance.suite import cases, scenario_cases
 from lcb_conformance.suite.scenarios import Scenario, by_run_format, get
 from lcb_conformance.upstream import grading, scenarios
-from lcb_conformance.upstream.source import Upstream, UpstreamMissing, UpstreamSourceError
+from lcb_conformance.upstream.source import (
+    ALLOW_MODIFIED,
+    Upstream,
+    UpstreamMissing,
+    UpstreamSourceError,
+    is_modified,
+    named,
+)
 
 RUN_KEY, HARNESS_KEY = "lcb_runner", "harness"  # the child's two runs: extracted, recorded
 NOT_FOR_SCENARIOS = {
@@ -171,7 +178,12 @@ def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
                     }
                 )
     recorded = [v for p in problems.values() for _, v in p["recorded"] if v is not None]
-    code = exit_codes.INCOMPLETE if unjudged else (exit_codes.DIFFERS if changed else exit_codes.OK)
+    if unjudged:
+        code = exit_codes.INCOMPLETE
+    elif changed:
+        code = exit_codes.DIFFERS
+    else:  # scored by a modified tree (--allow-modified-upstream): never green
+        code = exit_codes.INCOMPLETE if is_modified(upstream.provenance()) else exit_codes.OK
     return {
         "run": str(args.run),
         "run_sha256": results_file.file_sha256(args.run),
@@ -207,6 +219,7 @@ def render(report: dict) -> str:
         f"regrade: {report['run']}: {words(get(regraded['scenario']))}{mode}, LMStyle "
         f"{report['lmstyle']}, {len(regraded['problems'])} problems, {report['samples']} samples",
         NO_RELEASE,
+        f"upstream: {named(report['upstream'])}",
         f"lcb_runner's metrics: {json.dumps(regraded['metrics'], sort_keys=True)} "
         f"({report['passed']} of {report['samples']} samples pass)",
     ]
@@ -227,8 +240,10 @@ def render(report: dict) -> str:
     verdicts = {
         exit_codes.OK: "OK: every prediction and verdict is lcb_runner's",
         exit_codes.DIFFERS: f"DIFFERS: {len(report['changed'])} problems",
-        exit_codes.INCOMPLETE: "INCOMPLETE: the run records no verdicts to compare",
-    }
+        exit_codes.INCOMPLETE: "INCOMPLETE: "
+        + ("the run records no verdicts to compare" if report["harness"]["unjudged"]
+           else f"scored by a MODIFIED lcb_runner ({ALLOW_MODIFIED})"),
+    }  # fmt: skip
     lines.append(verdicts[report["exit_code"]])
     return "\n".join(lines)
 
@@ -237,6 +252,7 @@ def main(args, fmt, lmstyle: str) -> int:
     """Score, print, write --json; the exit code."""
     try:
         upstream = Upstream(args.upstream)
+        upstream.require_pinned_files(args.allow_modified_upstream)
         upstream.lmstyle(lmstyle)
         report = report_of(args, fmt, lmstyle, upstream)
     except (UpstreamSourceError, UpstreamMissing) as error:

@@ -17,6 +17,7 @@ from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
+from lcb_conformance.upstream.source import ALLOW_MODIFIED, is_modified, named
 
 SCHEMA = "lcb-conformance-regrade-report/1"
 SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
@@ -123,9 +124,12 @@ def build(regraded: Regrade, window) -> dict:
             "metric": ", ".join(sorted(metric)),
             "mean": round(100 * sum(p["harness_score"][1] for p in compared) / len(compared), 2),
         }
+    # graded by a tree that is not 28fef95's lcb_runner (--allow-modified-upstream): what
+    # differs is named in every view, and its number is never green
+    report["upstream_modified"] = head["upstream"].get("tree", {}).get("changes", [])
     if report["counts"].get(DIFFERS):
         report["exit_code"] = exit_codes.DIFFERS
-    elif report["counts"].get(NOT_COMPARED):
+    elif report["counts"].get(NOT_COMPARED) or is_modified(head["upstream"]):
         report["exit_code"] = exit_codes.INCOMPLETE
     else:
         report["exit_code"] = exit_codes.OK
@@ -167,7 +171,7 @@ def render(report: dict) -> str:
         f"LMStyle.{head['lmstyle']}), {len(report['problems'])} problems, "
         f"{report['samples']} samples",
         dataset_line(head),
-        f"upstream: {_upstream(head['upstream'])}",
+        f"upstream: {named(head['upstream'])}",
     ]
     if head["judge_differs"]:
         lines.append(
@@ -225,12 +229,6 @@ def _verdict(value) -> str:
     return {True: "passed", False: "failed", None: "not recorded"}[value]
 
 
-def _upstream(provenance: dict) -> str:
-    if provenance.get("source") == "checkout":
-        return f"LiveCodeBench checkout at {str(provenance.get('commit'))[:7]}"
-    return f"{provenance.get('distribution')} {provenance.get('version')} (installed)"
-
-
 def headline(report: dict) -> str:
     state = {exit_codes.OK: "OK", exit_codes.DIFFERS: "DIFFERS"}.get(
         report["exit_code"], "INCOMPLETE"
@@ -244,6 +242,7 @@ def headline(report: dict) -> str:
         f"{_number(ours['pass@1']['all'])} (compute_scores), "
         f"{_number(board['mean'])} (leaderboard), on {on}; "
         f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"
+        + (f"; by a MODIFIED lcb_runner ({ALLOW_MODIFIED})" if report["upstream_modified"] else "")
     )
 
 

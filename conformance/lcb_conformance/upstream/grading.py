@@ -331,8 +331,9 @@ def _known_differences(upstream: Upstream) -> tuple[list[str], str]:
 
 def require_pinned_judge(upstream: Upstream, workers: int = WORKERS) -> None:
     """Refuse an upstream whose judge differs from 28fef95's: JudgeDiffers naming the cases.
-    A clean checkout of 28fef95 is the pinned commit itself and is not re-checked."""
-    if upstream.is_pinned():
+    A tree whose lcb_runner files are 28fef95's (a checkout or an exported tree: its files,
+    not git, say so) is the pinned commit itself and is not re-checked."""
+    if upstream.has_pinned_files():
         return
     differing, why = _known_differences(upstream)
     if not differing:

@@ -27,10 +27,10 @@ from types import ModuleType
 
 from lcb_conformance.common.shared_options import INSTALLED
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES, PromptVariant
+from lcb_conformance.upstream import pinned_tree
+from lcb_conformance.upstream.pinned_tree import PINNED_COMMIT
 
 INSTALLED_DISTRIBUTION = "nvidia-livecodebench"
-# The pinned commit: LiveCodeBench HEAD on 2025-07-16 (the leaderboard's runner).
-PINNED_COMMIT = "28fef95ea8c9f7a547c8329f2cd3d32b92c1fa24"
 REPOSITORY = "https://github.com/LiveCodeBench/LiveCodeBench"
 # How to run the pinned commit where the installed stand-in cannot (named in every such skip).
 CHECKOUT_HINT = (
@@ -46,6 +46,15 @@ class UpstreamMissing(LookupError):
 
 class UpstreamSourceError(RuntimeError):
     """The upstream source could not be loaded; the message says what to fix."""
+
+
+class UpstreamModified(UpstreamSourceError):
+    """The tree given by path is not the pinned commit's lcb_runner (pinned_tree's manifest):
+    a verdict resting on it would not be lcb_runner 28fef95's."""
+
+
+# The flag a command takes to run on a modified tree all the same (never green: INCOMPLETE).
+ALLOW_MODIFIED = "--allow-modified-upstream"
 
 
 @contextlib.contextmanager
@@ -261,13 +270,41 @@ class Upstream:
                 return f"{INSTALLED_DISTRIBUTION} {self.version()}"
             except importlib.metadata.PackageNotFoundError:
                 return f"{INSTALLED_DISTRIBUTION} (not installed)"
+        if self.has_pinned_files():
+            return named(self.provenance())
         return f"LiveCodeBench checkout {self.checkout}"
 
+    @cached_property
+    def tree(self) -> pinned_tree.Tree | None:
+        """The checkout's lcb_runner files against the pinned commit's (None: installed)."""
+        return None if self.checkout is None else pinned_tree.compare(self.checkout)
+
+    def has_pinned_files(self) -> bool:
+        """lcb_runner's files are the pinned commit's, byte for byte, however they came (a
+        checkout, an exported tree): what the judge check and a verdict rest on, not git."""
+        return self.tree is not None and self.tree.equal_to == PINNED_COMMIT
+
+    def require_pinned_files(self, allow_modified: bool) -> None:
+        """Before a run resting on a tree given by path: UpstreamModified naming what differs
+        from the pinned commit's lcb_runner, unless ``allow_modified`` (the run then says so)."""
+        if self.tree is None or not self.tree.changes or allow_modified:
+            return
+        shown = ", ".join(self.tree.changes[:5])
+        more = f" and {len(self.tree.changes) - 5} more" if len(self.tree.changes) > 5 else ""
+        raise UpstreamModified(
+            f"{self.checkout} is not lcb_runner {PINNED_COMMIT[:7]}: {shown}{more} "
+            f"(held to {pinned_tree.MANIFEST.name}); restore it (`git checkout "
+            f"{PINNED_COMMIT[:7]} -- lcb_runner` there, or a fresh clone), or "
+            f"{ALLOW_MODIFIED} to run on it all the same (never green)"
+        )
+
     def is_pinned(self) -> bool:
-        """A clean checkout at PINNED_COMMIT: the upstream every golden comes from."""
+        """A clean checkout at PINNED_COMMIT whose lcb_runner files are its own: the upstream
+        every golden comes from (regen records its commit)."""
         if self.checkout is None:
             return False
-        return self._git["commit"] == PINNED_COMMIT and self._git["dirty"] is False
+        git_clean = self._git["commit"] == PINNED_COMMIT and self._git["dirty"] is False
+        return git_clean and self.has_pinned_files()
 
     @cached_property
     def _git(self) -> dict[str, object]:
@@ -284,7 +321,32 @@ class Upstream:
                 "version": self.version(),
                 "import_name": self.package,
             }
-        return {"source": "checkout", "path": str(self.checkout), **self._git}
+        tree = {"sha256": self.tree.sha256, "equal_to": self.tree.equal_to,
+                "changes": list(self.tree.changes)}  # fmt: skip
+        return {"source": "checkout", "path": str(self.checkout), **self._git, "tree": tree}
+
+
+def named(provenance: Mapping[str, object]) -> str:
+    """An upstream as a results file's provenance records it, in one phrase: by the commit its
+    lcb_runner files equal, or what in them differs from the pinned commit's."""
+    if provenance.get("source") != "checkout":
+        return f"{provenance.get('distribution')} {provenance.get('version')} (installed)"
+    tree = provenance.get("tree")
+    if tree is None:  # a results file written before the tree was recorded
+        return f"LiveCodeBench checkout at {str(provenance.get('commit'))[:7]}"
+    if tree["equal_to"]:
+        return f"lcb_runner tree equal to {tree['equal_to'][:7]} ({provenance['path']})"
+    changes = tree["changes"]
+    return (
+        f"MODIFIED lcb_runner tree at {provenance['path']}, not {PINNED_COMMIT[:7]}'s: "
+        f"{', '.join(changes[:5])}{f' and {len(changes) - 5} more' if len(changes) > 5 else ''}"
+        f" (run with {ALLOW_MODIFIED}: never green)"
+    )
+
+
+def is_modified(provenance: Mapping[str, object]) -> bool:
+    """A run on a tree given by path whose lcb_runner files are not the pinned commit's."""
+    return bool((provenance.get("tree") or {}).get("changes"))
 
 
 def _git_state(checkout: Path) -> dict[str, object]:

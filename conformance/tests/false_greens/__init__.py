@@ -22,6 +22,7 @@ from lcb_conformance.cli import SUBCOMMANDS
 # The maintainers' commands outside `lcb-conformance` (dev/, not in the wheel): name -> module
 # whose main(argv) runs it.
 DEV_COMMANDS = {"peers": "lcb_conformance_dev.peers"}
+CLONE = "LiveCodeBench"  # where a row needing "checkout" finds its clone, under {tmp}
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,10 @@ class FalseGreen:
     expect: int  # the exit code this input must give (common/exit_codes.py); never 0
     why: str  # the false claim an exit 0 would make
     prepare: Callable[[Path], None] | None = None
-    needs: tuple[str, ...] = field(default=())  # "upstream": runs in the upstream env
+    # "upstream": runs in the upstream env; "checkout": a clone of --upstream's at 28fef95 is
+    # made at {tmp}/LiveCodeBench before ``prepare`` (skipped without one), and the command
+    # runs in its own interpreter (it imports that tree's lcb_runner)
+    needs: tuple[str, ...] = field(default=())
     # substrings the command's stderr or stdout must hold (the one line naming the cause)
     says: tuple[str, ...] = field(default=())
 

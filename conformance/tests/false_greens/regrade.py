@@ -8,12 +8,14 @@ import json
 from pathlib import Path
 
 import regrade_inputs as inputs
+import upstream_trees
 
-from false_greens import FalseGreen
+from false_greens import CLONE, FalseGreen
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import results_file
 
 RUN = str(inputs.LCB_RUNNER_RUN)
+FORGED = f"{{tmp}}/{CLONE}"  # the clone of a row needing "checkout", forged by its prepare
 
 
 def _release_missing_one(tmp: Path) -> None:
@@ -122,7 +124,35 @@ def _results_without_verdicts(tmp: Path) -> None:
     (tmp / "run.json").write_bytes(plain.read_bytes())
 
 
+def _forged_checkout(tmp: Path) -> None:
+    upstream_trees.forge(tmp / CLONE)
+    _fixture_rows(tmp)
+
+
 CASES = [
+    FalseGreen(
+        id="regrade-upstream-testing-util-appended",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--upstream", FORGED),
+        prepare=_forged_checkout,
+        expect=exit_codes.UNUSABLE,
+        why="a checkout whose .git says 28fef95 but whose run_test credits a program it marks is "
+        "not lcb_runner 28fef95's judge, though it passes the judge check",
+        needs=("upstream", "checkout"),
+        says=(f"changed {upstream_trees.TESTING_UTIL}", "--allow-modified-upstream"),
+    ),
+    FalseGreen(
+        id="regrade-modified-upstream-allowed",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--upstream", FORGED,
+              "--allow-modified-upstream"),  # fmt: skip
+        prepare=_forged_checkout,
+        expect=exit_codes.INCOMPLETE,
+        why="a number graded by a modified lcb_runner is not lcb_runner 28fef95's number",
+        needs=("upstream", "checkout"),
+        says=("upstream: MODIFIED lcb_runner tree", f"changed {upstream_trees.TESTING_UTIL}",
+              "INCOMPLETE:"),  # fmt: skip
+    ),
     FalseGreen(
         id="regrade-stand-in-judge-unsaid",
         command="regrade",
