@@ -53,6 +53,8 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from lcb_conformance.common import paths
+
 # The variables a contained program may see, beside those the caller sets for the gate's own
 # protocol (LCB_CONFORMANCE_*) and the offline Hugging Face settings the served snapshots need.
 ALLOWED_VARIABLES = frozenset({
@@ -150,8 +152,6 @@ def _interpreter_paths() -> set[Path]:
     """The interpreter's prefixes, the caller's sys.path, this distribution's two packages (an
     editable install maps them from outside sys.path) and the suite's data (a checkout's
     conformance/ and fixtures/; an installed package holds its own)."""
-    from lcb_conformance.common import paths
-
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     packages = {paths.PACKAGE_DIR, paths.SUITE_DIR, paths.FIXTURES_DIR,
                 paths.ADAPTER_PROTOCOL_SCHEMA}  # fmt: skip
