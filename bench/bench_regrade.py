@@ -14,13 +14,16 @@ row). Both sides get the same samples and lcb_runner's default timeout (6 s),
 on this machine as it is:
 
 - lcb_runner: ``codegen_metrics(samples, generations)`` with its defaults (16 processes, a
-  Manager and a process per sample), in the child under the supervisor that the regrade
+  Manager and a process per sample), in the contained child that the regrade
   goldens come from (grading.codegen_metrics), timed inside the child around the call and
   outside around the whole process;
 - grade: ``grading.grade(problems, samples, upstream=...)`` from this process, its default
   workers (as many samples at once as codegen_metrics runs: its num_process_evaluate) or
   ``--workers N``, timed from the call to its last verdict (the grading process's start and
-  imports included).
+  imports included);
+- grade uncontained: the same, its grading process started as a plain child (:class:`Bare`:
+  the same command, address-space limit and process group, no bubblewrap), for what the
+  containment costs (adapters/untrusted.py; its verdicts must be the same).
 
 Wall time, and the CPU time (user + system) of each side's whole process tree: on a machine
 others share, 16 processes take a larger share of the cores than 2 do, so the CPU ratio is
@@ -47,10 +50,12 @@ import json
 import os
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 from lcb_conformance.suite import goldens, judge_cases
 from lcb_conformance.upstream import Upstream, grading, grading_process, judge
@@ -146,6 +151,28 @@ def run_grade(upstream: Upstream, samples: list[grading.Sample], workers: int) -
     }
 
 
+class Bare(subprocess.Popen):
+    """The grading process without its sandbox: untrusted.Contained's interface, a plain child
+    under the same address-space limit, killed with its process group (the bench's baseline,
+    never a route of the gate's)."""
+
+    def __init__(self, argv, *, memory_limit=None, read_only=(), writable=(), **popen):
+        def limit() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
+        super().__init__(argv, preexec_fn=limit, start_new_session=True, **popen)  # noqa: PLW1509
+
+    def stop(self) -> None:
+        if self.poll() is None:
+            os.killpg(self.pid, signal.SIGKILL)
+            self.wait()
+
+
+def run_grade_uncontained(upstream: Upstream, samples, workers: int) -> dict:
+    with mock.patch.object(grading, "Contained", Bare):
+        return run_grade(upstream, samples, workers)
+
+
 def golden_verdicts() -> dict[tuple[str, str], tuple[list, dict]]:
     """(problem, program) -> the judge golden's graded list and normalised metadata:
     lcb_runner's verdict on it."""
@@ -226,8 +253,9 @@ def measure_memory(source: str, per_problem: int, scale: int, workers: int) -> d
     return json.loads(done.stdout)
 
 
-def compared(samples, theirs: dict, mine: dict) -> dict:
-    """One set's figures, both sides on the same samples."""
+def compared(samples, theirs: dict, mine: dict, bare: dict) -> dict:
+    """One set's figures, every side on the same samples."""
+    check_identical(samples, theirs, bare["graded"])  # the baseline's verdicts are lcb_runner's too
     return {
         "samples": len(samples),
         "problems": len({s.problem_id for s in samples}),
@@ -243,6 +271,10 @@ def compared(samples, theirs: dict, mine: dict) -> dict:
         "codegen_metrics_cpu_ms_per_sample": round(1000 * theirs["cpu"] / len(samples), 2),
         "grade_cpu_ms_per_sample": round(1000 * mine["cpu"] / len(samples), 2),
         "cpu_ratio": round(theirs["cpu"] / mine["cpu"], 2),
+        "uncontained_grade_seconds": round(bare["wall"], 2),
+        "uncontained_grade_cpu_seconds": round(bare["cpu"], 2),
+        "containment_cost_wall_percent": round(100 * (mine["wall"] / bare["wall"] - 1), 1),
+        "containment_cost_cpu_percent": round(100 * (mine["cpu"] / bare["cpu"] - 1), 1),
     }
 
 
@@ -275,8 +307,9 @@ def main() -> int:
             samples = sample_set(kind, options.programs, scale)
             theirs = run_upstream(upstream, samples)
             mine = run_grade(upstream, samples, workers)
+            bare = run_grade_uncontained(upstream, samples, workers)
             name = kind if scale == 1 else f"{kind} {scale}x"
-            figures[name] = compared(samples, theirs, mine)
+            figures[name] = compared(samples, theirs, mine, bare)
             print(f"{name}: {figures[name]}", flush=True)
     memory = {
         f"{scale}x": measure_memory(source, options.programs, scale, workers)

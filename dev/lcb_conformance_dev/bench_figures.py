@@ -82,6 +82,24 @@ def memory() -> str:
     return "; ".join(parts)
 
 
+def containment() -> str:
+    """What the containment costs grade, per set: contained against the same run uncontained."""
+    rows = [
+        "| samples | `grade` contained | uncontained | wall cost | CPU cost |",
+        "|---|---|---|---|---|",
+    ]
+    for name, words in SETS.items():
+        f = record()["figures"].get(name, {})
+        if "uncontained_grade_seconds" in f:
+            rows.append(
+                f"| {words}, {f['samples']:,} | {_seconds(f['grade_seconds'])} "
+                f"| {_seconds(f['uncontained_grade_seconds'])} "
+                f"| {f['containment_cost_wall_percent']:+.1f} % "
+                f"| {f['containment_cost_cpu_percent']:+.1f} % |"
+            )
+    return "\n".join(rows)
+
+
 def figure(sample_set: str, field: str) -> str:
     """One figure of a set, as the table shows it (a ratio, seconds or milliseconds)."""
     value = record()["figures"][sample_set][field]
@@ -98,5 +116,6 @@ FIGURES = {
     "regrade-bench-measured": measured_on,
     "regrade-bench-table": table,
     "regrade-bench-memory": memory,
+    "regrade-bench-containment": containment,
     "regrade-bench": figure,
 }
