@@ -38,7 +38,7 @@ loaded machine.
 
 Memory: grade alone over the instant set at 1x and at --memory-scale times, each in a fresh
 process reading the peak resident size of the caller and of the largest process of the
-grading tree (getrusage of the reaped children).
+grading tree (getrusage of the reaped children; its grading process uncontained, Bare).
 Figures for docs/performance.md, not assertions.
 """
 
@@ -57,6 +57,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
+from lcb_conformance.adapters import untrusted
 from lcb_conformance.suite import goldens, judge_cases
 from lcb_conformance.upstream import Upstream, grading, grading_process, judge
 
@@ -112,8 +113,10 @@ def rows_of(samples: list[grading.Sample]) -> dict[str, dict]:
 
 
 def children_cpu() -> float:
+    """CPU time of this process's finished children, the contained ones counted by their
+    cgroup (wait() does not pass a sandbox's usage up)."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+    return used.ru_utime + used.ru_stime + untrusted.contained_cpu_seconds()
 
 
 def run_upstream(upstream: Upstream, samples: list[grading.Sample]) -> dict:
@@ -225,7 +228,9 @@ def check_identical(samples, upstream_answer: dict, graded: list[grading.Graded]
 
 def memory_child(source: str, per_problem: int, scale: int, workers: int) -> int:
     """In a fresh process: grade the instant set at ``scale``, samples made lazily; print the
-    peak resident sizes (KiB) of this process and of the largest process it reaped."""
+    peak resident sizes (KiB) of this process and of the largest process it reaped. The
+    grading process runs uncontained (:class:`Bare`) here: a sandbox's init passes no resource
+    usage of its children up, and bubblewrap's own processes hold no samples."""
     samples = (
         grading.Sample(problem, index, code)
         for problem, programs in sorted(programs_by_problem(INSTANT).items())
@@ -233,9 +238,10 @@ def memory_child(source: str, per_problem: int, scale: int, workers: int) -> int
             itertools.islice(itertools.cycle(programs), per_problem * scale)
         )
     )
-    count = sum(1 for _ in grading.grade(
-        judge.problems(), samples, upstream=Upstream(source), workers=workers
-    ))  # fmt: skip
+    with mock.patch.object(grading, "Contained", Bare):
+        count = sum(1 for _ in grading.grade(
+            judge.problems(), samples, upstream=Upstream(source), workers=workers
+        ))  # fmt: skip
     print(json.dumps({
         "samples": count,
         "caller_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
