@@ -102,3 +102,29 @@ def _score_saying_does_not_provide(row, generations):
 
 # a scorer's ValueError whose message holds "does not provide": an error, never not provided
 scorer_says_does_not_provide = _adapter(score_test_output=_score_saying_does_not_provide)
+
+
+def _first_block(model_output: str) -> str:
+    """The first fenced block (lcb_runner takes the last): the same answer on an output with
+    one block."""
+    lines = model_output.split("\n")
+    fences = [number for number, line in enumerate(lines) if "```" in line]
+    return "\n".join(lines[fences[0] + 1 : fences[1]]) if len(fences) >= 2 else ""
+
+
+def _fences(model_output: str) -> int:
+    return sum("```" in line for line in model_output.split("\n"))
+
+
+def _declines_more_than_one_block(model_output, style="generic"):
+    if _fences(model_output) > 2:
+        raise NotProvided("this harness does not extract from an answer with several blocks")
+    return _first_block(model_output)
+
+
+# a provided extract_code declining the inputs it would get wrong with the suite's NotProvided:
+# a difference of its own kind (declined), never a case skipped
+declines_inputs = types.SimpleNamespace(
+    STYLES=("generic",), extract_code=_declines_more_than_one_block
+)
+

@@ -146,6 +146,25 @@ def test_the_server_sends_an_error_as_data_and_not_provided_by_type_only(tmp_pat
         impl.module.remove()
 
 
+def test_an_exception_merely_named_not_provided_is_an_error_over_the_protocol():
+    """Only the protocol's not-provided answer (type NotProvided, no module) is not provided:
+    a program's own class of that name crosses with its module, an error as in-process."""
+    impl = process.load_command(
+        f"{shlex.quote(sys.executable)} {jsonl_server.PATH} own_not_provided --path {TESTS}"
+    )
+    try:
+        with pytest.raises(process.RemoteError) as raised:
+            impl.extract_code("```\na\n```\n```\nb\n```")
+        record = implementation.raised(raised.value)
+        assert (record["type"], record["module"]) == ("NotProvided", "own_not_provided")
+        assert not implementation.not_provided(record)
+        with pytest.raises(implementation.NotProvided) as missing:  # the server's own answer
+            impl.module.request("decode_context", {"context": []})
+        assert implementation.not_provided(implementation.raised(missing.value))
+    finally:
+        impl.module.remove()
+
+
 # ---- the gate's own stdin reaches no judge ---------------------------------------------------
 
 

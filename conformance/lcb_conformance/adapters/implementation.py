@@ -41,8 +41,11 @@ row's tests cannot be decoded. The suite calls it only in a child process
 (lcb_conformance.upstream.judge), never in its own.
 
 What an implementation raises crosses every process boundary as data (:func:`raised`): its
-type's name and module, and its message. Not provided is a type, ``NotProvided`` (this
-module's, or any exception of that name over --impl-cmd), never a phrase in a message.
+type's name and module, and its message. Not provided is a type, never a phrase in a message:
+this module's ``NotProvided`` in-process, and over --impl-cmd the protocol's own not-provided
+answer, ``{"type": "NotProvided"}`` with no module (what the generic server sends for a
+function the adapter lacks); a program's own exception class that is merely named NotProvided
+carries its module, and is an error like any other.
 """
 
 from __future__ import annotations
@@ -95,14 +98,13 @@ class NotProvided(LookupError):
 def raised(error: BaseException) -> dict:
     """What an implementation raised, as data: {"type", "module", "message"}. An --impl-cmd
     program's error is what it sent (process.py keeps it on the exception); a NotProvided of
-    any subclass has the type NotProvided."""
+    any subclass is the protocol's not-provided answer (the type NotProvided, no module)."""
     record = getattr(error, "record", None)
     if isinstance(record, dict):
         return record
-    found = error_record(error)
     if isinstance(error, NotProvided):
-        found["type"] = NOT_PROVIDED_TYPE
-    return found
+        return {"type": NOT_PROVIDED_TYPE, "module": None, "message": str(error)}
+    return error_record(error)
 
 
 def raised_type(record: dict) -> str:
@@ -113,8 +115,10 @@ def raised_type(record: dict) -> str:
 
 
 def not_provided(record: dict) -> bool:
-    """Whether a raised record says the function or case is not provided: by its type."""
-    return record.get("type") == NOT_PROVIDED_TYPE
+    """Whether a raised record says the function or case is not provided: the protocol's
+    not-provided answer, by its type and the absence of a module (an exception class of a
+    program's own that is named NotProvided has one: it is an error)."""
+    return record.get("type") == NOT_PROVIDED_TYPE and not record.get("module")
 
 
 def describe_raised(record: dict) -> str:

@@ -23,6 +23,7 @@ def _in_process(adapter: str) -> tuple[str, ...]:
 
 
 JUDGE_ONLY = ("--only", "judge", "--no-contract")
+EXTRACT_ONLY = ("--only", "extract", "--no-contract")
 SCORER_ONLY = ("--only", "test-output/score", "--no-contract")
 
 CASES = [
@@ -112,5 +113,24 @@ CASES = [
         why="with no tokenizer snapshots every chat-prompt case of a format_lcb_prompt it "
         "provides is skipped: nothing differs, but nothing was checked",
         says=("INCOMPLETE", "format_lcb_prompt"),
+    ),
+    FalseGreen(
+        id="run-impl-cmd-own-exception-named-not-provided",
+        command="run",
+        argv=("--impl-cmd", _served("own_not_provided"), *EXTRACT_ONLY),
+        expect=exit_codes.DIFFERS,
+        why="an extractor raising a class of its own merely named NotProvided on the inputs it "
+        "gets wrong was 'identical on every case it provides (62)' over --impl-cmd: only the "
+        "protocol's not-provided answer (no module) is not provided, the program's exception "
+        "is an error, as in-process",
+        says=("NOT identical to lcb_runner",),
+    ),
+    FalseGreen(
+        id="run-in-process-own-exception-named-not-provided",
+        command="run",
+        argv=(*_in_process("own_not_provided"), *EXTRACT_ONLY),
+        expect=exit_codes.DIFFERS,
+        why="the same adapter in-process: its exception is an error",
+        says=("NOT identical to lcb_runner",),
     ),
 ]
