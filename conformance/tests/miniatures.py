@@ -49,12 +49,6 @@ def _raise(*args, **kwargs):
 raises = _adapter(extract_code=_raise)
 
 
-def _exit(*args, **kwargs):
-    raise SystemExit(3)  # a harness's sys.exit(), in-process
-
-
-exits = _adapter(extract_code=_exit)
-
 # only decode_context: credited with its cases, nothing else
 decode_only = types.SimpleNamespace(decode_context=lcb_prompts.decode_context)
 
@@ -128,3 +122,46 @@ declines_inputs = types.SimpleNamespace(
     STYLES=("generic",), extract_code=_declines_more_than_one_block
 )
 
+
+
+class _EndsAfter:
+    """lcb_prompts' extract_code for ``calls`` calls, then ``end()``: a harness that ends the
+    process calling it."""
+
+    def __init__(self, calls: int, end):
+        self.left, self.end = calls, end
+
+    def extract_code(self, model_output, style="generic"):
+        self.left -= 1
+        if self.left < 0:
+            self.end()
+        return lcb_prompts.extract_code(model_output, style)
+
+
+def _os_exit_0():
+    import os
+
+    os._exit(0)
+
+
+def _sys_exit_0():
+    import sys
+
+    sys.exit(0)
+
+
+# faithful for 40 calls, then os._exit(0) / sys.exit(0): the run cannot finish, never a green
+os_exits_after_40 = _EndsAfter(40, _os_exit_0)
+sys_exits_after_40 = _EndsAfter(40, _sys_exit_0)
+
+
+def _slow_decode(context):
+    import time
+
+    time.sleep(3)
+    return lcb_prompts.decode_context(context)
+
+
+# 3 s a call (decode_context: 13 golden cases): over a one-second --case-timeout every case is
+# timed-out
+slow = _adapter(decode_context=_slow_decode)

@@ -106,7 +106,12 @@ def test_not_provided_raised_in_a_sandboxed_scorer_is_not_provided():
     impl = implementation.load("miniatures:scorer_not_provided")
     found = runner.Runner(impl).sandboxed(SCORER_CASES)
     assert [result.status for result in found] == [NOT_PROVIDED] * len(SCORER_CASES)
-    assert found[0].reason == "this harness does not score test output prediction"
+    # its first call decided: the function is not provided, and not called again
+    assert found[0].reason == (
+        "miniatures:scorer_not_provided does not provide score_test_output (its first call "
+        "raised NotProvided: this harness does not score test output prediction)"
+    )
+    assert {result.reason for result in found} == {found[0].reason}
 
 
 def test_a_sandboxed_scorer_error_saying_does_not_provide_is_an_error():

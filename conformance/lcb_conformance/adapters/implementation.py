@@ -28,7 +28,11 @@ A case of a declared deviation is held to that deviation's golden (for "think": 
 extraction of the answer after </think>); without the declaration it is held to lcb_runner's
 own golden, like every other case. A function it does not provide, or a case for a style
 missing from its STYLES, is reported as not provided (the test skips saying so), never as a
-failure. A style the suite does not know is passed through untouched, so bad-input tests
+failure. Not provided is an answer about a function, decided once: by the declaration (the
+function absent, the style outside STYLES) or by the function's first call raising
+``NotProvided``; a function that answered once and then raises NotProvided for an input has
+declined that input (``Declined``: a difference of its own kind, never a skip), and after a
+first call raising NotProvided the function is not called again. A style the suite does not know is passed through untouched, so bad-input tests
 still see the implementation's own error.
 
 ``judge_program`` grades a candidate program against a dataset row's tests (public and
@@ -54,7 +58,7 @@ import functools
 import importlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lcb_conformance.adapters.jsonl_server import NOT_PROVIDED as NOT_PROVIDED_TYPE
 from lcb_conformance.adapters.jsonl_server import error_record
@@ -95,6 +99,14 @@ class NotProvided(LookupError):
     pass
 
 
+class Declined(Exception):
+    """A function the implementation provides raised NotProvided for one input (not an
+    answer about the function, which answered before): a difference, never a skip."""
+
+
+DECLINED_TYPE = Declined.__qualname__
+
+
 def raised(error: BaseException) -> dict:
     """What an implementation raised, as data: {"type", "module", "message"}. An --impl-cmd
     program's error is what it sent (process.py keeps it on the exception); a NotProvided of
@@ -121,6 +133,12 @@ def not_provided(record: dict) -> bool:
     return record.get("type") == NOT_PROVIDED_TYPE and not record.get("module")
 
 
+def declined(record: dict) -> bool:
+    """Whether a raised record is a provided function declining an input (this module's
+    Declined, as a sandboxed child sends it)."""
+    return record.get("type") == DECLINED_TYPE and record.get("module") == __name__
+
+
 def describe_raised(record: dict) -> str:
     """A raised record for a person: ``Type: message``."""
     return f"{record['type']}: {record['message']}"
@@ -132,6 +150,10 @@ class Implementation:
     module: object  # the adapter object holding the functions (a module unless :attr)
     styles: tuple[str, ...] | None = None  # its declared STYLES; None: every style
     deviations: tuple[str, ...] = ()  # its declared DEVIATIONS (ids in deviations.toml)
+    # each function's first call, once made: True (it answered, or raised anything but
+    # NotProvided: it is provided), or why it is not provided (its first call raised
+    # NotProvided). The only state: what the first call decided holds for every later call.
+    first_calls: dict[str, bool | str] = field(default_factory=dict, compare=False, repr=False)
 
     def provides(self, function: str, style: str | None = None) -> bool:
         if function == "format_lcb_prompt" and self.renders_messages():
@@ -178,9 +200,41 @@ class Implementation:
         found = getattr(self.module, function, None)
         if not callable(found):
             raise NotProvided(f"{self.name} {NOT_PROVIDED} {function}")
+        found = self._decided_once(function, found)
         if function not in STYLE_ARGUMENT or not self.not_provided_styles():
             return found
         return self._style_checked(function, found)
+
+    def _decided_once(self, function: str, found: Callable) -> Callable:
+        """found, whose first call decides whether it is provided (first_calls): NotProvided
+        from it later, after it answered, is Declined, never a case left unasked."""
+
+        @functools.wraps(found)
+        def decided(*args, **kwargs):
+            first = self.first_calls.get(function)
+            if isinstance(first, str):
+                raise NotProvided(first)
+            try:
+                value = found(*args, **kwargs)
+            except NotProvided as missing:
+                if first is None:
+                    self.first_calls[function] = (
+                        f"{self.name} {NOT_PROVIDED} {function} (its first call raised "
+                        f"NotProvided: {missing})"
+                    )
+                    raise NotProvided(self.first_calls[function]) from None
+                raise Declined(
+                    f"{self.name} declined this input of {function}, which it provides (it "
+                    f"raised NotProvided: {missing}); not provided is decided by a function's "
+                    "first call, never per input"
+                ) from None
+            except BaseException:
+                self.first_calls.setdefault(function, True)  # a raise is an answer
+                raise
+            self.first_calls.setdefault(function, True)
+            return value
+
+        return decided
 
     def _style_checked(self, function: str, found: Callable) -> Callable:
         """found, raising NotProvided when called for a known style outside STYLES."""

@@ -133,4 +133,44 @@ CASES = [
         why="the same adapter in-process: its exception is an error",
         says=("NOT identical to lcb_runner",),
     ),
+    FalseGreen(
+        id="run-in-process-provided-function-declines-inputs",
+        command="run",
+        argv=(*_in_process("miniatures:declines_inputs"), *EXTRACT_ONLY),
+        expect=exit_codes.DIFFERS,
+        why="an extract_code raising the suite's NotProvided on every output with more than "
+        "two fences was 'identical on every case it provides (62)': not provided is decided "
+        "by a function's first call, and its later NotProvided declines an input, a difference",
+        says=("declined by a function it provides",),
+    ),
+    FalseGreen(
+        id="run-in-process-adapter-os-exit-0",
+        command="run",
+        argv=(*_in_process("miniatures:os_exits_after_40"), *EXTRACT_ONLY),
+        expect=exit_codes.INCOMPLETE,
+        why="an adapter faithful for 40 calls, then os._exit(0), ended the command with 0 "
+        "having printed only its 'provides' line: its cases run in a child the run outlives",
+        says=("INCOMPLETE: the adapter ended the process its cases run in",),
+    ),
+    FalseGreen(
+        id="run-in-process-adapter-sys-exit-0",
+        command="run",
+        argv=(*_in_process("miniatures:sys_exits_after_40"), *EXTRACT_ONLY),
+        expect=exit_codes.INCOMPLETE,
+        why="sys.exit(0) from an adapter: the run did not finish (it was exit 1 with a "
+        "Hypothesis traceback, or the adapter's own code)",
+        says=("INCOMPLETE: the adapter ended", "SystemExit"),
+    ),
+    FalseGreen(
+        id="run-in-process-adapter-over-the-case-time-limit",
+        command="run",
+        argv=(
+            *_in_process("miniatures:slow"), "--case-timeout", "0.5",
+            "--only", "reference-impl/decode_context", "--no-contract",
+        ),  # fmt: skip
+        expect=exit_codes.DIFFERS,
+        why="an adapter over the per-case time limit answered nothing in time: every such "
+        "case is timed-out, a failure naming the limit (it ran 281 s with no limit in-process)",
+        says=("case time limit of 0.5 s",),
+    ),
 ]
