@@ -130,9 +130,9 @@ class ConformanceSession:
     def answer(self, case) -> results.CaseResult:
         """A golden (not sandboxed) or contract case's result: over --impl-cmd here (the
         program is the other process), in-process in the case child."""
-        impl_runner = self.runner()
-        if impl_runner.over_process:
-            return impl_runner.golden(case) if isinstance(case, dict) else impl_runner.contract(case)
+        here = self.runner()
+        if here.over_process:
+            return here.golden(case) if isinstance(case, dict) else here.contract(case)
         if self._in_child is None:
             self._in_child = runner.InChild(self.spec)
         try:

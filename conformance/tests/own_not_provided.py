@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from miniatures import _fences, _first_block
 
-
 STYLES = ("generic",)
 
 

@@ -32,8 +32,8 @@ failure. Not provided is an answer about a function, decided once: by the declar
 function absent, the style outside STYLES) or by the function's first call raising
 ``NotProvided``; a function that answered once and then raises NotProvided for an input has
 declined that input (``Declined``: a difference of its own kind, never a skip), and after a
-first call raising NotProvided the function is not called again. A style the suite does not know is passed through untouched, so bad-input tests
-still see the implementation's own error.
+first call raising NotProvided the function is not called again. A style the suite does not
+know is passed through untouched, so bad-input tests still see the implementation's own error.
 
 ``judge_program`` grades a candidate program against a dataset row's tests (public and
 private, in the dataset's encoding) with a per-test ``timeout`` in seconds, and returns what

@@ -22,9 +22,10 @@ tokenizer (its repo id) is loaded with transformers' AutoTokenizer where the har
 environment has transformers. Its exceptions are answered as data, their type's name and
 module and their message (:func:`error_record`; an exception class of the adapter's own named
 NotProvided is one of them, an error), a function it lacks with the protocol's not-provided
-answer (the type NotProvided and no module), a result JSON cannot carry as ResultNotJSON. The adapter's own output to stdout (or reads from stdin)
-cannot break the protocol: fd 1 and fd 0 are the protocol's alone, what the harness prints goes
-to stderr, and what it reads (a judged program's ``open(0)``) is /dev/null.
+answer (the type NotProvided and no module), a result JSON cannot carry as ResultNotJSON. The
+adapter's own output to stdout (or reads from stdin) cannot break the protocol: fd 1 and fd 0
+are the protocol's alone, what the harness prints goes to stderr, and what it reads (a judged
+program's ``open(0)``) is /dev/null.
 
 Started as a sandbox (``LCB_CONFORMANCE_SANDBOX`` set: the suite's judge process, under the
 same supervisor and limits as its own judge children), it refuses internet sockets
