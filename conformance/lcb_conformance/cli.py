@@ -35,8 +35,8 @@ from pathlib import Path
 from lcb_conformance.adapters import untrusted
 from lcb_conformance.common import exit_codes, paths, report_files, shared_options
 from lcb_conformance.reports import console, report
-from lcb_conformance.reports.verdict import SUITE_BROKEN, UNUSABLE, Verdict
-from lcb_conformance.runner import options, results
+from lcb_conformance.reports.verdict import INCOMPLETE, SUITE_BROKEN, UNUSABLE, Verdict
+from lcb_conformance.runner import case_child, options, results
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.contract import contract_cases
 from lcb_conformance.suite import families, goldens, index
@@ -258,6 +258,12 @@ def run_main(argv: list[str]) -> int:
                 writer.write(result)
             found.results.append(result)
             progress.step(result)
+    except case_child.AdapterEnded as ended:  # the verdict outlived it: no green, no footer
+        if writer is not None:
+            writer.abandon()
+        kept = f"; the {len(found.results)} results so far are in {args.results}" if writer else ""
+        print(f"lcb-conformance: INCOMPLETE: {ended}{kept}", file=sys.stderr)
+        return INCOMPLETE
     except Exception:  # the suite's own failure, not the implementation's (that is a result)
         traceback.print_exc()
         kept = f"; the {len(found.results)} results so far are in {args.results}" if writer else ""

@@ -20,7 +20,10 @@ typed results, as ``lcb-conformance run --results`` does, also under pytest-xdis
 is written only when every planned case reported, so a session interrupted, stopped by
 ``-x`` or narrowed by ``-k`` leaves a file that reads as a run that did not finish. A session
 in which no golden case was answered (every one not provided or skipped) fails: nothing was
-compared. The suite's own self-tests never run here.
+compared. The suite's own self-tests never run here. An in-process adapter's cases run in a
+case child (runner/case_child.py) under ``--lcb-case-timeout``: an adapter ending that process
+(``os._exit``, ``sys.exit``) fails the case it was asked, in one line, and the next case
+starts a fresh child, so no adapter ends the session with its own exit status.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance.reports.verdict import mismatch_report
-from lcb_conformance.runner import options, results
+from lcb_conformance.runner import case_child, options, results
 from lcb_conformance.runner import run as runner
 from lcb_conformance.suite import families, index
 
@@ -107,6 +110,7 @@ class ConformanceSession:
         self.results_path = get("results")
         self.recorded = {name: get(name) for name, _ in options.for_plugin()}
         self._runner: runner.Runner | None = None
+        self._in_child: runner.InChild | None = None  # in-process: where its cases run
         self._sandboxed: dict[str, results.CaseResult] | None = None
         self._writer: results.ResultsWriter | None = None
         self._counts: Counter = Counter()
@@ -122,6 +126,19 @@ class ConformanceSession:
                     f"{type(error).__name__}: {error}"
                 ) from None
         return self._runner
+
+    def answer(self, case) -> results.CaseResult:
+        """A golden (not sandboxed) or contract case's result: over --impl-cmd here (the
+        program is the other process), in-process in the case child."""
+        here = self.runner()
+        if here.over_process:
+            return here.golden(case) if isinstance(case, dict) else here.contract(case)
+        if self._in_child is None:
+            self._in_child = runner.InChild(self.spec)
+        try:
+            return self._in_child.result(case)
+        except case_child.AdapterEnded as ended:
+            pytest.fail(f"lcb-conformance: {ended}", pytrace=False)
 
     def sandboxed(self, case_id: str) -> results.CaseResult:
         """The judge family's cases run at once, on the first one asked for."""
@@ -175,6 +192,8 @@ class ConformanceSession:
                 self._writer.close(dict(self._counts))
             else:  # interrupted, stopped early or narrowed: not the whole run
                 self._writer.abandon()
+        if self._in_child is not None:
+            self._in_child.close()
         if self._runner is not None:
             close = getattr(self._runner.impl.module, "close", None)
             if self._runner.over_process and callable(close):
@@ -223,13 +242,10 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         session = self.parent.session_runner
-        if isinstance(self.case, dict):
-            if families.get(self.case["family"]).sandboxed:
-                found = session.sandboxed(self.case["id"])
-            else:
-                found = session.runner().golden(self.case)
+        if isinstance(self.case, dict) and families.get(self.case["family"]).sandboxed:
+            found = session.sandboxed(self.case["id"])
         else:
-            found = session.runner().contract(self.case)
+            found = session.answer(self.case)
         self.user_properties.append((RESULT_PROPERTY, json.dumps(found.to_json())))
         if found.status in (results.NOT_PROVIDED, results.SKIPPED):
             pytest.skip(found.reason)

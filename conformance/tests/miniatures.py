@@ -49,12 +49,6 @@ def _raise(*args, **kwargs):
 raises = _adapter(extract_code=_raise)
 
 
-def _exit(*args, **kwargs):
-    raise SystemExit(3)  # a harness's sys.exit(), in-process
-
-
-exits = _adapter(extract_code=_exit)
-
 # only decode_context: credited with its cases, nothing else
 decode_only = types.SimpleNamespace(decode_context=lcb_prompts.decode_context)
 
@@ -102,3 +96,72 @@ def _score_saying_does_not_provide(row, generations):
 
 # a scorer's ValueError whose message holds "does not provide": an error, never not provided
 scorer_says_does_not_provide = _adapter(score_test_output=_score_saying_does_not_provide)
+
+
+def _first_block(model_output: str) -> str:
+    """The first fenced block (lcb_runner takes the last): the same answer on an output with
+    one block."""
+    lines = model_output.split("\n")
+    fences = [number for number, line in enumerate(lines) if "```" in line]
+    return "\n".join(lines[fences[0] + 1 : fences[1]]) if len(fences) >= 2 else ""
+
+
+def _fences(model_output: str) -> int:
+    return sum("```" in line for line in model_output.split("\n"))
+
+
+def _declines_more_than_one_block(model_output, style="generic"):
+    if _fences(model_output) > 2:
+        raise NotProvided("this harness does not extract from an answer with several blocks")
+    return _first_block(model_output)
+
+
+# a provided extract_code declining the inputs it would get wrong with the suite's NotProvided:
+# a difference of its own kind (declined), never a case skipped
+declines_inputs = types.SimpleNamespace(
+    STYLES=("generic",), extract_code=_declines_more_than_one_block
+)
+
+
+
+class _EndsAfter:
+    """lcb_prompts' extract_code for ``calls`` calls, then ``end()``: a harness that ends the
+    process calling it."""
+
+    def __init__(self, calls: int, end):
+        self.left, self.end = calls, end
+
+    def extract_code(self, model_output, style="generic"):
+        self.left -= 1
+        if self.left < 0:
+            self.end()
+        return lcb_prompts.extract_code(model_output, style)
+
+
+def _os_exit_0():
+    import os
+
+    os._exit(0)
+
+
+def _sys_exit_0():
+    import sys
+
+    sys.exit(0)
+
+
+# faithful for 40 calls, then os._exit(0) / sys.exit(0): the run cannot finish, never a green
+os_exits_after_40 = _EndsAfter(40, _os_exit_0)
+sys_exits_after_40 = _EndsAfter(40, _sys_exit_0)
+
+
+def _slow_decode(context):
+    import time
+
+    time.sleep(3)
+    return lcb_prompts.decode_context(context)
+
+
+# 3 s a call (decode_context: 13 golden cases): over a one-second --case-timeout every case is
+# timed-out
+slow = _adapter(decode_context=_slow_decode)

@@ -107,7 +107,8 @@ def test_the_reference_declares_its_think_deviation_and_an_adapter_none_by_defau
 def test_reference_declares_every_style_and_is_not_wrapped():
     impl = implementation.load()
     assert impl.not_provided_styles() == ()
-    assert impl.extract_code is lcb_prompts.extract_code
+    # no style check: only the first-call record every provided function has
+    assert impl.extract_code.__wrapped__ is lcb_prompts.extract_code
 
 
 @pytest.mark.parametrize(
@@ -171,7 +172,7 @@ def test_messages_only_adapter_has_no_string_styles(messages_only):
 def test_an_adapter_with_its_own_prompt_function_is_not_rendered():
     reference = implementation.load()
     assert reference.renders_messages() is False
-    assert reference.format_lcb_prompt is lcb_prompts.format_lcb_prompt
+    assert reference.format_lcb_prompt.__wrapped__ is lcb_prompts.format_lcb_prompt
 
 
 @pytest.mark.parametrize(
@@ -188,3 +189,47 @@ def test_messages_that_are_not_messages_are_a_clear_error(returned, message):
     )
     with pytest.raises(NotMessages, match=message):
         adapter.format_lcb_prompt(ROW)
+
+
+# ---- not provided is about a function, decided by its first call ----------------------------
+
+ONE_BLOCK = "```python\nx = 1\n```"
+TWO_BLOCKS = "```\na\n```\n```\nb\n```"
+
+
+def test_a_provided_function_declining_an_input_is_declined_not_not_provided():
+    import miniatures
+
+    impl = implementation.wrap("miniatures:declines_inputs", miniatures.declines_inputs)
+    assert impl.extract_code(ONE_BLOCK) == "x = 1"
+    with pytest.raises(implementation.Declined, match="declined this input of extract_code"):
+        impl.extract_code(TWO_BLOCKS)
+    record = implementation.raised(implementation.Declined("d"))
+    assert implementation.declined(record) and not implementation.not_provided(record)
+
+
+def test_a_first_call_raising_not_provided_decides_for_every_later_call():
+    calls = []
+
+    def extract_code(model_output, style="generic"):
+        calls.append(model_output)
+        if len(calls) == 1:
+            raise NotProvided("not this harness")
+        return model_output  # a later answer is never asked for
+
+    impl = implementation.wrap("my_adapter", types.SimpleNamespace(extract_code=extract_code))
+    for output in (TWO_BLOCKS, ONE_BLOCK):
+        with pytest.raises(NotProvided, match="its first call raised NotProvided"):
+            impl.extract_code(output)
+    assert calls == [TWO_BLOCKS]
+
+
+def test_a_style_outside_styles_is_no_first_call():
+    """The declaration decides a style's cases; a call for it does not decide the function."""
+    import miniatures
+
+    impl = implementation.wrap("miniatures:declines_inputs", miniatures.declines_inputs)
+    with pytest.raises(NotProvided, match="for style 'deepseek'"):
+        impl.extract_code(TWO_BLOCKS, style="deepseek")
+    assert impl.first_calls == {}
+    assert impl.extract_code(ONE_BLOCK) == "x = 1"

@@ -106,7 +106,12 @@ def test_not_provided_raised_in_a_sandboxed_scorer_is_not_provided():
     impl = implementation.load("miniatures:scorer_not_provided")
     found = runner.Runner(impl).sandboxed(SCORER_CASES)
     assert [result.status for result in found] == [NOT_PROVIDED] * len(SCORER_CASES)
-    assert found[0].reason == "this harness does not score test output prediction"
+    # its first call decided: the function is not provided, and not called again
+    assert found[0].reason == (
+        "miniatures:scorer_not_provided does not provide score_test_output (its first call "
+        "raised NotProvided: this harness does not score test output prediction)"
+    )
+    assert {result.reason for result in found} == {found[0].reason}
 
 
 def test_a_sandboxed_scorer_error_saying_does_not_provide_is_an_error():
@@ -142,6 +147,25 @@ def test_the_server_sends_an_error_as_data_and_not_provided_by_type_only(tmp_pat
         with pytest.raises(process.RemoteError) as raised:
             impl.extract_code("zlib")
         assert implementation.raised_type(implementation.raised(raised.value)) == "zlib.error"
+    finally:
+        impl.module.remove()
+
+
+def test_an_exception_merely_named_not_provided_is_an_error_over_the_protocol():
+    """Only the protocol's not-provided answer (type NotProvided, no module) is not provided:
+    a program's own class of that name crosses with its module, an error as in-process."""
+    impl = process.load_command(
+        f"{shlex.quote(sys.executable)} {jsonl_server.PATH} own_not_provided --path {TESTS}"
+    )
+    try:
+        with pytest.raises(process.RemoteError) as raised:
+            impl.extract_code("```\na\n```\n```\nb\n```")
+        record = implementation.raised(raised.value)
+        assert (record["type"], record["module"]) == ("NotProvided", "own_not_provided")
+        assert not implementation.not_provided(record)
+        with pytest.raises(implementation.NotProvided) as missing:  # the server's own answer
+            impl.module.request("decode_context", {"context": []})
+        assert implementation.not_provided(implementation.raised(missing.value))
     finally:
         impl.module.remove()
 

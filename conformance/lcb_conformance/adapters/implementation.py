@@ -28,8 +28,12 @@ A case of a declared deviation is held to that deviation's golden (for "think": 
 extraction of the answer after </think>); without the declaration it is held to lcb_runner's
 own golden, like every other case. A function it does not provide, or a case for a style
 missing from its STYLES, is reported as not provided (the test skips saying so), never as a
-failure. A style the suite does not know is passed through untouched, so bad-input tests
-still see the implementation's own error.
+failure. Not provided is an answer about a function, decided once: by the declaration (the
+function absent, the style outside STYLES) or by the function's first call raising
+``NotProvided``; a function that answered once and then raises NotProvided for an input has
+declined that input (``Declined``: a difference of its own kind, never a skip), and after a
+first call raising NotProvided the function is not called again. A style the suite does not
+know is passed through untouched, so bad-input tests still see the implementation's own error.
 
 ``judge_program`` grades a candidate program against a dataset row's tests (public and
 private, in the dataset's encoding) with a per-test ``timeout`` in seconds, and returns what
@@ -41,8 +45,11 @@ row's tests cannot be decoded. The suite calls it only in a child process
 (lcb_conformance.upstream.judge), never in its own.
 
 What an implementation raises crosses every process boundary as data (:func:`raised`): its
-type's name and module, and its message. Not provided is a type, ``NotProvided`` (this
-module's, or any exception of that name over --impl-cmd), never a phrase in a message.
+type's name and module, and its message. Not provided is a type, never a phrase in a message:
+this module's ``NotProvided`` in-process, and over --impl-cmd the protocol's own not-provided
+answer, ``{"type": "NotProvided"}`` with no module (what the generic server sends for a
+function the adapter lacks); a program's own exception class that is merely named NotProvided
+carries its module, and is an error like any other.
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ import functools
 import importlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lcb_conformance.adapters.jsonl_server import NOT_PROVIDED as NOT_PROVIDED_TYPE
 from lcb_conformance.adapters.jsonl_server import error_record
@@ -92,17 +99,24 @@ class NotProvided(LookupError):
     pass
 
 
+class Declined(Exception):
+    """A function the implementation provides raised NotProvided for one input (not an
+    answer about the function, which answered before): a difference, never a skip."""
+
+
+DECLINED_TYPE = Declined.__qualname__
+
+
 def raised(error: BaseException) -> dict:
     """What an implementation raised, as data: {"type", "module", "message"}. An --impl-cmd
     program's error is what it sent (process.py keeps it on the exception); a NotProvided of
-    any subclass has the type NotProvided."""
+    any subclass is the protocol's not-provided answer (the type NotProvided, no module)."""
     record = getattr(error, "record", None)
     if isinstance(record, dict):
         return record
-    found = error_record(error)
     if isinstance(error, NotProvided):
-        found["type"] = NOT_PROVIDED_TYPE
-    return found
+        return {"type": NOT_PROVIDED_TYPE, "module": None, "message": str(error)}
+    return error_record(error)
 
 
 def raised_type(record: dict) -> str:
@@ -113,8 +127,16 @@ def raised_type(record: dict) -> str:
 
 
 def not_provided(record: dict) -> bool:
-    """Whether a raised record says the function or case is not provided: by its type."""
-    return record.get("type") == NOT_PROVIDED_TYPE
+    """Whether a raised record says the function or case is not provided: the protocol's
+    not-provided answer, by its type and the absence of a module (an exception class of a
+    program's own that is named NotProvided has one: it is an error)."""
+    return record.get("type") == NOT_PROVIDED_TYPE and not record.get("module")
+
+
+def declined(record: dict) -> bool:
+    """Whether a raised record is a provided function declining an input (this module's
+    Declined, as a sandboxed child sends it)."""
+    return record.get("type") == DECLINED_TYPE and record.get("module") == __name__
 
 
 def describe_raised(record: dict) -> str:
@@ -128,6 +150,10 @@ class Implementation:
     module: object  # the adapter object holding the functions (a module unless :attr)
     styles: tuple[str, ...] | None = None  # its declared STYLES; None: every style
     deviations: tuple[str, ...] = ()  # its declared DEVIATIONS (ids in deviations.toml)
+    # each function's first call, once made: True (it answered, or raised anything but
+    # NotProvided: it is provided), or why it is not provided (its first call raised
+    # NotProvided). The only state: what the first call decided holds for every later call.
+    first_calls: dict[str, bool | str] = field(default_factory=dict, compare=False, repr=False)
 
     def provides(self, function: str, style: str | None = None) -> bool:
         if function == "format_lcb_prompt" and self.renders_messages():
@@ -174,9 +200,41 @@ class Implementation:
         found = getattr(self.module, function, None)
         if not callable(found):
             raise NotProvided(f"{self.name} {NOT_PROVIDED} {function}")
+        found = self._decided_once(function, found)
         if function not in STYLE_ARGUMENT or not self.not_provided_styles():
             return found
         return self._style_checked(function, found)
+
+    def _decided_once(self, function: str, found: Callable) -> Callable:
+        """found, whose first call decides whether it is provided (first_calls): NotProvided
+        from it later, after it answered, is Declined, never a case left unasked."""
+
+        @functools.wraps(found)
+        def decided(*args, **kwargs):
+            first = self.first_calls.get(function)
+            if isinstance(first, str):
+                raise NotProvided(first)
+            try:
+                value = found(*args, **kwargs)
+            except NotProvided as missing:
+                if first is None:
+                    self.first_calls[function] = (
+                        f"{self.name} {NOT_PROVIDED} {function} (its first call raised "
+                        f"NotProvided: {missing})"
+                    )
+                    raise NotProvided(self.first_calls[function]) from None
+                raise Declined(
+                    f"{self.name} declined this input of {function}, which it provides (it "
+                    f"raised NotProvided: {missing}); not provided is decided by a function's "
+                    "first call, never per input"
+                ) from None
+            except BaseException:
+                self.first_calls.setdefault(function, True)  # a raise is an answer
+                raise
+            self.first_calls.setdefault(function, True)
+            return value
+
+        return decided
 
     def _style_checked(self, function: str, found: Callable) -> Callable:
         """found, raising NotProvided when called for a known style outside STYLES."""

@@ -20,10 +20,12 @@ STYLES and DEVIATIONS; every other request calls one of those with the arguments
 ``{"$bytes": hex}`` becomes bytes, ``{"$object": repr}`` an object whose repr that is, and a
 tokenizer (its repo id) is loaded with transformers' AutoTokenizer where the harness's
 environment has transformers. Its exceptions are answered as data, their type's name and
-module and their message (:func:`error_record`), a function it lacks as NotProvided, a result
-JSON cannot carry as ResultNotJSON. The adapter's own output to stdout (or reads from stdin)
-cannot break the protocol: fd 1 and fd 0 are the protocol's alone, what the harness prints goes
-to stderr, and what it reads (a judged program's ``open(0)``) is /dev/null.
+module and their message (:func:`error_record`; an exception class of the adapter's own named
+NotProvided is one of them, an error), a function it lacks with the protocol's not-provided
+answer (the type NotProvided and no module), a result JSON cannot carry as ResultNotJSON. The
+adapter's own output to stdout (or reads from stdin) cannot break the protocol: fd 1 and fd 0
+are the protocol's alone, what the harness prints goes to stderr, and what it reads (a judged
+program's ``open(0)``) is /dev/null.
 
 Started by the suite, it runs contained as the suite's own judge children are
 (adapters/untrusted.py: no network, no user files). A ``judge_program`` answer is made JSON as
@@ -51,7 +53,9 @@ PARAMETERS = {
     "decode_context": ("context",),
 }
 EXIT_CANNOT_LOAD = 2
-NOT_PROVIDED = "NotProvided"  # the error type of a function or case the adapter does not provide
+# the error type of the protocol's not-provided answer, sent without a module (an adapter's
+# exception carries its module, so none can pass for it)
+NOT_PROVIDED = "NotProvided"
 JUDGE = "judge_program"
 
 

@@ -19,7 +19,8 @@ Arguments are JSON values with the fixture values inlined; bytes are {"$bytes": 
 value JSON cannot carry (an object a bad-input test passes) is {"$object": "<repr>"}, and a
 tokenizer is its repo id (the program loads it itself; HF_HOME points at the suite's offline
 cache). An error's type is raised here as the built-in exception of that name (so bad-input
-tests see TypeError, ValueError, ...), "NotProvided" as not provided; the error object itself
+tests see TypeError, ValueError, ...), the protocol's not-provided answer ("NotProvided" with no
+module: implementation.not_provided) as not provided; the error object itself
 (type, module, message) stays on the exception as its ``record``, the data the suite decides
 from (implementation.raised).
 
@@ -47,7 +48,7 @@ import time
 from pathlib import Path
 
 from lcb_conformance.adapters import implementation
-from lcb_conformance.adapters.implementation import NOT_PROVIDED, NOT_PROVIDED_TYPE, NotProvided
+from lcb_conformance.adapters.implementation import NOT_PROVIDED, NotProvided
 from lcb_conformance.adapters.jsonl_server import PARAMETERS, PROTOCOL
 from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.offline_tokenizers import hf_cache
@@ -243,7 +244,7 @@ def _exception(error: dict) -> Exception:
         "message": str(error.get("message", "")),
     }
     found = getattr(builtins, name, None) if record["module"] in (None, "builtins") else None
-    if name == NOT_PROVIDED_TYPE:
+    if implementation.not_provided(record):
         exception = NotProvided(record["message"] or f"the program {NOT_PROVIDED} it")
     elif isinstance(found, type) and issubclass(found, Exception):
         exception = found(record["message"])

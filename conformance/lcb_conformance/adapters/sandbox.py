@@ -101,11 +101,13 @@ def calls_in_child(impl: str, calls: list[tuple[str, dict]], wall_limit: float) 
 
 def child_main(request_path: str, result_path: str) -> int:
     request = json.loads(Path(request_path).read_text("utf-8"))
-    adapter = implementation.load(request["impl"]).module
+    # the Implementation, not its module: a function's first call decides whether it is
+    # provided here as in the caller (implementation.Implementation._decided_once)
+    impl = implementation.load(request["impl"])
     answers = []
     for function, arguments in request["calls"]:
         try:
-            answers.append({"value": getattr(adapter, function)(**arguments)})
+            answers.append({"value": getattr(impl, function)(**arguments)})
         except Exception as error:  # the implementation's failure: the caller reports it
             answers.append({"raised": implementation.raised(error)})
     Path(result_path).write_text(json.dumps(answers, default=lambda item: item.item()), "utf-8")

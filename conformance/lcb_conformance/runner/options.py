@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from lcb_conformance.adapters import impl_options, implementation
 from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.runner import case_child
 from lcb_conformance.runner.run import Selection, Spec
 from lcb_conformance.suite import families
 
@@ -29,6 +30,17 @@ OPTIONS = (
             help="tokenizer snapshots to serve offline, e.g. an upgraded copy of "
             "fixtures/tokenizers whose effect on every prompt you want to see (default: the "
             "suite's)",
+        ),
+    ),
+    (
+        "case-timeout",
+        dict(
+            type=float,
+            default=case_child.DEFAULT_CASE_TIMEOUT,
+            metavar="SECONDS",
+            help="an in-process adapter's time limit per case (its cases run in a child "
+            "process; a case over it is timed-out, a failure; over --impl-cmd the limit is "
+            "--impl-timeout per request) (default: %(default)s)",
         ),
     ),
     (
@@ -80,6 +92,7 @@ def spec(get: Callable[[str], object], default_impl: str | None = None) -> Spec:
         impl_timeout=get("impl-timeout"),
         impl_memory_mb=get("impl-memory-mb"),
         tokenizers=str(get("tokenizers")),
+        case_timeout=get("case-timeout"),
     )
 
 

@@ -35,18 +35,25 @@ EARLIER_SCHEMAS = ("lcb-conformance-results/1",)
 DISTRIBUTION = "lcb-conformance"
 
 # What happened to a case. Golden cases: identical / differs / whitespace (differs in
-# whitespace only); contract cases: passed / failed; either: not-provided (the adapter lacks
-# the function or the style), error (the implementation raised, or its process failed), or
-# skipped (the case cannot run here; the reason says why).
+# whitespace only) / declined (a function it provides raised NotProvided for this input);
+# contract cases: passed / failed; either: not-provided (the adapter lacks the function or the
+# style), error (the implementation raised, or its process failed), timed-out (an in-process
+# case over the case time limit, --case-timeout), or skipped (the case cannot run here; the
+# reason says why).
 IDENTICAL = "identical"
 DIFFERS = "differs"
 WHITESPACE = "whitespace"
 PASSED = "passed"
 FAILED = "failed"
 NOT_PROVIDED = "not-provided"
+DECLINED = "declined"
 ERROR = "error"
+TIMED_OUT = "timed-out"
 SKIPPED = "skipped"
-STATUSES = (IDENTICAL, DIFFERS, WHITESPACE, PASSED, FAILED, NOT_PROVIDED, ERROR, SKIPPED)
+STATUSES = (
+    IDENTICAL, DIFFERS, WHITESPACE, PASSED, FAILED, NOT_PROVIDED, DECLINED, ERROR, TIMED_OUT,
+    SKIPPED,
+)  # fmt: skip
 STATUS_WORDS = {
     IDENTICAL: "identical",
     DIFFERS: "differs",
@@ -54,12 +61,14 @@ STATUS_WORDS = {
     PASSED: "passed",
     FAILED: "failed",
     NOT_PROVIDED: "not provided",
+    DECLINED: "declined by a function it provides",
     ERROR: "error",
+    TIMED_OUT: "over the case time limit",
     SKIPPED: "skipped",
 }
 # The statuses of a case the implementation answered (the denominators of every count).
-RAN = (IDENTICAL, DIFFERS, WHITESPACE, PASSED, FAILED, ERROR)
-NOT_OK = (DIFFERS, WHITESPACE, FAILED, ERROR)
+RAN = (IDENTICAL, DIFFERS, WHITESPACE, PASSED, FAILED, DECLINED, ERROR, TIMED_OUT)
+NOT_OK = (DIFFERS, WHITESPACE, FAILED, DECLINED, ERROR, TIMED_OUT)
 
 # Where a case's expected answer comes from: lcb_runner (its goldens), the reference
 # lcb_prompts (goldens without an upstream twin), or the implementation's own API contract

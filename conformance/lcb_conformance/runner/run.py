@@ -9,13 +9,16 @@ judge family's calls run untrusted programs, so they run in sandboxed child proc
 --impl-cmd in the implementation's own process started afresh under the same limits
 (upstream/judge.py), all at once. ``jobs`` > 1 spreads the cases over that many worker
 processes; the results come back in index order either way, so a run's results file is the same
-serial, in parallel and over --impl-cmd, timings aside.
+serial, in parallel and over --impl-cmd, timings aside. Given the Spec it was loaded from (the
+command and the pytest plugin give it), an in-process implementation's golden and contract
+cases run in child processes the run outlives, each under the case time limit
+(runner/case_child.py); over --impl-cmd the program is that other process.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import multiprocessing
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,12 +26,13 @@ from functools import cache
 from pathlib import Path
 
 from lcb_conformance.adapters import impl_options, implementation, process, sandbox
-from lcb_conformance.adapters.implementation import NotProvided
-from lcb_conformance.common import showdiff
+from lcb_conformance.adapters.implementation import Declined, NotProvided
+from lcb_conformance.common import exit_codes, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
-from lcb_conformance.runner import contract, properties
+from lcb_conformance.runner import case_child, contract, properties
 from lcb_conformance.runner.results import (
     CONTRACT,
+    DECLINED,
     DIFFERS,
     ERROR,
     FAILED,
@@ -37,6 +41,7 @@ from lcb_conformance.runner.results import (
     PASSED,
     REFERENCE,
     SKIPPED,
+    TIMED_OUT,
     UPSTREAM,
     WHITESPACE,
     CaseResult,
@@ -64,6 +69,7 @@ class Spec:
     impl_timeout: float = process.DEFAULT_TIMEOUT
     impl_memory_mb: int = process.DEFAULT_MEMORY_MB
     tokenizers: str = str(hf_cache.SNAPSHOTS_DIR)
+    case_timeout: float = case_child.DEFAULT_CASE_TIMEOUT  # in-process, seconds per case
 
     def missing_folder(self, flag=lambda name: f"--{name}") -> str | None:
         """Which folder option (spelt by ``flag``) names no folder, or None: a typo must not
@@ -245,7 +251,10 @@ class Runner:
             value = getattr(self.impl, function)(**arguments)
         except NotProvided as missing:
             return _result(case, NOT_PROVIDED, reason=str(missing))
-        except (Exception, SystemExit) as error:  # the implementation's failure is a result
+        except Declined as declined:
+            return _result(case, DECLINED, reason=str(declined))
+        except Exception as error:  # the implementation's failure is a result; SystemExit
+            # ends the process it runs in, as os._exit would (case_child.py)
             return self._raised(case, _describe_error(error))
         family = families.get(case["family"])
         try:
@@ -319,6 +328,8 @@ class Runner:
         if "raised" in answer:
             if implementation.not_provided(answer["raised"]):
                 return _result(case, NOT_PROVIDED, reason=answer["raised"]["message"])
+            if implementation.declined(answer["raised"]):
+                return _result(case, DECLINED, reason=answer["raised"]["message"])
             return self._raised(case, implementation.describe_raised(answer["raised"]))
         try:
             actual = families.get(case["family"]).render(answer["value"], arguments)
@@ -385,14 +396,7 @@ class Runner:
         return _result(case, **compare(case, actual, self.impl.deviations))
 
     def contract(self, case: contract.ContractCase) -> CaseResult:
-        result = CaseResult(
-            id=case.id,
-            tier=CONTRACT,
-            family=case.group,
-            function=",".join(case.functions),
-            cell=(CONTRACT_ROW, case.group),
-            status=PASSED,
-        )
+        result = _contract_result(case, PASSED)
         started = time.perf_counter()
         missing = [f for f in case.functions if not self.impl.provides(f)]
         if missing:
@@ -408,7 +412,8 @@ class Runner:
                 result.status, result.reason = NOT_PROVIDED, str(not_provided)
             except AssertionError as broken:
                 result.status, result.reason = FAILED, _with_notes(broken, str(broken))
-            except (Exception, SystemExit) as error:  # the implementation's failure: a result
+            except Exception as error:  # the implementation's failure: a result (SystemExit,
+                # or Hypothesis' group of one, ends the process: case_child.py)
                 result.status, result.reason = FAILED, _describe_error(error)
         result.seconds = round(time.perf_counter() - started, 6)
         return result
@@ -423,6 +428,68 @@ class Runner:
             else:
                 found.append(self.contract(contracts[case_id]).to_json())
         return found
+
+
+def _contract_result(case: contract.ContractCase, status: str, **details) -> CaseResult:
+    return CaseResult(
+        id=case.id,
+        tier=CONTRACT,
+        family=case.group,
+        function=",".join(case.functions),
+        cell=(CONTRACT_ROW, case.group),
+        status=status,
+        **details,
+    )
+
+
+def _serve_cases(spec: Spec, connection) -> None:
+    """A case child's work (case_child.CaseChild): load the implementation, then answer each
+    (case id, first calls decided so far) with (its result as JSON, first calls)."""
+    found = None
+    try:
+        runner = Runner(spec.load())
+        while True:
+            case_id, first_calls = connection.recv()
+            for function, first in first_calls.items():
+                runner.impl.first_calls.setdefault(function, first)
+            [found] = runner.by_ids([case_id])
+            connection.send((found, dict(runner.impl.first_calls)))
+    except EOFError:  # the caller is done with this child
+        return
+    except BaseException as ending:  # noqa: BLE001 - SystemExit, a group holding it: the
+        # adapter ending this process; the caller says it in one line (no traceback here)
+        connection.send((None, f"it raised {type(ending).__name__}: {ending}"))
+        os._exit(exit_codes.INCOMPLETE)
+
+
+class InChild:
+    """An in-process implementation's golden and contract cases, each run in a case child
+    under the time limit (case_child.py): the caller outlives whatever the adapter does."""
+
+    def __init__(self, spec: Spec, first_calls: dict | None = None):
+        self.spec = spec
+        self.child = case_child.CaseChild(spec, _serve_cases, spec.case_timeout)
+        self.first_calls = dict(first_calls or {})  # what every child holds of first calls
+
+    def result(self, case: dict | contract.ContractCase) -> CaseResult:
+        """The case's result (AdapterEnded when the adapter ended the child)."""
+        case_id = case["id"] if isinstance(case, dict) else case.id
+        answer = self.child.ask(case_id, self.first_calls)
+        if answer is None:
+            reason = (
+                f"no answer within the case time limit of {self.spec.case_timeout:g} s "
+                "(--case-timeout; killed)"
+            )
+            if isinstance(case, dict):
+                return _result(case, TIMED_OUT, reason=reason, seconds=self.spec.case_timeout)
+            return _contract_result(case, TIMED_OUT, reason=reason, seconds=self.spec.case_timeout)
+        found, first_calls = answer
+        for function, first in first_calls.items():
+            self.first_calls.setdefault(function, first)
+        return CaseResult.from_json(found)
+
+    def close(self) -> None:
+        self.child.close()
 
 
 @cache
@@ -473,48 +540,74 @@ def run(
     jobs: int = 1,
 ) -> Iterator[CaseResult]:
     """Every selected case's result (or the ``plan``'s), in index order: golden cases, the
-    sandboxed cases, then the contract's. ``jobs`` > 1 needs the ``spec`` the
-    implementation was loaded from, so that each worker loads its own."""
+    sandboxed cases, then the contract's. With the ``spec`` the implementation was loaded
+    from, an in-process implementation's golden and contract cases run in case children
+    (``jobs`` of them; case_child.AdapterEnded when the adapter ends one), and over
+    --impl-cmd ``jobs`` > 1 starts the program in that many children; without it, all in this
+    process."""
     plan = plan or Plan.of(selection)
     runner = Runner(impl)
-    if jobs > 1 and spec is not None:
-        yield from _in_workers(spec, plan, jobs, runner)
-        return
-    for case in plan.golden:
-        yield runner.golden(case)
-    yield from runner.sandboxed(plan.sandboxed)
-    for case in plan.contract:
-        yield runner.contract(case)
-
-
-_worker: Runner | None = None
-
-
-def _start_worker(spec: Spec) -> None:
-    global _worker
-    _worker = Runner(spec.load())
-
-
-def _work(ids: list[str]) -> list[dict]:
-    return _worker.by_ids(ids)
-
-
-def _chunks(ids: list[str], count: int) -> list[list[str]]:
-    size = max(1, -(-len(ids) // count))
-    return [ids[start : start + size] for start in range(0, len(ids), size)]
-
-
-def _in_workers(spec: Spec, plan: Plan, jobs: int, runner: Runner) -> Iterator[CaseResult]:
-    ids = [case["id"] for case in plan.golden]
-    contract_ids = [case.id for case in plan.contract]
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing inherited
-    with concurrent.futures.ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=_start_worker, initargs=(spec,)
-    ) as pool:
-        golden = pool.map(_work, _chunks(ids, jobs * CHUNKS_PER_JOB))
-        contracts = pool.map(_work, _chunks(contract_ids, jobs * CHUNKS_PER_JOB))
-        for chunk in golden:
-            yield from map(CaseResult.from_json, chunk)
+    if spec is None or (runner.over_process and jobs <= 1):
+        for case in plan.golden:
+            yield runner.golden(case)
         yield from runner.sandboxed(plan.sandboxed)
-        for chunk in contracts:
-            yield from map(CaseResult.from_json, chunk)
+        for case in plan.contract:
+            yield runner.contract(case)
+        return
+    yield from _in_children(spec, plan.golden, max(jobs, 1))
+    yield from runner.sandboxed(plan.sandboxed)
+    yield from _in_children(spec, plan.contract, max(jobs, 1))
+
+
+def _functions(case: dict | contract.ContractCase) -> tuple[str, ...]:
+    return (case["call"]["function"],) if isinstance(case, dict) else case.functions
+
+
+def _in_children(spec: Spec, cases: list, jobs: int) -> Iterator[CaseResult]:
+    """The cases' results in their order, from ``jobs`` case children. The first case of each
+    function runs first, in one child, so that what its first call decides
+    (Implementation.first_calls) holds in every child, whichever runs the rest."""
+    deciding = {}
+    for case in cases:
+        for function in _functions(case):
+            deciding.setdefault(function, case)
+    children = [InChild(spec)]
+    try:
+        if jobs == 1:  # each result as it comes: a run ended early keeps all it answered
+            for case in cases:
+                yield children[0].result(case)
+            return
+        done: dict[int, CaseResult] = {}
+        for case in cases:  # in their order: a function's first case is its first call
+            if any(deciding[function] is case for function in _functions(case)):
+                done[id(case)] = children[0].result(case)
+        children += [InChild(spec, children[0].first_calls) for _ in range(jobs - 1)]
+        free = list(children)  # at most len(children) chunks run at once: never empty
+
+        def answer(chunk: list) -> dict[int, CaseResult]:
+            child = free.pop()
+            try:
+                return {id(case): child.result(case) for case in chunk}
+            finally:
+                free.append(child)
+
+        rest = [case for case in cases if id(case) not in done]
+        pool = concurrent.futures.ThreadPoolExecutor(len(children))
+        try:
+            pending = [pool.submit(answer, c) for c in _chunks(rest, jobs * CHUNKS_PER_JOB)]
+            for case in cases:
+                while id(case) not in done:
+                    done |= pending.pop(0).result()
+                yield done.pop(id(case))
+        finally:
+            for child in children:  # first: a thread waiting on a killed child returns
+                child.close()
+            pool.shutdown(cancel_futures=True)
+    finally:
+        for child in children:
+            child.close()
+
+
+def _chunks(items: list, count: int) -> list[list]:
+    size = max(1, -(-len(items) // count))
+    return [items[start : start + size] for start in range(0, len(items), size)]

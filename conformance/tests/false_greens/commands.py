@@ -270,6 +270,30 @@ CASES = [
         why="a session in which a case differs from lcb_runner's golden",
     ),
     FalseGreen(
+        id="plugin-a-provided-function-declines-inputs",
+        command="pytest-plugin",
+        argv=(
+            "--lcb-impl", "miniatures:declines_inputs", "--lcb-impl-path", "{tests}",
+            "--lcb-only", "extract",
+        ),  # fmt: skip
+        expect=TESTS_FAILED,
+        why="an extract_code raising NotProvided on the inputs it gets wrong: 63 passed, 886 "
+        "skipped; a function it provides declining an input is a failure (declined), never a "
+        "skip",
+    ),
+    FalseGreen(
+        id="plugin-adapter-os-exit-0",
+        command="pytest-plugin",
+        argv=(
+            "--lcb-impl", "miniatures:os_exits_after_40", "--lcb-impl-path", "{tests}",
+            "--lcb-only", "extract", "-k", "extract/claude/",
+        ),  # fmt: skip
+        expect=TESTS_FAILED,
+        why="an adapter's os._exit(0) ended the pytest session with 0; the case it ended on "
+        "fails, in one line",
+        says=("the adapter ended the process its cases run in",),
+    ),
+    FalseGreen(
         id="plugin-unknown-family",
         command="pytest-plugin",
         argv=("--lcb-impl", "lcb_prompts", "--lcb-only", "prompts"),

@@ -23,6 +23,7 @@ def _in_process(adapter: str) -> tuple[str, ...]:
 
 
 JUDGE_ONLY = ("--only", "judge", "--no-contract")
+EXTRACT_ONLY = ("--only", "extract", "--no-contract")
 SCORER_ONLY = ("--only", "test-output/score", "--no-contract")
 
 CASES = [
@@ -112,5 +113,64 @@ CASES = [
         why="with no tokenizer snapshots every chat-prompt case of a format_lcb_prompt it "
         "provides is skipped: nothing differs, but nothing was checked",
         says=("INCOMPLETE", "format_lcb_prompt"),
+    ),
+    FalseGreen(
+        id="run-impl-cmd-own-exception-named-not-provided",
+        command="run",
+        argv=("--impl-cmd", _served("own_not_provided"), *EXTRACT_ONLY),
+        expect=exit_codes.DIFFERS,
+        why="an extractor raising a class of its own merely named NotProvided on the inputs it "
+        "gets wrong was 'identical on every case it provides (62)' over --impl-cmd: only the "
+        "protocol's not-provided answer (no module) is not provided, the program's exception "
+        "is an error, as in-process",
+        says=("NOT identical to lcb_runner",),
+    ),
+    FalseGreen(
+        id="run-in-process-own-exception-named-not-provided",
+        command="run",
+        argv=(*_in_process("own_not_provided"), *EXTRACT_ONLY),
+        expect=exit_codes.DIFFERS,
+        why="the same adapter in-process: its exception is an error",
+        says=("NOT identical to lcb_runner",),
+    ),
+    FalseGreen(
+        id="run-in-process-provided-function-declines-inputs",
+        command="run",
+        argv=(*_in_process("miniatures:declines_inputs"), *EXTRACT_ONLY),
+        expect=exit_codes.DIFFERS,
+        why="an extract_code raising the suite's NotProvided on every output with more than "
+        "two fences was 'identical on every case it provides (62)': not provided is decided "
+        "by a function's first call, and its later NotProvided declines an input, a difference",
+        says=("declined by a function it provides",),
+    ),
+    FalseGreen(
+        id="run-in-process-adapter-os-exit-0",
+        command="run",
+        argv=(*_in_process("miniatures:os_exits_after_40"), *EXTRACT_ONLY),
+        expect=exit_codes.INCOMPLETE,
+        why="an adapter faithful for 40 calls, then os._exit(0), ended the command with 0 "
+        "having printed only its 'provides' line: its cases run in a child the run outlives",
+        says=("INCOMPLETE: the adapter ended the process its cases run in",),
+    ),
+    FalseGreen(
+        id="run-in-process-adapter-sys-exit-0",
+        command="run",
+        argv=(*_in_process("miniatures:sys_exits_after_40"), *EXTRACT_ONLY),
+        expect=exit_codes.INCOMPLETE,
+        why="sys.exit(0) from an adapter: the run did not finish (it was exit 1 with a "
+        "Hypothesis traceback, or the adapter's own code)",
+        says=("INCOMPLETE: the adapter ended", "SystemExit"),
+    ),
+    FalseGreen(
+        id="run-in-process-adapter-over-the-case-time-limit",
+        command="run",
+        argv=(
+            *_in_process("miniatures:slow"), "--case-timeout", "0.5",
+            "--only", "reference-impl/decode_context", "--no-contract",
+        ),  # fmt: skip
+        expect=exit_codes.DIFFERS,
+        why="an adapter over the per-case time limit answered nothing in time: every such "
+        "case is timed-out, a failure naming the limit (it ran 281 s with no limit in-process)",
+        says=("case time limit of 0.5 s",),
     ),
 ]
