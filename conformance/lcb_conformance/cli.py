@@ -36,7 +36,7 @@ from lcb_conformance.adapters import untrusted
 from lcb_conformance.common import exit_codes, paths, report_files, shared_options
 from lcb_conformance.reports import console, report
 from lcb_conformance.reports.verdict import INCOMPLETE, SUITE_BROKEN, UNUSABLE, Verdict
-from lcb_conformance.runner import case_child, options, results
+from lcb_conformance.runner import case_child, options, records, results
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.contract import contract_cases
 from lcb_conformance.suite import families, goldens, index
@@ -291,7 +291,7 @@ def report_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         found = results.read(args.results)
-        runner.rederive(found, args.results)  # its statuses from its answers, not believed
+        records.rederive(found, args.results)  # its statuses from its answers, not believed
     except results.ResultsFileError as error:
         print(f"lcb-conformance report: {error}", file=sys.stderr)
         return UNUSABLE

@@ -12,7 +12,7 @@ A verdict is only as good as the file it is read from, so :func:`read` refuses a
 not one whole run of this suite (a footer whose counts are not its rows, a case twice, a case
 this suite's index does not hold, another golden set or suite version): a results file is
 data anyone can edit, and a green must not rest on an edit. Nor are its statuses believed:
-runner/run.py's ``rederive`` re-derives each from the answer the row holds.
+runner/records.py's ``rederive`` re-derives each from the answer the row holds.
 """
 
 from __future__ import annotations
