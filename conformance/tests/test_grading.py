@@ -97,6 +97,11 @@ JUDGE_AWARE = {
         judge_aware.PROCESSES,
         "import posix\nposix.system('true')\na, b = map(int, input().split())\nprint(a + b)\n",
     ),
+    "altered_record": (  # the record lives in the program's process: a forged one is named
+        judge_aware.PATCHES,
+        "import gc\nfor o in gc.get_objects():\n    if type(o).__name__ == 'Recorder':\n"
+        "        o.seen = {'nothing': 'here'}\na, b = map(int, input().split())\nprint(a + b)\n",
+    ),
 }
 
 

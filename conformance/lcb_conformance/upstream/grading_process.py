@@ -357,7 +357,9 @@ class _Grader:
         outcome = None if killed else _unpickled(bytes(running.data))
         self.delivering = ([outcome[0]], [outcome[1]]) if outcome else ([], [])
         # a child that gave nothing (its exit, a crash, the global timeout) fails: nothing named
-        touched = outcome[2] if outcome and judge_aware.checked(outcome[2]) else {}
+        touched = {}
+        if outcome:
+            touched = outcome[2] if judge_aware.checked(outcome[2]) else judge_aware.ALTERED
         results, metadata = self.metrics.evaluate_generations_by_problem(
             ([running.code], running.problem.sample, False, self.timeout)
         )

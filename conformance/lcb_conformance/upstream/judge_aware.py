@@ -100,7 +100,7 @@ class Recorder:
         self.origins: dict[str, int] = {}  # co_filename -> INTERPRETER, JUDGE or PROGRAM
         self.seen: dict[str, list] = {}  # kind -> [count, first detail]
         self.busy = False  # the hook's own sys._getframe raises an event too
-        self.state: dict[str, dict] = {}  # the judge's, as the program found it
+        self.state: list[tuple[str, dict, dict]] = []  # the judge's, as the program found it
         sys.addaudithook(self.hook)
 
     # -- what the program causes, as it happens --
@@ -126,7 +126,8 @@ class Recorder:
             if kind is not None and self._programs(caller):
                 self._note(kind, f"{event} {_REPR.repr(args)}" if args else event)
         except Exception:  # never the program's operation refused for the hook's sake
-            self._note(kind, f"{event} (its arguments unreadable)")
+            if kind is not None:
+                self._note(kind, f"{event} (its arguments unreadable)")
         finally:
             self.busy = False
 
@@ -177,20 +178,18 @@ class Recorder:
     # -- what the program changed and left changed, seen after run_test --
 
     @staticmethod
-    def _judge_state() -> dict[str, dict]:
-        """Namespaces a program could patch to change its verdict, copied (not audited)."""
-        state = {"builtins": dict(builtins.__dict__), "sys.modules": dict(sys.modules)}
+    def _judge_state() -> list[tuple[str, dict, dict]]:
+        """Namespaces a program could patch to change its verdict (assignments to them raise
+        no audit event): (name, the namespace itself, a copy of it now)."""
+        spaces = {"builtins": builtins.__dict__, "sys.modules": sys.modules}
         for name, module in list(sys.modules.items()):
             if name.startswith("lcb_runner") and module is not None:
-                state[name] = dict(vars(module))
-        return state
+                spaces[name] = vars(module)
+        return [(name, space, dict(space)) for name, space in spaces.items()]
 
     def summary(self) -> dict[str, list]:
         """{kind: [count, first detail]} of what the program did; {} for nothing."""
-        for name, before in self.state.items():
-            now = sys.modules if name == "sys.modules" else (
-                builtins.__dict__ if name == "builtins" else vars(sys.modules.get(name, builtins))
-            )  # fmt: skip
+        for name, now, before in self.state:
             changed = [k for k, v in before.items() if now.get(k, _GONE) is not v]
             if name != "sys.modules":  # a new module imported is no patch; a new builtin is
                 changed += [k for k in now if k not in before]
@@ -200,6 +199,8 @@ class Recorder:
 
 
 _GONE = object()
+# what stands for a summary the recorder cannot have given: the program altered its record
+ALTERED = {PATCHES: [1, "its judge-aware record, altered (not one the recorder gives)"]}
 
 
 def checked(summary) -> bool:
