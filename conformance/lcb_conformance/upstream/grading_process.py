@@ -149,10 +149,10 @@ class _Grader:
         self.testing_util = self.upstream.module("evaluation.testing_util")
         self.pass_k = self.upstream.module("evaluation.pass_k_utils")
         # the judge's code, whose events are not the program's (judge_aware)
-        self.judge_folders = [
+        self.judge = judge_aware.judge_of([
             os.path.dirname(os.path.dirname(os.path.dirname(self.testing_util.__file__))),
             os.path.dirname(os.path.dirname(judge_aware.__file__)),
-        ]
+        ])  # fmt: skip
         self._warm_up()
         # upstream's evaluate_generations_by_problem, given the child's outcome instead of a
         # Manager and a process (see the module docstring)
@@ -312,7 +312,7 @@ class _Grader:
             os.closerange(3, writing)
             os.closerange(writing + 1, 1 << 16)
             sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (as multiprocessing's)
-            recorder = judge_aware.Recorder(self.judge_folders)  # hears run_test's events
+            recorder = judge_aware.Recorder(self.judge)  # hears run_test's events
             results, metadata = self.testing_util.run_test(
                 sample, test=code, debug=False, timeout=self.timeout
             )

@@ -26,6 +26,7 @@ import reprlib
 import sys
 import sysconfig
 import typing
+from dataclasses import dataclass
 
 FRAMES, PATCHES, WRITES, READS, PROCESSES, SOCKETS, CTYPES = (
     "frames", "patches", "writes", "reads outside", "processes", "sockets", "ctypes",
@@ -72,16 +73,25 @@ INTERPRETER, JUDGE, PROGRAM = 0, 1, 2
 _JUDGE_MODULES = ("lcb_runner", "lcb_conformance")
 
 
-def _roots(judge: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Folders of the judge's code, and of the interpreter's (prefixes, library paths and
-    sys.path as the grading process has them: what an import reads)."""
+@dataclass(frozen=True)
+class Judge:
+    """What is the judge's and the interpreter's, found once in the grading process (sysconfig's
+    paths cost a millisecond; touching every module in a child, copying its pages, three)."""
+
+    code: tuple[str, ...]  # folders of the judge's code
+    interpreter: tuple[str, ...]  # prefixes, library folders, sys.path: what an import reads
+    modules: tuple[str, ...]  # lcb_runner's modules imported, the namespaces it runs with
+
+
+def judge_of(folders: list[str]) -> Judge:
     paths = sysconfig.get_paths()
     interpreter = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
                    *(paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
                    *(p for p in sys.path if p)}  # fmt: skip
-    return (
-        tuple(os.path.join(os.path.abspath(p), "") for p in judge),
+    return Judge(
+        tuple(os.path.join(os.path.abspath(p), "") for p in folders),
         tuple(os.path.join(os.path.abspath(p), "") for p in interpreter),
+        tuple(name for name in sys.modules if name.startswith("lcb_runner")),
     )
 
 
@@ -94,8 +104,8 @@ class Recorder:
     """The audit hook of one sample's child, and its summary (:meth:`summary`); made and
     watching before run_test."""
 
-    def __init__(self, judge_folders: list[str]):
-        self.judge, self.interpreter = _roots(judge_folders)
+    def __init__(self, judge: Judge):
+        self.judge, self.interpreter, self.modules = judge.code, judge.interpreter, judge.modules
         self.cwd = os.getcwd()
         self.origins: dict[str, int] = {}  # co_filename -> INTERPRETER, JUDGE or PROGRAM
         self.seen: dict[str, list] = {}  # kind -> [count, first detail]
@@ -177,22 +187,22 @@ class Recorder:
 
     # -- what the program changed and left changed, seen after run_test --
 
-    @staticmethod
-    def _judge_state() -> list[tuple[str, dict, dict]]:
+    def _judge_state(self) -> list[tuple[str, dict, dict]]:
         """Namespaces a program could patch to change its verdict (assignments to them raise
-        no audit event): (name, the namespace itself, a copy of it now)."""
-        spaces = {"builtins": builtins.__dict__, "sys.modules": sys.modules}
-        for name, module in list(sys.modules.items()):
-            if name.startswith("lcb_runner") and module is not None:
-                spaces[name] = vars(module)
+        no audit event): (name, the namespace itself, a copy of it now). Of sys.modules, the
+        judge's own entries: a module imported or replaced elsewhere changes no verdict."""
+        judges = {name: sys.modules.get(name) for name in ("builtins", *self.modules)}
+        spaces = {"builtins": builtins.__dict__, "sys.modules": judges}
+        spaces.update((name, vars(module)) for name, module in judges.items() if module)
         return [(name, space, dict(space)) for name, space in spaces.items()]
 
     def summary(self) -> dict[str, list]:
         """{kind: [count, first detail]} of what the program did; {} for nothing."""
         for name, now, before in self.state:
+            if name == "sys.modules":  # the judge's entries, as they are now
+                now = {key: sys.modules.get(key) for key in before}
             changed = [k for k, v in before.items() if now.get(k, _GONE) is not v]
-            if name != "sys.modules":  # a new module imported is no patch; a new builtin is
-                changed += [k for k in now if k not in before]
+            changed += [k for k in now if k not in before]
             for key in changed:
                 self._note(PATCHES, f"{name}[{key!r}] changed")
         return self.seen
