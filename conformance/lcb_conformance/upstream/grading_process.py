@@ -149,10 +149,7 @@ class _Grader:
         self.testing_util = self.upstream.module("evaluation.testing_util")
         self.pass_k = self.upstream.module("evaluation.pass_k_utils")
         # the judge's code, whose events are not the program's (judge_aware)
-        self.judge = judge_aware.judge_of([
-            os.path.dirname(os.path.dirname(os.path.dirname(self.testing_util.__file__))),
-            os.path.dirname(os.path.dirname(judge_aware.__file__)),
-        ])  # fmt: skip
+        self.judge = judge_aware.judge_for(self.testing_util)
         self._warm_up()
         # upstream's evaluate_generations_by_problem, given the child's outcome instead of a
         # Manager and a process (see the module docstring)

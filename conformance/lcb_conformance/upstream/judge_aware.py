@@ -25,6 +25,7 @@ import re
 import reprlib
 import sys
 import sysconfig
+import types
 import typing
 from dataclasses import dataclass
 
@@ -83,7 +84,11 @@ class Judge:
     modules: tuple[str, ...]  # lcb_runner's modules imported, the namespaces it runs with
 
 
-def judge_of(folders: list[str]) -> Judge:
+def judge_for(testing_util: types.ModuleType) -> Judge:
+    """The judge of a grading process running lcb_runner's ``testing_util``: the tree holding
+    the lcb_runner package, and this package's."""
+    up = os.path.dirname
+    folders = [up(up(up(testing_util.__file__))), up(up(__file__))]
     paths = sysconfig.get_paths()
     interpreter = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
                    *(paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
