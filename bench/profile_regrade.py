@@ -5,7 +5,8 @@
 
 - grade's side: a process set up as the grading process is (grading_process.py: lcb_runner's
   judge imported, its warm-up done, gc frozen) forks a child per sample that calls
-  ``run_test`` as grading_process's child does; measured: the parent's CPU in ``fork``, the
+  ``run_test`` as grading_process's child does (its judge-aware recorder included);
+  measured: the parent's CPU in ``fork``, the
   child's CPU up to the end of ``run_test`` (its page faults included) and in all (its exit).
 - lcb_runner's side: ``evaluate_generations_by_problem`` on one sample at a time, in a process
   that imported what codegen_metrics' caller imports (the benchmark and its ``datasets``), as
@@ -33,7 +34,7 @@ from pathlib import Path
 
 from bench_regrade import INSTANT, MIX, sample_set
 
-from lcb_conformance.upstream import Upstream, grading, grading_process, judge
+from lcb_conformance.upstream import Upstream, grading, grading_process, judge, judge_aware
 
 
 def cpu(who: int = resource.RUSAGE_SELF) -> float:
@@ -55,7 +56,7 @@ def evaluation_samples(upstream: Upstream, samples) -> dict[str, dict]:
     return decoded
 
 
-def in_child(testing_util, sample: dict, code: str, profile_to: Path | None) -> tuple:
+def in_child(testing_util, lcb_judge, sample: dict, code: str, profile_to: Path | None) -> tuple:
     """What grading_process's child does, then its CPU so far and its page faults."""
     devnull = os.open(os.devnull, os.O_RDWR)
     for descriptor in (0, 1, 2):
@@ -65,7 +66,9 @@ def in_child(testing_util, sample: dict, code: str, profile_to: Path | None) -> 
     if profiler:
         profiler.enable()
     try:
+        recorder = judge_aware.Recorder(lcb_judge)  # as grading_process's child
         testing_util.run_test(sample, test=code, debug=False, timeout=grading.TIMEOUT)
+        recorder.summary()
     except BaseException:  # noqa: S110 (the program's exit or crash, as grading's child)
         pass
     if profiler:
@@ -80,6 +83,7 @@ def grade_side(upstream: Upstream, samples, profile_dir: Path | None) -> dict:
     testing_util = upstream.module("evaluation.testing_util")
     grader = grading_process._Grader.__new__(grading_process._Grader)
     grader.testing_util = testing_util
+    lcb_judge = judge_aware.judge_for(testing_util)
     grader._warm_up()
     fork = run_test = child = faults = 0.0
     for number, sample in enumerate(samples):
@@ -88,7 +92,9 @@ def grade_side(upstream: Upstream, samples, profile_dir: Path | None) -> dict:
         pid = os.fork()
         if pid == 0:
             profile_to = profile_dir / f"{number}.pstats" if profile_dir else None
-            outcome = in_child(testing_util, evaluation[sample.problem_id], sample.code, profile_to)
+            outcome = in_child(
+                testing_util, lcb_judge, evaluation[sample.problem_id], sample.code, profile_to
+            )
             os.write(writing, pickle.dumps(outcome))
             os._exit(0)
         fork += cpu() - before

@@ -19,7 +19,7 @@ import pytest
 from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
-from lcb_conformance.upstream import Upstream, grading, grading_process, judge
+from lcb_conformance.upstream import Upstream, grading, grading_process, judge, judge_aware
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
 # compat-tf* envs leave them to the upstream env)
@@ -63,6 +63,105 @@ def test_grade_reproduces_codegen_metrics_on_the_fixture_runs(key, upstream):
             == (golden["metadata"][sample.problem_id][sample.sample_index])
         )
         assert answer.passed == all(result > 0 for result in answer.graded)
+        assert answer.touched == {}  # honest programs: nothing named judge-aware
+
+
+# Programs that change their own verdict inside the judge, each as a kind judge_aware names.
+JUDGE_AWARE = {
+    "frames": (  # the expected output read from grade_stdio's frame: passes printing 0s
+        judge_aware.FRAMES,
+        "import sys\nframe = sys._getframe()\nwhile 'gt_out' not in frame.f_locals:\n"
+        "    frame = frame.f_back\nprint(frame.f_locals['gt_out'])\n",
+    ),
+    "inspect": (
+        judge_aware.FRAMES,
+        "import inspect\nprint(next(f.frame.f_locals['gt_out'] for f in inspect.stack()\n"
+        "           if 'gt_out' in f.frame.f_locals))\n",
+    ),
+    "judge_module": (  # every output compares equal: the wrong answer passes
+        judge_aware.PATCHES,
+        "import sys\nsys.modules['lcb_runner.evaluation.testing_util'].get_stripped_lines = "
+        "lambda value: []\nprint(0)\n",
+    ),
+    "builtins": (
+        judge_aware.PATCHES,
+        "import builtins\nbuiltins.read_pair = lambda: map(int, input().split())\n"
+        "a, b = read_pair()\nprint(a + b)\n",
+    ),
+    "writes": (
+        judge_aware.WRITES,
+        "open('/tmp/elsewhere.txt', 'w').write('x')\na, b = map(int, input().split())\n"
+        "print(a + b)\n",
+    ),
+    "process": (  # reliability_guard's os.system is None; posix's is not
+        judge_aware.PROCESSES,
+        "import posix\nposix.system('true')\na, b = map(int, input().split())\nprint(a + b)\n",
+    ),
+    "altered_record": (  # the record lives in the program's process: a forged one is named
+        judge_aware.PATCHES,
+        "import gc\nfor o in gc.get_objects():\n    if type(o).__name__ == 'Recorder':\n"
+        "        o.seen = {'nothing': 'here'}\na, b = map(int, input().split())\nprint(a + b)\n",
+    ),
+}
+
+
+@pytest.mark.upstream
+def test_judge_aware_programs_pass_as_under_lcb_runner_and_are_named(upstream):
+    """Each program changing its verdict inside the judge gets lcb_runner's own verdict (its
+    codegen_metrics on the same code: a pass) and is named for what it did, nothing else."""
+    row = judge_cases.problems()["j_sum"]
+    programs = [program for _, program in JUDGE_AWARE.values()]
+    samples = [grading.Sample("j_sum", index, code) for index, code in enumerate(programs)]
+    graded = list(grading.grade({"j_sum": row}, samples, upstream=upstream, workers=2))
+    run = {"name": "judge-aware", "code": {"j_sum": programs}, "rows": {"j_sum": row}}
+    _, results, _ = grading.codegen_metrics(upstream, [run])["judge-aware"]["scored"]
+    for (name, (kind, _)), answer, lcb_runner in zip(
+        JUDGE_AWARE.items(), graded, results["0"], strict=True
+    ):
+        assert answer.graded == lcb_runner, name
+        assert answer.passed, name
+        assert set(answer.touched) == {kind}, (name, answer.touched)
+        count, detail = answer.touched[kind]
+        assert count >= 1 and len(detail) <= judge_aware.DETAIL_CHARS
+
+
+# The judge corpus's programs that open a file for writing, which is named (nothing else is).
+CORPUS_WRITERS = {"sum_writes_file", "two_sum_writes_file"}
+
+
+@pytest.mark.upstream
+def test_honest_programs_of_the_judge_corpus_are_named_nothing(upstream):
+    """What lcb_runner's run_test raises itself (reliability_guard, compile_code, the mock
+    patches, the interpreter's imports) is not the program's: every passing program of the
+    judge corpus records nothing, but the two that write a scratch file, named for that."""
+    rows = judge_cases.problems()
+    named = {}
+    by_timeout = itertools.groupby(
+        sorted(judge.judge_cases().values(), key=lambda case: case.timeout),
+        key=lambda case: case.timeout,
+    )
+    for timeout, group in by_timeout:
+        cases = list(group)
+        samples = (grading.Sample(c.problem, n, c.program) for n, c in enumerate(cases))
+        answers = grading._outcomes(rows, samples, upstream, 2, timeout)
+        for case, (_, answer) in zip(cases, answers, strict=True):
+            if answer.get("passed") or answer.get("touched"):
+                named[case.id] = set(answer["touched"])
+    assert {case for case, kinds in named.items() if kinds} == CORPUS_WRITERS
+    assert all(named[case] == {judge_aware.WRITES} for case in CORPUS_WRITERS)
+
+
+@pytest.mark.parametrize("touched", [
+    {"frames": [0, "x"]}, {"frames": [1, "x" * 121]}, {"elsewhere": [1, "x"]}, [],
+    {"frames": [True, "x"]}, {"frames": [1, "x", 2]},
+])  # fmt: skip
+def test_an_answer_with_a_summary_the_recorder_cannot_give_is_refused(touched):
+    answer = {"graded": [True], "metadata": "{}", "passed": True, "touched": touched}
+    with pytest.raises(grading.GradingFailed, match="not an answer"):
+        grading._checked(grading.Sample("j_sum", 0, ""), json.dumps(answer).encode())
+    answer.pop("touched")  # an answer must say what was seen, {} for nothing
+    with pytest.raises(grading.GradingFailed, match="not an answer"):
+        grading._checked(grading.Sample("j_sum", 0, ""), json.dumps(answer).encode())
 
 
 @pytest.mark.upstream

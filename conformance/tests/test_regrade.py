@@ -311,3 +311,53 @@ def test_each_fixture_run_regrades_to_lcb_runners_own_evaluation(
         assert [s["regrade"]["graded"] for s in samples] == golden["graded"][problem]
         metadata = [grading.comparable_metadata(s["regrade"]["metadata"]) for s in samples]
         assert metadata == golden["metadata"][problem]
+
+
+# reads the expected output from lcb_runner's grade_stdio frame and prints it: lcb_runner
+# passes it, and so does regrade, naming it
+READS_THE_JUDGES_FRAMES = (
+    "import sys\nframe = sys._getframe()\nwhile 'gt_out' not in frame.f_locals:\n"
+    "    frame = frame.f_back\nprint(frame.f_locals['gt_out'])\n"
+)
+
+
+@pytest.mark.upstream
+def test_a_judge_aware_sample_is_named_and_its_verdict_is_lcb_runners(
+    pytestconfig, upstream, tmp_path, capsys
+):
+    """Every view names the sample that read the judge's frames, and only it; the number,
+    the per-problem status and the exit code are lcb_runner's verdicts' as before."""
+    dataset, run = inputs.judged_otherwise(tmp_path)
+    (row,) = json.loads(run.read_text("utf-8"))
+    row["output_list"] = [row["output_list"][0], f"```python\n{READS_THE_JUDGES_FRAMES}```\n"]
+    row["code_list"] = [row["code_list"][0], READS_THE_JUDGES_FRAMES.rstrip("\n")]
+    row["graded_list"] = [True, True]
+    run.write_text(json.dumps([row]), "utf-8")
+    out, page, results = tmp_path / "report.json", tmp_path / "report.html", tmp_path / "r.jsonl"
+    code = _regrade(pytestconfig, upstream, str(run), "--dataset", str(dataset),
+                    "--not-a-release", "--style", "OpenAIChat", "--json", str(out),
+                    "--html", str(page), "--results", str(results))  # fmt: skip
+    console = capsys.readouterr().out
+    report = json.loads(out.read_text("utf-8"))
+    assert code == exit_codes.OK == report["exit_code"]
+    assert report["regrade"]["lcb_runner"]["pass@1"]["all"] == 100.0
+    (problem,) = report["problems"]
+    assert problem["status"] == "same" and report["judge_aware"] == 1
+    (aware,) = problem["judge_aware"]
+    assert (aware["sample"], aware["lcb_runner"], set(aware["touched"])) == (1, True, {"frames"})
+    assert "j_sum sample 1 (passed): read the judge's frames" in console
+    assert "1 judge-aware samples named" in console
+    assert "sample 1 judge-aware: read the judge&#x27;s frames" in page.read_text("utf-8")
+    samples = results_file.read(results).samples
+    assert ["judge_aware" in s for s in samples] == [False, True]
+    schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
+    for line in results.read_text("ascii").splitlines():
+        jsonschema.validate(json.loads(line), schema)
+    # a results file of schema /1 (before judge_aware) still reads, naming nothing
+    older = tmp_path / "older.jsonl"
+    lines = [json.loads(line) for line in results.read_text("ascii").splitlines()]
+    lines[0]["header"]["schema"] = "lcb-conformance-regrade/1"
+    lines[2]["sample"].pop("judge_aware")
+    older.write_text("".join(json.dumps(line) + "\n" for line in lines), "ascii")
+    assert cli.main(["regrade", "show", str(older), "--json", str(out)]) == exit_codes.OK
+    assert json.loads(out.read_text("utf-8"))["judge_aware"] == 0

@@ -342,6 +342,8 @@ def _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer) -> None
                 # as the goldens keep it: its "execution time" is no two runs' alike
                 "metadata": json.dumps(grading.comparable_metadata(verdict.metadata)),
             }
+            if verdict.touched:  # named only: the verdict above is lcb_runner's all the same
+                record["judge_aware"] = verdict.touched
             record["harness_code_passed"] = None
             if record["extraction"] == DIFFERS:
                 continue  # the harness's code is graded next

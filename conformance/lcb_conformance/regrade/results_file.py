@@ -1,7 +1,7 @@
 """A regrade's JSON-lines results file (header, one line per sample, footer) and the merge of its
 slices.
 
-A regrade's results file (schema ``lcb-conformance-regrade/1``,
+A regrade's results file (schema ``lcb-conformance-regrade/2``,
 conformance/regrade.schema.json), which every view of a regrade reads: JSON lines, a header
 (the run, its format and LMStyle, the upstream, the dataset and its release check, the shard),
 then one ``{"sample": ...}`` line per sample as it is graded, in the run's order (``n``), then
@@ -23,7 +23,9 @@ from pathlib import Path
 
 from lcb_conformance.upstream import judge
 
-SCHEMA = "lcb-conformance-regrade/1"
+SCHEMA = "lcb-conformance-regrade/2"
+# /1 lacks a sample's "judge_aware" (what the program did to the judge): read as naming nothing
+READABLE = (SCHEMA, "lcb-conformance-regrade/1")
 # A sample's "extraction": the harness's scored code against lcb_runner's extraction; its
 # "why": what made the verdicts differ.
 SAME, DIFFERS, NOT_RECORDED = "same", "differs", "not recorded"
@@ -115,7 +117,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
 def header(path: Path) -> dict:
     for _, record in _records(path):
         head = record.get("header")
-        if not isinstance(head, dict) or head.get("schema") != SCHEMA:
+        if not isinstance(head, dict) or head.get("schema") not in READABLE:
             raise RegradeFileError(f"{path}:1: not a regrade results file (schema {SCHEMA})")
         return head
     raise RegradeFileError(f"{path}: empty")

@@ -17,6 +17,7 @@ from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import score
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
+from lcb_conformance.upstream import judge_aware
 from lcb_conformance.upstream.source import ALLOW_MODIFIED, is_modified, named
 
 SCHEMA = "lcb-conformance-regrade-report/1"
@@ -48,6 +49,13 @@ def compare(samples: list[dict]) -> dict:
             {"sample": s["index"], "harness": s["harness"]["passed"],
              "lcb_runner": s["regrade"]["passed"], "why": s["why"], "where": s["where"]}
             for s in samples if s["why"]
+        ],
+        # samples whose program changed the judge running it: their verdict is lcb_runner's
+        # (it credits them too), named so a reader can look (a /1 results file names none)
+        "judge_aware": [
+            {"sample": s["index"], "lcb_runner": s["regrade"]["passed"],
+             "touched": s["judge_aware"], "where": s["where"]}
+            for s in samples if s.get("judge_aware")
         ],
     }  # fmt: skip
     if None not in harness:
@@ -113,6 +121,7 @@ def build(regraded: Regrade, window) -> dict:
         "reasons": dict(Counter(
             reason for p in compared for c in p["changed"] for reason in ["+".join(c["why"])]
         )),
+        "judge_aware": sum(len(p["judge_aware"]) for p in compared),
     }  # fmt: skip
     if all(s["harness"]["passed"] is not None for s in regraded.samples):
         report["harness"] = numbers(
@@ -207,6 +216,15 @@ def render(report: dict) -> str:
             )
     if len(changed) > SHOWN:
         lines.append(f"  ... and {len(changed) - SHOWN} more (--json)")
+    aware = [(p["question_id"], a) for p in report["problems"] for a in p["judge_aware"]]
+    if aware:
+        lines.append(f"judge-aware: {len(aware)} samples changed the judge running them (their "
+                     "verdicts are lcb_runner's, which credits them too):")  # fmt: skip
+    for qid, found in aware[:SHOWN]:
+        lines.append(f"  {qid} sample {found['sample']} ({_verdict(found['lcb_runner'])}): "
+                     f"{judge_aware.named(found['touched'])}")  # fmt: skip
+    if len(aware) > SHOWN:
+        lines.append(f"  ... and {len(aware) - SHOWN} more (--json)")
     noted = sum(p["extraction_differs"] for p in report["problems"])
     if noted:
         lines.append(f"{noted} samples where the harness scored other code than lcb_runner's "
@@ -243,11 +261,14 @@ def headline(report: dict) -> str:
         f"{_number(board['mean'])} (leaderboard), on {on}; "
         f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"
         + (f"; by a MODIFIED lcb_runner ({ALLOW_MODIFIED})" if report["upstream_modified"] else "")
+        + (f"; {report['judge_aware']} judge-aware samples named" if report["judge_aware"] else "")
     )
 
 
 def _changes(problem: dict) -> str:
     changed = [f"sample {c['sample']}: {' and '.join(c['why'])}" for c in problem["changed"]]
+    changed += [f"sample {a['sample']} judge-aware: {judge_aware.named(a['touched'])}"
+                for a in problem["judge_aware"]]  # fmt: skip
     return "; ".join(changed) or problem.get("why", "")
 
 

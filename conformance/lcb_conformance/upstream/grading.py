@@ -16,12 +16,14 @@ Interface (agreed with ``regrade``)::
   PROBLEMS_HELD last used: group a run's samples by problem).
 - ``samples``: ``Sample(problem_id, sample_index, code)``, already extracted code (regrade runs
   lcb_runner's extraction before). Consumed lazily: memory stays flat in their number.
-- yields one ``Graded(problem_id, sample_index, graded, metadata, passed)`` per sample, in the
-  order the samples came: ``graded`` is lcb_runner's graded list for the sample (what
+- yields one ``Graded(problem_id, sample_index, graded, metadata, passed, touched)`` per
+  sample, in the order the samples came: ``graded`` is lcb_runner's graded list for the sample (what
   ``codegen_metrics`` returns in ``results[problem][i]``: True/False/-1..-4 per test, or -2
   for a sample upstream's judge could not run), ``metadata`` its metadata string (what
   ``codegen_metrics`` returns in ``final_metadata[problem][i]``: ``json.dumps`` of the dict),
-  ``passed`` lcb_runner's pass rule on it (pass_k_utils.extract_instance_results).
+  ``passed`` lcb_runner's pass rule on it (pass_k_utils.extract_instance_results),
+  ``touched`` what the program did to the judge running it (upstream/judge_aware.py's
+  summary, {kind: [count, first detail]}; {} for nothing), named and never a verdict.
 - ``upstream``: an :class:`lcb_conformance.upstream.source.Upstream` (a checkout or the
   installed stand-in); :func:`check_judge` first (below) says whether its judge is 28fef95's.
 - ``workers``: how many samples run at once; None (the default): as many as lcb_runner's
@@ -86,7 +88,7 @@ from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.common import exit_codes
 from lcb_conformance.suite import goldens
 from lcb_conformance.suite.families import regrade as regrade_family
-from lcb_conformance.upstream import grading_process, judge
+from lcb_conformance.upstream import grading_process, judge, judge_aware
 from lcb_conformance.upstream.grading_process import HeldProblems, json_data
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
 
@@ -111,6 +113,9 @@ class Graded:
     graded: list  # codegen_metrics' results[problem][i]
     metadata: str  # codegen_metrics' final_metadata[problem][i]: json.dumps of a dict
     passed: bool  # pass_k_utils.extract_instance_results
+    # what the program did to the judge running it (judge_aware's summary; {} for nothing):
+    # named, the verdict stays lcb_runner's
+    touched: dict
 
 
 class GradingFailed(RuntimeError):
@@ -145,7 +150,7 @@ def grade(
             raise ProblemRejected(sample.problem_id, answer["rejected"])
         yield Graded(
             sample.problem_id, sample.sample_index, answer["graded"], answer["metadata"],
-            answer["passed"],
+            answer["passed"], answer["touched"],
         )  # fmt: skip
 
 
@@ -253,8 +258,9 @@ def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: in
 
 def _checked(sample: Sample, line: bytes) -> dict:
     """The grading process's answer for ``sample``, once it is one it could have given: a
-    row upstream rejected, or a graded list, its metadata and ``passed`` as lcb_runner's
-    pass_k_utils.extract_instance_results derives it (all(g > 0)). Nothing a program under
+    row upstream rejected, or a graded list, its metadata, ``passed`` as lcb_runner's
+    pass_k_utils.extract_instance_results derives it (all(g > 0)) and what the program did to
+    the judge (``touched``, a summary judge_aware.checked admits). Nothing a program under
     test can reach writes this pipe (grading_process: not dumpable); this is the second wall."""
     try:
         answer = json.loads(line)
@@ -264,11 +270,12 @@ def _checked(sample: Sample, line: bytes) -> dict:
         return answer
     graded = answer.get("graded") if isinstance(answer, dict) else None
     consistent = (
-        set(answer or ()) == {"graded", "metadata", "passed"}
+        set(answer or ()) == {"graded", "metadata", "passed", "touched"}
         and isinstance(graded, list)
         and all(isinstance(grade, int) for grade in graded)  # True, False, -1 ... -5
         and isinstance(answer["metadata"], str)
         and answer["passed"] is all(grade > 0 for grade in graded)
+        and judge_aware.checked(answer["touched"])
     )
     if not consistent:
         raise GradingFailed(

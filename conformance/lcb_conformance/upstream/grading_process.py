@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from lcb_conformance.adapters.jsonl_server import plain
 from lcb_conformance.common import exit_codes
+from lcb_conformance.upstream import judge_aware
 from lcb_conformance.upstream.source import Upstream
 
 # Rows decoded and held by the grading process at once (least recently used dropped): a
@@ -113,7 +114,8 @@ def _unpickled(data: bytes) -> tuple | None:
         outcome = _ResultUnpickler(io.BytesIO(data)).load()
     except Exception:  # nothing, or not a result: the child gave nothing
         return None
-    return outcome if isinstance(outcome, tuple) and len(outcome) == 2 else None
+    # (results, metadata, what the program did: judge_aware's summary)
+    return outcome if isinstance(outcome, tuple) and len(outcome) == 3 else None
 
 
 @dataclass
@@ -146,6 +148,8 @@ class _Grader:
         self.metrics = self.upstream.module("evaluation.compute_code_generation_metrics")
         self.testing_util = self.upstream.module("evaluation.testing_util")
         self.pass_k = self.upstream.module("evaluation.pass_k_utils")
+        # the judge's code, whose events are not the program's (judge_aware)
+        self.judge = judge_aware.judge_for(self.testing_util)
         self._warm_up()
         # upstream's evaluate_generations_by_problem, given the child's outcome instead of a
         # Manager and a process (see the module docstring)
@@ -305,10 +309,11 @@ class _Grader:
             os.closerange(3, writing)
             os.closerange(writing + 1, 1 << 16)
             sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (as multiprocessing's)
-            outcome = self.testing_util.run_test(
+            recorder = judge_aware.Recorder(self.judge)  # hears run_test's events
+            results, metadata = self.testing_util.run_test(
                 sample, test=code, debug=False, timeout=self.timeout
             )
-            data = pickle.dumps(outcome)
+            data = pickle.dumps((results, metadata, recorder.summary()))
             with open(writing, "wb") as result:
                 result.write(data)
         except BaseException:  # noqa: S110 (the program's exit or crash: no result, as upstream)
@@ -348,6 +353,10 @@ class _Grader:
         del self.running[running.pidfd]
         outcome = None if killed else _unpickled(bytes(running.data))
         self.delivering = ([outcome[0]], [outcome[1]]) if outcome else ([], [])
+        # a child that gave nothing (its exit, a crash, the global timeout) fails: nothing named
+        touched = {}
+        if outcome:
+            touched = outcome[2] if judge_aware.checked(outcome[2]) else judge_aware.ALTERED
         results, metadata = self.metrics.evaluate_generations_by_problem(
             ([running.code], running.problem.sample, False, self.timeout)
         )
@@ -356,6 +365,7 @@ class _Grader:
             "graded": json_data(results[0]),
             "metadata": json.dumps(metadata[0]),  # as codegen_metrics' final_metadata
             "passed": bool(passed),
+            "touched": touched,
         })  # fmt: skip
 
     def _answer(self, number: int, answer: dict) -> None:
