@@ -102,6 +102,14 @@ folder = os.path.dirname(UPSTREAM_FILE).encode()
 libc.mount(None, folder, None, MS_REMOUNT | MS_BIND, None)
 attempt(lambda: open(UPSTREAM_FILE, 'a').write('\\nprint = None\\n'))
 """),
+    Attack("write-through-proc-1-root", "files",
+           "attempt(lambda: open(f'/proc/1/root{OUTSIDE}/p1root', 'w').write('x'))"),
+    Attack("write-the-kernels-hostname", "files",
+           "attempt(lambda: open('/proc/sys/kernel/hostname', 'w').write('pwned'))"),
+    Attack("set-the-hostname", "files", """
+import ctypes
+ctypes.CDLL(None).sethostname(b"pwned", 5)
+"""),
     Attack("write-dev-shm", "files",
            "attempt(lambda: open('/dev/shm/lcb-' + MARKED[next(iter(MARKED))], 'w').write('x'))"),
     # ---- secrets ---------------------------------------------------------------------------
@@ -127,6 +135,7 @@ leak(open(f"/proc/{HOST_PID}/mem", "r+b").read(16), maps)
     Attack("read-a-spawned-childs-environment", "secrets",
            "import subprocess\nleak(subprocess.run(['env'], capture_output=True).stdout)"),
     Attack("read-etc-shadow", "secrets", "leak(open('/etc/shadow').read())"),
+    Attack("read-a-file-outside", "secrets", "leak(open(os.path.join(OUTSIDE, 'keep')).read())"),
     Attack("list-the-outside", "secrets", "leak(os.listdir(OUTSIDE), os.listdir(HOME))"),
     # ---- the network -----------------------------------------------------------------------
     Attack("connect-socket", "network", """
