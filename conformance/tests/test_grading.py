@@ -20,6 +20,7 @@ from lcb_conformance.adapters import implementation, sandbox
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.families import regrade
 from lcb_conformance.upstream import Upstream, grading, grading_process, judge, judge_aware
+from lcb_conformance.upstream.source import UpstreamMissing
 
 # lcb_runner's extraction and judge on the fixture runs: no tokenizer touches them (the
 # compat-tf* envs leave them to the upstream env)
@@ -80,8 +81,10 @@ JUDGE_AWARE = {
     ),
     "judge_module": (  # every output compares equal: the wrong answer passes
         judge_aware.PATCHES,
-        "import sys\nsys.modules['lcb_runner.evaluation.testing_util'].get_stripped_lines = "
-        "lambda value: []\nprint(0)\n",
+        "import sys\njudge = next(module for name, module in list(sys.modules.items())\n"
+        # lcb_runner's testing_util, or the stand-in's
+        "             if name.endswith('evaluation.testing_util'))\n"
+        "judge.get_stripped_lines = lambda value: []\nprint(0)\n",
     ),
     "builtins": (
         judge_aware.PATCHES,
@@ -114,11 +117,15 @@ def test_judge_aware_programs_pass_as_under_lcb_runner_and_are_named(upstream):
     samples = [grading.Sample("j_sum", index, code) for index, code in enumerate(programs)]
     graded = list(grading.grade({"j_sum": row}, samples, upstream=upstream, workers=2))
     run = {"name": "judge-aware", "code": {"j_sum": programs}, "rows": {"j_sum": row}}
-    _, results, _ = grading.codegen_metrics(upstream, [run])["judge-aware"]["scored"]
+    try:
+        _, results, _ = grading.codegen_metrics(upstream, [run])["judge-aware"]["scored"]
+        verdicts = results["0"]
+    except UpstreamMissing:  # a stand-in whose codegen_metrics is refused: the naming still holds
+        verdicts = [None] * len(programs)
     for (name, (kind, _)), answer, lcb_runner in zip(
-        JUDGE_AWARE.items(), graded, results["0"], strict=True
+        JUDGE_AWARE.items(), graded, verdicts, strict=True
     ):
-        assert answer.graded == lcb_runner, name
+        assert lcb_runner is None or answer.graded == lcb_runner, name
         assert answer.passed, name
         assert set(answer.touched) == {kind}, (name, answer.touched)
         count, detail = answer.touched[kind]

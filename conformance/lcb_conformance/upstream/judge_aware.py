@@ -71,7 +71,6 @@ _MODULE_NAME_READERS = frozenset({
 })  # fmt: skip
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 INTERPRETER, JUDGE, PROGRAM = 0, 1, 2
-_JUDGE_MODULES = ("lcb_runner", "lcb_conformance")
 
 
 @dataclass(frozen=True)
@@ -82,12 +81,14 @@ class Judge:
     code: tuple[str, ...]  # folders of the judge's code
     interpreter: tuple[str, ...]  # prefixes, library folders, sys.path: what an import reads
     modules: tuple[str, ...]  # lcb_runner's modules imported, the namespaces it runs with
+    packages: tuple[str, ...]  # lcb_runner's top package (the stand-in's is livecodebench), ours
 
 
 def judge_for(testing_util: types.ModuleType) -> Judge:
     """The judge of a grading process running lcb_runner's ``testing_util``: the tree holding
     the lcb_runner package, and this package's."""
     up = os.path.dirname
+    package = testing_util.__name__.partition(".")[0]
     folders = [up(up(up(testing_util.__file__))), up(up(__file__))]
     paths = sysconfig.get_paths()
     interpreter = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
@@ -96,7 +97,8 @@ def judge_for(testing_util: types.ModuleType) -> Judge:
     return Judge(
         tuple(os.path.join(os.path.abspath(p), "") for p in folders),
         tuple(os.path.join(os.path.abspath(p), "") for p in interpreter),
-        tuple(name for name in sys.modules if name.startswith("lcb_runner")),
+        tuple(name for name in sys.modules if name.partition(".")[0] == package),
+        (package, __name__.partition(".")[0]),
     )
 
 
@@ -111,6 +113,7 @@ class Recorder:
 
     def __init__(self, judge: Judge):
         self.judge, self.interpreter, self.modules = judge.code, judge.interpreter, judge.modules
+        self.packages = judge.packages
         self.cwd = os.getcwd()
         self.origins: dict[str, int] = {}  # co_filename -> INTERPRETER, JUDGE or PROGRAM
         self.seen: dict[str, list] = {}  # kind -> [count, first detail]
@@ -178,12 +181,11 @@ class Recorder:
         full = posixpath.join(full, "")
         return None if full.startswith(self.interpreter) else READS
 
-    @staticmethod
-    def _judge_owned(target) -> bool:
+    def _judge_owned(self, target) -> bool:
         """Whether a class, function or object set or deleted on is the judge's or a builtin."""
         module = getattr(target, "__module__", None)
         module = module if isinstance(module, str) else type(target).__module__
-        return module == "builtins" or module.startswith(_JUDGE_MODULES)
+        return module == "builtins" or module.partition(".")[0] in self.packages
 
     def _note(self, kind: str, detail: str) -> None:
         # addresses blanked: a results file depends on nothing but its inputs
