@@ -179,7 +179,8 @@ class Recorder:
             return WRITES
         full = posixpath.normpath(posixpath.join(self.cwd, os.fsdecode(path)))
         full = posixpath.join(full, "")
-        return None if full.startswith(self.interpreter) else READS
+        # the interpreter's files and the judge's own code (inspect reads a frame's source)
+        return None if full.startswith(self.interpreter + self.judge) else READS
 
     def _judge_owned(self, target) -> bool:
         """Whether a class, function or object set or deleted on is the judge's or a builtin."""
