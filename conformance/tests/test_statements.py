@@ -1,0 +1,74 @@
+"""The statement-digest manifest (conformance/releases/statements.json) and the check of a
+run's statements against it: a rewritten statement or a foreign problem is named, problem by
+problem; real rows pass; a file without statements is "could not be checked", never a match."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lcb_conformance import releases, statements
+from lcb_conformance.common import paths
+
+pytestmark = pytest.mark.selftest
+
+# Real rows of the O1-Mini submission's eval_all (written by the builder from the mirror).
+SAMPLE = json.loads((paths.FIXTURES_DIR / "score" / "statements-sample.json").read_text("utf-8"))
+V6 = {row["question_id"] for row in releases.members("release_v6")}
+MIRROR_ROOT = Path(os.environ.get("LCB_MIRROR_ROOT", "/work/.mirror"))
+
+
+def test_every_v6_problem_is_covered_or_named():
+    manifest = statements.manifest()
+    covered, named = set(manifest["problems"]), set(manifest["uncovered"])
+    assert not covered & named
+    assert covered | named == V6
+    assert manifest["covered"] == len(covered)
+    assert all(entry["agree"] >= 2 == len(entry["sources"]) for entry in manifest["problems"].values())
+    assert all(reason.strip() for reason in manifest["uncovered"].values())
+
+
+def test_real_rows_pass():
+    result = statements.check(SAMPLE, V6)
+    assert result.matches, result
+    assert result.checked == len(SAMPLE)
+
+
+def test_one_rewritten_statement_is_named():
+    rows = copy.deepcopy(SAMPLE)
+    rows[1]["question_content"] = rows[1]["question_content"].replace("YES", "Yes", 1) + " "
+    result = statements.check(rows, V6)
+    assert result.rewritten == (rows[1]["question_id"],)
+    assert not result.matches and result.differs
+    assert rows[1]["question_id"] in result.summary()
+
+
+def test_foreign_problems_are_named():
+    rows = copy.deepcopy(SAMPLE) + [dict(SAMPLE[0], question_id="cf_9999_Z")]
+    result = statements.check(rows, V6)
+    assert result.foreign == ("cf_9999_Z",)
+    assert not result.matches
+
+
+def test_a_file_without_statements_is_not_checked():
+    fixture = json.loads((paths.FIXTURES_DIR / "score" / "o1-mini-2024-09-12.json").read_text())
+    result = statements.check(fixture, V6)
+    assert not result.carried and not result.matches and result.checked == 0
+    assert "could not be checked" in result.summary()
+
+
+def test_an_uncovered_problem_is_never_a_match():
+    qid = next(iter(statements.uncovered()))
+    result = statements.check([dict(SAMPLE[0], question_id=qid)], V6)
+    assert result.not_covered == (qid,) and not result.matches and not result.differs
+
+
+def test_build_check_agrees_with_the_committed_manifest():
+    lcb_statements = pytest.importorskip("lcb_conformance_dev.statements")
+    if not (MIRROR_ROOT / "LiveCodeBench+submissions" / "repo").is_dir():
+        pytest.skip(f"no mirror of LiveCodeBench/submissions under {MIRROR_ROOT}")
+    assert lcb_statements.main(["build", "--mirror-root", str(MIRROR_ROOT), "--check"]) == 0
