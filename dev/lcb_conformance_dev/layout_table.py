@@ -23,6 +23,7 @@ DEV = Path(lcb_conformance_dev.__file__).parent
 RANKS = {
     "common": 0,
     "releases": 1,
+    "statements": 1,
     "offline_tokenizers": 1,
     "suite": 2,
     "adapters": 3,
