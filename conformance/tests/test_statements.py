@@ -28,7 +28,9 @@ def test_every_v6_problem_is_covered_or_named():
     assert not covered & named
     assert covered | named == V6
     assert manifest["covered"] == len(covered)
-    assert all(entry["agree"] >= 2 == len(entry["sources"]) for entry in manifest["problems"].values())
+    assert all(
+        entry["agree"] >= 2 == len(entry["sources"]) for entry in manifest["problems"].values()
+    )
     assert all(reason.strip() for reason in manifest["uncovered"].values())
 
 
@@ -72,3 +74,28 @@ def test_build_check_agrees_with_the_committed_manifest():
     if not (MIRROR_ROOT / "LiveCodeBench+submissions" / "repo").is_dir():
         pytest.skip(f"no mirror of LiveCodeBench/submissions under {MIRROR_ROOT}")
     assert lcb_statements.main(["build", "--mirror-root", str(MIRROR_ROOT), "--check"]) == 0
+
+
+def _score_run(tmp_path, sample):
+    from lcb_conformance.reports import score
+
+    fixture = json.loads((paths.FIXTURES_DIR / "score" / "o1-mini-2024-09-12.json").read_text())
+    by_id = {row["question_id"]: row for row in fixture}
+    run = tmp_path / "Scenario.codegeneration_1_0.2_eval_all.json"
+    run.write_text(json.dumps([by_id[row["question_id"]] | row for row in sample]), "utf-8")
+    return score.report_on(score.read_run(run))
+
+
+def test_score_passes_the_real_statements(tmp_path):
+    report = _score_run(tmp_path, SAMPLE)
+    assert report["statements"]["matches"] and report["statements"]["checked"] == 3
+    assert not any("as the model saw them" in line for line in report["failures"])
+
+
+def test_score_names_a_rewritten_statement(tmp_path):
+    rows = copy.deepcopy(SAMPLE)
+    rows[2]["question_content"] = rows[2]["question_content"].replace("a", "b", 1)
+    report = _score_run(tmp_path, rows)
+    assert report["statements"]["rewritten"] == [rows[2]["question_id"]]
+    assert report["exit_code"] == 1
+    assert any(rows[2]["question_id"] in line for line in report["failures"])

@@ -25,9 +25,10 @@ SUBMISSIONS = "LiveCodeBench/submissions"
 SUBMISSIONS_COMMIT = "4d04b02a01c81b0a7207bafdcda35efad9e39b8c"
 # The submissions' eval_all files under 4 MiB (the larger are absent from a snapshot); two
 # models, so two independent files for each of release_v5's 880 problems.
+EVAL_ALL = "Scenario.codegeneration_1_0.2_eval_all.json"
 SOURCES = (
-    (SUBMISSIONS, SUBMISSIONS_COMMIT, "O1-Mini-2024-09-12 (N=1)/Scenario.codegeneration_1_0.2_eval_all.json"),
-    (SUBMISSIONS, SUBMISSIONS_COMMIT, "O1-Preview-2024-09-12 (N=1)/Scenario.codegeneration_1_0.2_eval_all.json"),
+    (SUBMISSIONS, SUBMISSIONS_COMMIT, f"O1-Mini-2024-09-12 (N=1)/{EVAL_ALL}"),
+    (SUBMISSIONS, SUBMISSIONS_COMMIT, f"O1-Preview-2024-09-12 (N=1)/{EVAL_ALL}"),
 )
 # Why the 175 problems of test6.jsonl have no digest yet: what was looked for and found.
 NO_V6_SOURCE = (
@@ -69,14 +70,13 @@ def build(mirror_root: Path) -> dict:
         elif len(found) > 1:
             uncovered[qid] = f"the sources disagree: {sorted(map(sorted, found.values()))}"
         else:
-            (value, files), = found.items()
+            ((value, files),) = found.items()
             if len(files) < 2:
                 uncovered[qid] = f"in one source only ({files[0]}): not cross-checked"
             else:
                 problems[qid] = {"digest": value, "sources": files, "agree": len(files)}
     return {
-        "how": "python -m lcb_conformance_dev.statements build --mirror-root DIR "
-        "(docs/score.md)",
+        "how": "python -m lcb_conformance_dev.statements build --mirror-root DIR (docs/score.md)",
         "digest": "sha256 of question_title, question_content and starter_code as compact "
         "sorted-key JSON (ensure_ascii)",
         "sources": [

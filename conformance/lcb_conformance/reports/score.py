@@ -45,7 +45,7 @@ import zoneinfo
 from datetime import datetime
 from pathlib import Path
 
-from lcb_conformance import releases
+from lcb_conformance import releases, statements
 from lcb_conformance.common import exit_codes, report_files, shared_options
 
 # The command's parts (regrade's views and score_logs, the docs' figures read them as score.*):
@@ -156,12 +156,31 @@ def report_on(
     if published:
         report[PUBLISHED] = published_view(published, rows, board_start, board_end, builder_tz)
         report[PUBLISHED].update({key: leaderboard[key] for key in COVERAGE})
+    report["statements"] = statements_record(run)
     report["figures"] = figures(report)
     if claim is not None:
         report["claim"] = check_claim(claim, report["figures"], allow_missing)
     report["failures"] = failures(report, release is not None)
     report["exit_code"] = EXIT_FAILED if report["failures"] else EXIT_OK
     return report
+
+
+# --- the statement check (statements.py): what the model saw, problem by problem ---
+def statements_record(run: Run) -> dict:
+    """The run's statements against the release's digests, as the report records them."""
+    result = statements.check(run.statement_rows, releases.problems())
+    return result.record() | {"summary": result.summary(), "differs": result.differs}
+
+
+def statement_failure(report: dict) -> list[str]:
+    """A rewritten or foreign statement fails the run: it is not the release's problem set."""
+    record = report.get("statements")
+    if not record or not record["differs"]:
+        return []
+    return [f"the run's problems are not the release's as the model saw them: {record['summary']}"]
+
+
+# --- end of the statement check ---
 
 
 def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:
@@ -206,6 +225,7 @@ def failures(report: dict, release_named: bool) -> list[str]:
             f"the file is not what the site published for {published['model']}: "
             f"{len(published['differing_in_window'])} problems of the window differ"
         )
+    found += statement_failure(report)
     claim = report.get("claim")
     if claim is not None and not claim["consistent"]:
         found.append(claim_sentence(report))

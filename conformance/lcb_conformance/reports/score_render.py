@@ -148,6 +148,8 @@ def render(report: dict) -> str:
             "(1.0; LiveCodeBench#40): not a score"
         )
     lines += report["notes"]
+    if "statements" in report:  # the statement check (statements.py), one line
+        lines.append(report["statements"]["summary"])
     if not report["listing"]["listed_by_builder"]:
         lines.append(listing_words(report["listing"]))
     if report["differences"]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from lcb_conformance import statements
 from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_prompts import score as scoring
@@ -41,6 +42,8 @@ class Run:
     # lcb_runner's scenario whose results the rows are: code generation, or self-repair (its
     # eval_all: compute_scores --scenario selfrepair, the site's Self Repair tab)
     scenario: str = lcb_runner_files.CODE_GENERATION
+    # each row's question_id and the statement fields it carries (statements.py checks them)
+    statement_rows: list[dict] = field(default_factory=list)
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -125,6 +128,9 @@ def read_run(path: Path) -> Run:
             if _disagrees(row):
                 run.inconsistent.append(qid)
             run.rows.append(kept)
+            run.statement_rows.append(
+                {"question_id": qid} | {f: row[f] for f in statements.FIELDS if f in row}
+            )
     except json_stream.JsonStreamError as error:
         raise RunError(str(error)) from None
     if not run.rows:

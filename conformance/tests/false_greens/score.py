@@ -81,6 +81,15 @@ def _samples_jsonl(tmp: Path) -> None:
     (tmp / Path(RUN).name).write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
 
 
+def _statement_rewritten(tmp: Path) -> None:
+    """The O1-Mini submission's first rows with their real statements (statements-sample.json),
+    the second one's question_content rewritten: the ids, dates and verdicts all the release's."""
+    sample = json.loads((score_cases.SCORE_FIXTURES_DIR / "statements-sample.json").read_text())
+    sample[1]["question_content"] += " (rewritten)"
+    by_id = {row["question_id"]: row for row in _o1_mini()}
+    _write(tmp, [by_id[row["question_id"]] | row for row in sample])
+
+
 def _claim(claim: str, *more: str, run: str = O1_MINI) -> tuple[str, ...]:
     return (run, *WINDOW, f"--claim={claim}", *more)
 
@@ -182,6 +191,9 @@ def _test_output_renamed(tmp: Path) -> None:
 
 
 CASES += [
+    _row("one-statement-rewritten", (RUN,), DIFFERS,
+         "a statement is not the release's: the model saw another problem",
+         _statement_rewritten, says=("1 rewritten: 1873_B",)),
     FalseGreen(
         id="score-another-scenario",
         command="score",
