@@ -11,7 +11,7 @@ import pickle
 import zlib
 from pathlib import Path
 
-from lcb_conformance import releases
+from lcb_conformance import releases, statements
 from lcb_conformance.suite import cases
 
 AUDIT = cases.FIXTURES_DIR / "audit"
@@ -118,6 +118,10 @@ def as_published(monkeypatch, folder: Path) -> None:
         for path in folder.rglob("*.jsonl")
     }
     monkeypatch.setattr(releases, "published", lambda: {**record, "files": files})
+    # and their statements for the release's (statements.py): the rows here are made, not real
+    rows = [json.loads(line) for path in folder.rglob("*.jsonl") for line in path.open()]
+    digests = {row["question_id"]: statements.digest(row) for row in rows}
+    monkeypatch.setattr(statements, "release_digests", lambda: digests)
 
 
 def change_a_test(path: Path) -> None:

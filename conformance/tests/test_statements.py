@@ -99,3 +99,30 @@ def test_score_names_a_rewritten_statement(tmp_path):
     assert report["statements"]["rewritten"] == [rows[2]["question_id"]]
     assert report["exit_code"] == 1
     assert any(rows[2]["question_id"] in line for line in report["failures"])
+
+
+def _dataset(rows):
+    from lcb_conformance.regrade import dataset as datasets
+
+    known = releases.problems()
+    entries = {}
+    for row in rows:
+        meta = known[row["question_id"]]
+        statement = {f: row[f] for f in statements.FIELDS}
+        dates = (meta["contest_date"], meta["difficulty"], meta["platform"])
+        entries[row["question_id"]] = datasets.Entry("test.jsonl", 0, *dates, "", statement)
+    return datasets, datasets.Dataset(Path("."), ["test.jsonl"], entries)
+
+
+def test_regrade_passes_the_real_dataset_rows():
+    datasets, dataset = _dataset(SAMPLE)
+    assert datasets.statement_check(dataset).matches
+    assert datasets.statement_mismatch(dataset) == []
+
+
+def test_regrade_names_a_rewritten_dataset_row():
+    rows = copy.deepcopy(SAMPLE)
+    rows[0]["starter_code"] = "def solve():\n    "
+    datasets, dataset = _dataset(rows)
+    (sentence,) = datasets.statement_mismatch(dataset)
+    assert "1 rewritten: " + rows[0]["question_id"] in sentence

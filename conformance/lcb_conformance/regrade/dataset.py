@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance import releases
+from lcb_conformance import releases, statements
 from lcb_conformance.suite import cases
 
 HUB_FOLDER = "datasets--livecodebench--code_generation_lite"
@@ -51,6 +51,7 @@ class Entry:
     difficulty: str
     platform: str
     tests_sha256: str
+    statement: dict | None = None  # question_title, question_content, starter_code (statements.py)
 
 
 @dataclass
@@ -152,6 +153,7 @@ def _index(dataset: Dataset, path: Path, number: int, offset: int, raw: bytes) -
     dataset.entries[question_id] = Entry(
         path.name, offset, row["contest_date"], row["difficulty"], row["platform"],
         _tests_sha256(row),
+        {f: row[f] for f in statements.FIELDS} if statements.carries_statement(row) else None,
     )  # fmt: skip
 
 
@@ -224,4 +226,21 @@ def check(dataset: Dataset, tag: str | None) -> list[str]:
     if changed:
         found.append(f"{len(changed)} problems with other metadata than {tag}'s: "
                      + "; ".join(changed[:SHOWN]))  # fmt: skip
-    return found
+    return found + statement_mismatch(dataset)
+
+
+# --- the statement check (statements.py): what the model saw, problem by problem ---
+def statement_check(dataset: Dataset) -> statements.StatementCheck:
+    rows = [
+        {"question_id": qid} | (entry.statement or {}) for qid, entry in dataset.entries.items()
+    ]
+    return statements.check(rows, releases.problems())
+
+
+def statement_mismatch(dataset: Dataset) -> list[str]:
+    """The problems whose statement is not the release's, named (empty when none is)."""
+    result = statement_check(dataset)
+    return [result.summary()] if result.differs else []
+
+
+# --- end of the statement check ---
