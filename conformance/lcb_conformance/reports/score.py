@@ -51,6 +51,7 @@ from lcb_conformance.common import exit_codes, report_files, shared_options
 # The command's parts (regrade's views and score_logs, the docs' figures read them as score.*):
 # the run read (score_run), its figures over the scope (score_figures), the site's published
 # data (score_published), the claim (score_claims), the text and the page (score_render).
+from lcb_conformance.reports import run_lint
 from lcb_conformance.reports.score_claims import Claim, check_claim, claim_sentence, parse_claim
 from lcb_conformance.reports.score_figures import (  # noqa: F401
     PUBLISHED,
@@ -157,11 +158,22 @@ def report_on(
         report[PUBLISHED] = published_view(published, rows, board_start, board_end, builder_tz)
         report[PUBLISHED].update({key: leaderboard[key] for key in COVERAGE})
     report["figures"] = figures(report)
+    report["lint"] = lint_findings(run, rows, scope, lcb_runner)
     if claim is not None:
         report["claim"] = check_claim(claim, report["figures"], allow_missing)
     report["failures"] = failures(report, release is not None)
     report["exit_code"] = EXIT_FAILED if report["failures"] else EXIT_OK
     return report
+
+
+def lint_findings(run: Run, rows: list[dict], scope: Scope, lcb_runner: dict) -> list[dict]:
+    """The run's own faults (reports/run_lint.py), ERRATA's among the problems the official
+    figure counts, and that figure without them by the same aggregation."""
+    found = run_lint.sample_findings(run.lint) if run.lint.sizes else []
+    dropped = run_lint.errata_ids()
+    kept = [r for r in rows if r["question_id"] not in dropped]
+    without = lcb_runner_view(kept, scope)["value"] if kept else None
+    return found + [run_lint.errata_finding(lcb_runner["question_ids"], lcb_runner["value"], without)]
 
 
 def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:
