@@ -1,10 +1,14 @@
-"""`python -m lcb_conformance_dev.errata --write CHECKOUT`: conformance/releases/errata.json, the
-problems LiveCodeBench's ERRATA.md names (its judge known wrong), read from a checkout's file at
-the pinned commit with ``git show``; ``--check CHECKOUT`` fails when the stored file is not it.
+"""`python -m lcb_conformance_dev.errata --write CHECKOUT SUBMISSIONS_GIT`: conformance/releases/
+errata.json, the problems LiveCodeBench's ERRATA.md names (its judge known wrong), read from a
+checkout's file at the pinned commit with ``git show``; ``--check`` fails when the stored file is
+not what they give.
 
 Each entry is what the file lists, exactly as written: its section, the number the file gives
 it (the file's numbering skips and its headings' counts are not its lists': reproduced, not
-mended), the problem id and the file's words for it.
+mended), the name it gives the problem and its words for it. ERRATA.md names LeetCode problems
+by their slug; the dataset's question_id for each is the row whose question_title is that slug
+in the O1-Mini submission's eval_all (LiveCodeBench/submissions, the file fixtures/score/ trims),
+read with ``git show`` from SUBMISSIONS_GIT, and recorded as such.
 """
 
 from __future__ import annotations
@@ -29,6 +33,12 @@ KINDS = {
     "Interactive Problems": "interactive",
     "Erroneous Test Cases": "erroneous_tests",
 }
+# The eval_all whose question_title maps ERRATA.md's LeetCode slugs to question ids.
+TITLES = {
+    "repository": "LiveCodeBench/submissions",
+    "commit": "4d04b02a01c81b0a7207bafdcda35efad9e39b8c",
+    "path": "O1-Mini-2024-09-12 (N=1)/Scenario.codegeneration_1_0.2_eval_all.json",
+}
 _HEADING = re.compile(r"^## (.+?)\s*$")
 _ITEM = re.compile(r"^(\d+)\. (\S+) - (.+?)\s*$")
 
@@ -50,7 +60,7 @@ def parse(text: str) -> list[dict]:
             number, question_id, words = item.groups()
             entries.append(
                 {
-                    "question_id": question_id,
+                    "named": question_id,
                     "kind": KINDS[section],
                     "section": section,
                     "number": int(number),
@@ -60,21 +70,43 @@ def parse(text: str) -> list[dict]:
     return entries
 
 
-def build(checkout: Path) -> dict:
-    raw = subprocess.run(
-        ["git", "-C", str(checkout), "show", f"{PINNED_COMMIT}:{ERRATA_PATH}"],
-        check=True,
-        capture_output=True,
+def _show(git: Path, commit: str, path: str) -> bytes:
+    return subprocess.run(
+        ["git", f"--git-dir={git}", "show", f"{commit}:{path}"], check=True, capture_output=True
     ).stdout
-    return {
-        "source": {
-            "repository": REPOSITORY,
-            "commit": PINNED_COMMIT,
-            "path": ERRATA_PATH,
-            "sha256": hashlib.sha256(raw).hexdigest(),
-        },
-        "problems": parse(raw.decode("utf-8")),
+
+
+def _git_dir(path: Path) -> Path:
+    return path / ".git" if (path / ".git").exists() else path
+
+
+def errata_source(checkout: Path) -> tuple[dict, list[dict]]:
+    """ERRATA.md's provenance and its entries, from a LiveCodeBench clone."""
+    raw = _show(_git_dir(checkout), PINNED_COMMIT, ERRATA_PATH)
+    source = {
+        "repository": REPOSITORY,
+        "commit": PINNED_COMMIT,
+        "path": ERRATA_PATH,
+        "sha256": hashlib.sha256(raw).hexdigest(),
     }
+    return source, parse(raw.decode("utf-8"))
+
+
+def build(checkout: Path, submissions: Path) -> dict:
+    source, entries = errata_source(checkout)
+    raw = _show(_git_dir(submissions), TITLES["commit"], TITLES["path"])
+    by_title = {row["question_title"]: str(row["question_id"]) for row in json.loads(raw)}
+    ids = {str(row["question_id"]) for row in json.loads(raw)}
+    for entry in entries:
+        named = entry["named"]
+        if named in ids:
+            entry["question_id"], entry["question_id_from"] = named, "ERRATA.md"
+        elif named in by_title:
+            entry["question_id"], entry["question_id_from"] = by_title[named], "question_title"
+        else:
+            raise ValueError(f"{ERRATA_PATH}: {named!r} is no question_id or title of {TITLES['path']}")
+    titles = dict(TITLES, sha256=hashlib.sha256(raw).hexdigest())
+    return {"source": source, "titles": titles, "problems": entries}
 
 
 def rendered(data: dict) -> str:
@@ -84,10 +116,12 @@ def rendered(data: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(prog="python -m lcb_conformance_dev.errata", description=__doc__)
     mode = args.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", type=Path, metavar="CHECKOUT")
-    mode.add_argument("--check", type=Path, metavar="CHECKOUT")
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    args.add_argument("checkout", type=Path, help="a LiveCodeBench/LiveCodeBench clone")
+    args.add_argument("submissions", type=Path, help="a LiveCodeBench/submissions clone")
     given = args.parse_args(argv)
-    text = rendered(build(given.write or given.check))
+    text = rendered(build(given.checkout, given.submissions))
     if given.write:
         STORED.write_text(text, encoding="utf-8")
         return 0

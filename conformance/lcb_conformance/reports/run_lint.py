@@ -134,25 +134,52 @@ def errata_finding(question_ids, official: float | None, without: float | None) 
     named = [p for p in data["problems"] if p["question_id"] in held]
     kinds = Counter(p["kind"] for p in named)
     source = data["source"]
-    listed = ", ".join(f"{p['question_id']} ({p['kind']})" for p in named)
+    listed = ", ".join(
+        f"{p['question_id']} ("
+        + (f"{p['named']}, " if p["named"] != p["question_id"] else "")
+        + f"{p['kind']})"
+        for p in named
+    )
     words = (
         f"{len(named)} problems in ERRATA.md ({source['repository']} {source['commit'][:7]}: "
         "judge known wrong): "
         + ", ".join(f"{c} {k}" for k, c in sorted(kinds.items()))
-        + f": {listed}; pass@1 without them {_percent(without)} (official {_percent(official)})"
+        + f": {listed}"
+        + (
+            f"; pass@1 without them {_percent(without)} (official {_percent(official)}, which "
+            "stays the number)"
+            if official is not None
+            else ""
+        )
         if named
         else ""
     )
     return {
         "kind": ERRATA,
         "count": len(named),
-        "problems": [{"question_id": p["question_id"], "kind": p["kind"]} for p in named],
+        "problems": [
+            {"question_id": p["question_id"], "named": p["named"], "kind": p["kind"]} for p in named
+        ],
         "by_kind": dict(sorted(kinds.items())),
         "official": official,
         "without_errata": without,
         "source": source,
         "words": words,
     }
+
+
+def recorded_stop(shown_stop: str | None) -> list | None:
+    """The stops a request check shows (run_audit.request.shown's words), as a list; None when
+    not recorded."""
+    if shown_stop is None or shown_stop == "not recorded":
+        return None
+    if shown_stop == "not sent":
+        return []
+    try:
+        value = json.loads(shown_stop)
+    except ValueError:
+        return [shown_stop]
+    return value if isinstance(value, list) else [value]
 
 
 def errata_ids() -> set[str]:
