@@ -48,20 +48,31 @@ class Lint:
     sizes: Counter = field(default_factory=Counter)  # question_id -> samples
     outputs: int = 0
 
-    def add(self, question_id: str, index: int, output: str | None, code: str | None) -> None:
-        """One sample: its raw output (None: not recorded) and the code extracted from it."""
+    def add(self, question_id: str, index: int, output: str | None, code: str | None,
+            faults: list[str] | None = None) -> None:  # fmt: skip
+        """One sample: its raw output (None: not recorded) and the code extracted from it;
+        ``faults``: output_faults' of the output, where only they were kept (a regrade's file)."""
         name = f"{question_id}#{index}"
         self.sizes[question_id] += 1
-        if output is None:
-            return
-        self.outputs += 1
-        if output.count(FENCE) % 2:
-            self.cut.append(name)
-        if THINK_OPEN in output and THINK_CLOSE not in output.rpartition(THINK_OPEN)[2]:
-            self.think_unclosed.append(name)
-            self.think_empty += not code
         if code is not None and not code.strip():
             self.no_code.append(name)
+        if faults is None and output is None:
+            return
+        self.outputs += 1
+        faults = output_faults(output) if faults is None else faults
+        if CUT in faults:
+            self.cut.append(name)
+        if THINK_UNCLOSED in faults:
+            self.think_unclosed.append(name)
+            self.think_empty += not code
+
+
+def output_faults(output: str) -> list[str]:
+    """What a raw output shows of itself: cut inside a code block, a <think> never closed."""
+    found = [CUT] if output.count(FENCE) % 2 else []
+    if THINK_OPEN in output and THINK_CLOSE not in output.rpartition(THINK_OPEN)[2]:
+        found.append(THINK_UNCLOSED)
+    return found
 
 
 def _named(names) -> str:
