@@ -1,7 +1,7 @@
-"""`python -m lcb_conformance_dev.errata --write CHECKOUT SUBMISSIONS_GIT`: conformance/releases/
-errata.json, the problems LiveCodeBench's ERRATA.md names (its judge known wrong), read from a
-checkout's file at the pinned commit with ``git show``; ``--check`` fails when the stored file is
-not what they give.
+"""`python -m lcb_conformance_dev.errata --write CHECKOUT SUBMISSIONS_GIT`: the problems
+LiveCodeBench's ERRATA.md names (its judge known wrong), as conformance/releases/errata.json,
+read from a checkout's file at the pinned commit with ``git show``; ``--check`` fails when the
+stored file is not what they give.
 
 Each entry is what the file lists, exactly as written: its section, the number the file gives
 it (the file's numbering skips and its headings' counts are not its lists': reproduced, not
@@ -104,7 +104,9 @@ def build(checkout: Path, submissions: Path) -> dict:
         elif named in by_title:
             entry["question_id"], entry["question_id_from"] = by_title[named], "question_title"
         else:
-            raise ValueError(f"{ERRATA_PATH}: {named!r} is no question_id or title of {TITLES['path']}")
+            raise ValueError(
+                f"{ERRATA_PATH}: {named!r} is no question_id or title of {TITLES['path']}"
+            )
     titles = dict(TITLES, sha256=hashlib.sha256(raw).hexdigest())
     return {"source": source, "titles": titles, "problems": entries}
 

@@ -110,11 +110,8 @@ def lint_findings(samples, problems, window, release, report: dict) -> list[dict
     ours = report["regrade"]["lcb_runner"]
     dropped = run_lint.errata_ids()
     kept = {qid: found for qid, found in problems.items() if qid not in dropped}
-    without = (
-        numbers(_rows(kept, lambda s: s["regrade"]["passed"]), window, release)["lcb_runner"]["value"]
-        if kept
-        else None
-    )
+    regraded = _rows(kept, lambda s: s["regrade"]["passed"])
+    without = numbers(regraded, window, release)["lcb_runner"]["value"] if kept else None
     errata = run_lint.errata_finding(ours["question_ids"], ours["value"], without)
     return run_lint.sample_findings(lint) + [errata]
 

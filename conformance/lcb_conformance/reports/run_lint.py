@@ -89,9 +89,14 @@ def _stop_finding(stop) -> dict:
         '"### Solution code" before its code is cut there and loses the code (upstream PR #117)'
     )
     if stop is None:
-        return {"kind": STOP_HASHES, "recorded": False, "count": 0, "words": f"stop not recorded; {why}"}
+        return {
+            "kind": STOP_HASHES,
+            "recorded": False,
+            "count": 0,
+            "words": f"stop not recorded; {why}",
+        }
     held = [s for s in stop if isinstance(s, str) and LCB_RUNNER_STOP in s]
-    words = f"the request's stop {json.dumps(stop)} holds \"###\"; {why}" if held else ""
+    words = f'the request\'s stop {json.dumps(stop)} holds "###"; {why}' if held else ""
     return {"kind": STOP_HASHES, "recorded": True, "count": len(held), "words": words}
 
 
@@ -204,9 +209,10 @@ def _percent(value) -> str:
 def lines(findings: list[dict]) -> list[str]:
     """The lint section as text: one line per finding with something to say."""
     said = [f"  - {f['words']}" for f in findings if f["words"]]
-    return ["", "lint (the run's own faults; they change neither the number nor the exit code):"] + (
-        said or ["  - nothing found"]
-    )
+    return [
+        "",
+        "lint (the run's own faults; they change neither the number nor the exit code):",
+    ] + (said or ["  - nothing found"])
 
 
 def html(findings: list[dict]) -> list[str]:
@@ -219,5 +225,7 @@ def html(findings: list[dict]) -> list[str]:
     return [
         '<h2 id="lint">Lint: the run\'s own faults (the number and the exit code unchanged)</h2>',
         "<table><thead><tr><th>kind</th><th>count</th><th>finding</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>" if said else "<p>nothing found</p>",
+        f"<tbody>{rows}</tbody></table>"
+        if said
+        else "<p>nothing found</p>",
     ]

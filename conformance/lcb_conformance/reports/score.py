@@ -173,7 +173,9 @@ def lint_findings(run: Run, rows: list[dict], scope: Scope, lcb_runner: dict) ->
     dropped = run_lint.errata_ids()
     kept = [r for r in rows if r["question_id"] not in dropped]
     without = lcb_runner_view(kept, scope)["value"] if kept else None
-    return found + [run_lint.errata_finding(lcb_runner["question_ids"], lcb_runner["value"], without)]
+    return found + [
+        run_lint.errata_finding(lcb_runner["question_ids"], lcb_runner["value"], without)
+    ]
 
 
 def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:

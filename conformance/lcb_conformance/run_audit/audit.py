@@ -55,8 +55,8 @@ from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
 from lcb_conformance.common import json_stream, report_files, shared_options
-from lcb_conformance.reports import run_lint
 from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.reports import run_lint
 from lcb_conformance.run_audit import page, request_logs, scenario_results
 from lcb_conformance.run_audit import request as requested
 
@@ -275,7 +275,10 @@ def _lint(fmt, found: str, results, path: Path, audit: Audit) -> list[dict]:
     for sample in samples:
         name = sample.question_id or ":".join(map(str, sample.position or ("?",)))
         lint.add(str(name), sample.index, sample.output, sample.scored)
-    stops = [f.run for f in (audit.request.findings if audit.request else []) if f.parameter == requested.STOP and f.outcome != requested.CANNOT]
+    findings = audit.request.findings if audit.request else []
+    stops = [
+        f.run for f in findings if f.parameter == requested.STOP and f.outcome != requested.CANNOT
+    ]
     stop = run_lint.recorded_stop(stops[0] if stops else None)
     return run_lint.sample_findings(lint, stop) + [run_lint.errata_finding(lint.sizes, None, None)]
 
