@@ -18,6 +18,9 @@ from lcb_conformance.regrade import results_file
 from lcb_conformance.reports import run_lint
 from lcb_conformance.suite import cases, score_cases
 
+# score, audit and regrade's own reading: no tokenizer touches it (the compat-tf* envs leave it)
+pytestmark = pytest.mark.transformers_independent
+
 O1_MINI = score_cases.SCORE_FIXTURES_DIR / "o1-mini-2024-09-12.json"
 OPENAI_CHAT = cases.FIXTURES_DIR / "audit" / "lcb_runner" / "openai-chat"
 EVAL_ALL = "Scenario.codegeneration_3_0.2_eval_all.json"
@@ -190,3 +193,34 @@ def test_regrade_shows_the_lint_from_its_results_file(tmp_path, capsys):
     assert found["errata"]["official"] == report["regrade"]["lcb_runner"]["value"]
     assert code == report["exit_code"]
     assert "lint (the run's own faults" in capsys.readouterr().out
+
+
+@pytest.mark.upstream
+def test_audit_names_a_recorded_hashes_stop(pytestconfig, tmp_path):
+    """lm-eval's own log (its samples record the generation arguments) with `until: ["###"]`:
+    the lint says the request's stop holds "###"; the request check says it differs."""
+    import shutil
+
+    run = tmp_path / "conformant"
+    shutil.copytree(cases.FIXTURES_DIR / "audit" / "lm_eval" / "conformant", run)
+    log = run / "samples_lcb_audit.jsonl"
+    text = log.read_text("utf-8")
+    assert '"until": []' in text
+    log.write_text(text.replace('"until": []', '"until": ["###"]'), "utf-8")
+    out = tmp_path / "audit.json"
+    code = cli.main(["audit", str(log), "--style", "OpenAIChat", "--json", str(out),
+                     "--upstream", pytestconfig.getoption("--upstream")])  # fmt: skip
+    report = json.loads(out.read_text("utf-8"))
+    stop = _by_kind(report["lint"])["stop_hashes"]
+    assert (stop["recorded"], stop["count"]) == (True, 1) and "PR #117" in stop["words"]
+    assert code == report["exit_code"] == exit_codes.DIFFERS  # the request's stop, not the lint
+
+
+def test_score_on_another_harness_log_carries_the_lint(tmp_path, capsys):
+    """evalscope's own log scored: its samples' lint beside its own verdicts' figures."""
+    dataset = inputs.write(tmp_path / "dataset", inputs.rows())
+    out = tmp_path / "score.json"
+    cli.main(["score", str(inputs.EVALSCOPE_RUN), "--dataset", str(dataset), "--json", str(out)])
+    found = _by_kind(json.loads(out.read_text("utf-8"))["lint"])
+    assert {"cut_in_code_block", "think_unclosed", "no_code", "mixed_n", "errata"} <= set(found)
+    assert found["errata"]["count"] == 0  # the fixture's problems are the project's own

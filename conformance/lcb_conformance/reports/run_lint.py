@@ -85,8 +85,9 @@ def _stop_finding(stop) -> dict:
     """`###` among the request's stops (lcb_runner's default --stop); stop: the recorded stops,
     or None when the run's files do not record them."""
     why = (
-        'lcb_runner\'s default --stop is "###" (lcb_runner/runner/parser.py): an answer writing '
-        '"### Solution code" before its code is cut there and loses the code (upstream PR #117)'
+        'lcb_runner\'s default --stop is "###" (lcb_runner/runner/parser.py), sent by its vllm '
+        "runner (its API runners send no stop): an answer writing \"### Solution code\" before "
+        "its code is cut there and loses the code (upstream PR #117)"
     )
     if stop is None:
         return {
