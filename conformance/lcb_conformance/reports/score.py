@@ -21,7 +21,8 @@ goldens), each over the problems of the scope (the window of the release named, 
 run's own release) with what it lacks; with ``--published``, the leaderboard site's own
 per-problem data for the model (its performances_generation.json) and the problems where it
 differs from the file. It flags mixed n, problems without generations, outputs with no code,
-outputs that look cut off, and rows whose pass@1 is not their graded_list's.
+outputs that look cut off, and rows whose pass@1 is not their graded_list's; its lint
+(reports/run_lint.py) names the run's own faults and ERRATA's problems, never the number.
 
 ``--claim X`` (percent, ``X%``, or a fraction when at most 1): a finished run's figures are
 deterministic, so a claim holds when it IS one of them at the claim's own precision (53.7 is
