@@ -30,6 +30,7 @@ NO_CODE = "no_code"
 TOKEN_LIMIT = "token_limit"
 MIXED_N = "mixed_n"
 ERRATA = "errata"
+UNREAD = "unread"  # the samples could not be read for the lint (the command's reading held)
 
 
 def errata() -> dict:

@@ -272,9 +272,12 @@ def _lint(fmt, found: str, results, path: Path, audit: Audit) -> list[dict]:
     """The run's own faults (reports/run_lint.py) from its samples and its recorded stops."""
     lint = run_lint.Lint()
     samples = opencompass.read(path, results) if found == OPENCOMPASS else fmt.samples(path)
-    for sample in samples:
-        name = sample.question_id or ":".join(map(str, sample.position or ("?",)))
-        lint.add(str(name), sample.index, sample.output, sample.scored)
+    try:
+        for sample in samples:
+            name = sample.question_id or ":".join(map(str, sample.position or ("?",)))
+            lint.add(str(name), sample.index, sample.output, sample.scored)
+    except (LogError, json_stream.JsonStreamError) as error:  # the audit's own reading held
+        return [{"kind": run_lint.UNREAD, "count": 0, "words": f"lint not computed: {error}"}]
     findings = audit.request.findings if audit.request else []
     stops = [
         f.run for f in findings if f.parameter == requested.STOP and f.outcome != requested.CANNOT
