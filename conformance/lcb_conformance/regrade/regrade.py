@@ -82,7 +82,7 @@ from lcb_conformance.regrade.results_file import (  # noqa: F401 (as regrade.*)
     file_sha256,
     why,
 )
-from lcb_conformance.reports import score
+from lcb_conformance.reports import run_lint, score
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.upstream import grading, resolver
@@ -321,6 +321,7 @@ def _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer) -> None
                 },
                 "extraction": extraction,
                 "code": code,
+                "output_faults": run_lint.output_faults(logged.output),
             }
             if extraction == DIFFERS:  # what the harness scored instead
                 record["scored"] = logged.scored

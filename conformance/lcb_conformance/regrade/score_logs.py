@@ -43,6 +43,7 @@ from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade
 from lcb_conformance.reports import score, score_render, score_run
+from lcb_conformance.reports.run_lint import Lint
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_conformance.run_formats.samples import LogError
@@ -143,8 +144,9 @@ def _metadata(qid: str, sample, dataset, where: str) -> dict:
     return {"question_id": qid, **found, "contest_date": str(found["contest_date"])}
 
 
-def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | None]:
-    """(eval_all rows, flags, why the log has no verdicts: None when every sample has one).
+def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | None, Lint]:
+    """(eval_all rows, flags, why the log has no verdicts: None when every sample has one, the
+    samples' lint).
     Rows without verdicts carry ``samples`` and ``metric`` instead of a graded_list."""
     order: list[str] = []
     if dataset is not None:
@@ -156,6 +158,7 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
     problems: dict[str, dict] = {}
     verdicts: dict[str, dict[int, bool | None]] = defaultdict(dict)
     unjudged, no_code, cut = None, 0, 0
+    lint = Lint()
     for sample in fmt.samples(path):
         if sample.question_id is None and dataset is None:
             name, position = sample.position or ("position", "?")
@@ -177,6 +180,7 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
             unjudged = sample.unjudged or f"{fmt.NAME} records no verdict per sample"
         no_code += sample.scored == ""
         cut += sample.output.count(score.FENCE) % 2
+        lint.add(qid, sample.index, sample.output, sample.scored)
     if not problems:
         raise score.RunError(f"{path}: no samples")
     rows = []
@@ -193,7 +197,7 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
     sized = [{"question_id": r["question_id"], "graded_list": r.get("graded_list")
               or [None] * r["samples"]} for r in rows]  # fmt: skip
     flags = score_run.run_flags(sized, no_code, cut, 0, outputs_recorded=True)
-    return rows, flags, unjudged
+    return rows, flags, unjudged, lint
 
 
 def _coverage(kept: list[dict], expected: list[str]) -> dict:
@@ -307,10 +311,10 @@ def build(args, fmt) -> tuple[dict, bool]:
     """(the report, whether its figures were computed) for a log of another harness."""
     dataset = _dataset(args.dataset)
     try:
-        rows, flags, unjudged = read_log(fmt, args.run, dataset)
+        rows, flags, unjudged, lint = read_log(fmt, args.run, dataset)
     except LogError as error:
         raise score.RunError(str(error)) from None
-    run = score.Run(args.run, rows, flags)
+    run = score.Run(args.run, rows, flags, lint=lint)
     if unjudged is not None:
         if args.published:
             raise score.RunError(

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from lcb_conformance import releases
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade.results_file import Regrade
-from lcb_conformance.reports import score
+from lcb_conformance.reports import run_lint, score
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_conformance.upstream import judge_aware
@@ -101,6 +101,21 @@ def numbers(rows: list[dict], window, release: str | None) -> dict:
     }
 
 
+def lint_findings(samples, problems, window, release, report: dict) -> list[dict]:
+    """The run's own faults (reports/run_lint.py) from the samples' records, ERRATA's among
+    the problems the regrade's figure counts and that figure without them, by numbers()."""
+    lint = run_lint.Lint()
+    for s in samples:
+        lint.add(s["question_id"], s["index"], None, s["code"], s.get("output_faults"))
+    ours = report["regrade"]["lcb_runner"]
+    dropped = run_lint.errata_ids()
+    kept = {qid: found for qid, found in problems.items() if qid not in dropped}
+    regraded = _rows(kept, lambda s: s["regrade"]["passed"])
+    without = numbers(regraded, window, release)["lcb_runner"]["value"] if kept else None
+    errata = run_lint.errata_finding(ours["question_ids"], ours["value"], without)
+    return run_lint.sample_findings(lint) + [errata]
+
+
 def build(regraded: Regrade, window) -> dict:
     head = regraded.header
     dataset = head["dataset"]
@@ -133,6 +148,7 @@ def build(regraded: Regrade, window) -> dict:
             "metric": ", ".join(sorted(metric)),
             "mean": round(100 * sum(p["harness_score"][1] for p in compared) / len(compared), 2),
         }
+    report["lint"] = lint_findings(regraded.samples, problems, window, release, report)
     # graded by a tree that is not 28fef95's lcb_runner (--allow-modified-upstream): what
     # differs is named in every view, and its number is never green
     report["upstream_modified"] = head["upstream"].get("tree", {}).get("changes", [])
@@ -229,7 +245,7 @@ def render(report: dict) -> str:
     if noted:
         lines.append(f"{noted} samples where the harness scored other code than lcb_runner's "
                      "extraction (a verdict changed only where named above)")  # fmt: skip
-    return "\n".join(lines)
+    return "\n".join(lines + run_lint.lines(report.get("lint", [])))
 
 
 def scenario_words(head: dict) -> str:
@@ -294,6 +310,7 @@ def to_html(report: dict) -> str:
         '<h2 id="problems">Per problem</h2>',
         "<table><thead><tr><th>problem</th><th>status</th><th>lcb_runner passed</th>"
         f"<th>harness passed</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>",
+        *run_lint.html(report.get("lint", [])),
         "</body></html>",
     ]
     return "\n".join(body) + "\n"

@@ -21,7 +21,8 @@ goldens), each over the problems of the scope (the window of the release named, 
 run's own release) with what it lacks; with ``--published``, the leaderboard site's own
 per-problem data for the model (its performances_generation.json) and the problems where it
 differs from the file. It flags mixed n, problems without generations, outputs with no code,
-outputs that look cut off, and rows whose pass@1 is not their graded_list's.
+outputs that look cut off, and rows whose pass@1 is not their graded_list's; its lint
+(reports/run_lint.py) names the run's own faults and ERRATA's problems, never the number.
 
 ``--claim X`` (percent, ``X%``, or a fraction when at most 1): a finished run's figures are
 deterministic, so a claim holds when it IS one of them at the claim's own precision (53.7 is
@@ -51,6 +52,7 @@ from lcb_conformance.common import exit_codes, report_files, shared_options
 # The command's parts (regrade's views and score_logs, the docs' figures read them as score.*):
 # the run read (score_run), its figures over the scope (score_figures), the site's published
 # data (score_published), the claim (score_claims), the text and the page (score_render).
+from lcb_conformance.reports import run_lint
 from lcb_conformance.reports.score_claims import Claim, check_claim, claim_sentence, parse_claim
 from lcb_conformance.reports.score_figures import (  # noqa: F401
     PUBLISHED,
@@ -158,6 +160,7 @@ def report_on(
         report[PUBLISHED].update({key: leaderboard[key] for key in COVERAGE})
     report["statements"] = statements_record(run)
     report["figures"] = figures(report)
+    report["lint"] = lint_findings(run, rows, scope, lcb_runner)
     if claim is not None:
         report["claim"] = check_claim(claim, report["figures"], allow_missing)
     report["failures"] = failures(report, release is not None)
@@ -181,6 +184,18 @@ def statement_failure(report: dict) -> list[str]:
 
 
 # --- end of the statement check ---
+
+
+def lint_findings(run: Run, rows: list[dict], scope: Scope, lcb_runner: dict) -> list[dict]:
+    """The run's own faults (reports/run_lint.py), ERRATA's among the problems the official
+    figure counts, and that figure without them by the same aggregation."""
+    found = run_lint.sample_findings(run.lint) if run.lint.sizes else []
+    dropped = run_lint.errata_ids()
+    kept = [r for r in rows if r["question_id"] not in dropped]
+    without = lcb_runner_view(kept, scope)["value"] if kept else None
+    return found + [
+        run_lint.errata_finding(lcb_runner["question_ids"], lcb_runner["value"], without)
+    ]
 
 
 def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lcb_conformance.common import exit_codes
-from lcb_conformance.reports import score_run
+from lcb_conformance.reports import run_lint, score_run
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.reports.score_claims import claim_sentence
 from lcb_conformance.reports.score_figures import (
@@ -233,7 +233,7 @@ def closing_lines(report: dict, claim: Callable[[dict], str]) -> list[str]:
         lines += ["", "flags:", *(f"  - {flag_words(flag)}" for flag in report["flags"])]
     if "claim" in report:
         lines += ["", claim(report)]
-    return lines
+    return lines + run_lint.lines(report.get("lint", []))
 
 
 def headline(report: dict) -> str:
@@ -284,6 +284,7 @@ def to_html(report: dict, text: str | None = None, head: str | None = None) -> s
         f"<th>extra</th></tr></thead><tbody>{matches}</tbody></table>",
         '<h2 id="numbers">The numbers, and why they differ</h2>',
         f"<pre>{escape(text)}</pre>",
+        *run_lint.html(report.get("lint", [])),
         "</body></html>",
     ]
     return "\n".join(body) + "\n"

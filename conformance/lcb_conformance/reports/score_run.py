@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lcb_conformance import statements
 from lcb_conformance.common import json_stream
+from lcb_conformance.reports.run_lint import Lint
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_prompts import score as scoring
 
@@ -44,6 +45,7 @@ class Run:
     scenario: str = lcb_runner_files.CODE_GENERATION
     # each row's question_id and the statement fields it carries (statements.py checks them)
     statement_rows: list[dict] = field(default_factory=list)
+    lint: Lint = field(default_factory=Lint)  # the samples' own faults (reports/run_lint.py)
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -112,6 +114,7 @@ def read_run(path: Path) -> Run:
             outputs_recorded |= "output_list" in row or "code_list" in row
             no_code += sum(1 for code in row.get("code_list") or () if not code)
             cut += sum(1 for out in row.get("output_list") or () if out.count(FENCE) % 2)
+            _lint_row(run.lint, qid, row)
             kept = {name: row[name] for name in REQUIRED}
             kept["question_id"] = qid
             kept["platform"] = row.get("platform")
@@ -138,6 +141,20 @@ def read_run(path: Path) -> Run:
     run.scenario = _scenario(path, named, repaired)
     run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
     return run
+
+
+def _lint_row(lint: Lint, qid: str, row: dict) -> None:
+    """The row's samples into the lint: output_list's outputs, code_list's code (None where a
+    list is not recorded or an entry is not a string)."""
+    outputs, codes = row.get("output_list"), row.get("code_list")
+    count = max(len(x) for x in (row["graded_list"], outputs or (), codes or ()))
+    for index in range(count):
+        output, code = (
+            v[index] if isinstance(v, list) and index < len(v) and isinstance(v[index], str)
+            else None
+            for v in (outputs, codes)
+        )  # fmt: skip
+        lint.add(qid, index, output, code)
 
 
 def _scenario(path: Path, named, repaired: set[bool]) -> str:

@@ -56,6 +56,7 @@ from pathlib import Path
 
 from lcb_conformance.common import json_stream, report_files, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
+from lcb_conformance.reports import run_lint
 from lcb_conformance.run_audit import page, request_logs, scenario_results
 from lcb_conformance.run_audit import request as requested
 
@@ -262,7 +263,27 @@ def _audit(args: argparse.Namespace) -> int:
         )
     else:
         audit = _audit_log(args, fmt, found, results, upstream, lmstyle, dataset)
+    if scenario == lcb_runner_files.CODE_GENERATION:
+        audit.lint = _lint(fmt, found, results, args.run, audit)
     return _reported(audit, args)
+
+
+def _lint(fmt, found: str, results, path: Path, audit: Audit) -> list[dict]:
+    """The run's own faults (reports/run_lint.py) from its samples and its recorded stops."""
+    lint = run_lint.Lint()
+    samples = opencompass.read(path, results) if found == OPENCOMPASS else fmt.samples(path)
+    try:
+        for sample in samples:
+            name = sample.question_id or ":".join(map(str, sample.position or ("?",)))
+            lint.add(str(name), sample.index, sample.output, sample.scored)
+    except (LogError, json_stream.JsonStreamError) as error:  # the audit's own reading held
+        return [{"kind": run_lint.UNREAD, "count": 0, "words": f"lint not computed: {error}"}]
+    findings = audit.request.findings if audit.request else []
+    stops = [
+        f.run for f in findings if f.parameter == requested.STOP and f.outcome != requested.CANNOT
+    ]
+    stop = run_lint.recorded_stop(stops[0] if stops else None)
+    return run_lint.sample_findings(lint, stop) + [run_lint.errata_finding(lint.sizes, None, None)]
 
 
 def _checked_format(args: argparse.Namespace):
@@ -331,6 +352,7 @@ def _audit_log(args, fmt, found: str, results, upstream, lmstyle: str, dataset) 
 def _reported(audit: Audit, args: argparse.Namespace) -> int:
     """The text on stdout, the --json and --html reports; the exit code."""
     print(render(audit, args.show))
+    print("\n".join(run_lint.lines(audit.lint)) if audit.lint else "", end="")
     print()
     print(headline(audit))
     written = report_files.write_reports(

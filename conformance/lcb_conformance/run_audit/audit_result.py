@@ -71,6 +71,7 @@ class Audit:
     # self-repair: problem -> the code-generation problem whose code list lcb_runner's main()
     # recorded as its original_code_list (it pairs the rows by position; upstream's own)
     paired_by_position: dict[str, str] = field(default_factory=dict)
+    lint: list[dict] = field(default_factory=list)  # the run's own faults (reports/run_lint.py)
 
     def counts(self) -> Counter:
         return Counter(sample.verdict for sample in self.samples)
@@ -114,6 +115,7 @@ class Audit:
                 for s in self.samples
             ],
             "first_differences": self.reports,
+            "lint": self.lint,
         }
 
 

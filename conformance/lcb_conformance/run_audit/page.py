@@ -11,6 +11,7 @@ page), in the verdict report's look (reports/page_style.py).
 
 from __future__ import annotations
 
+from lcb_conformance.reports import run_lint
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.run_audit import audit_result
 from lcb_conformance.run_audit import request as requested
@@ -115,6 +116,7 @@ def to_html(audit: audit_result.Audit) -> str:
             if others
             else "<p>None.</p>"
         ),
+        *run_lint.html(audit.lint),
         "</body></html>",
     ]
     return "\n".join(body) + "\n"

@@ -58,6 +58,17 @@ def _pass_1_not_graded_list(tmp: Path) -> None:
     _write(tmp, rows)
 
 
+def _without_20_failing_cut(tmp: Path) -> None:
+    """_without_20_failing with every output cut inside its code block (one ``` fence, no code
+    extracted), as a "###" stop cuts Qwen3's "### Solution code": the lint names them."""
+    _without_20_failing(tmp)
+    rows = json.loads((tmp / Path(RUN).name).read_text("utf-8"))
+    for row in rows:
+        row["output_list"] = ["### Solution code\n```python\nprint(1)"] * len(row["graded_list"])
+        row["code_list"] = [""] * len(row["graded_list"])
+    _write(tmp, rows)
+
+
 def _graded_list_of_words(tmp: Path) -> None:
     rows = _o1_mini()
     rows[0]["graded_list"] = ["PASS"]
@@ -143,6 +154,14 @@ CASES = [
          says=("the run is not release_v4",)),
     _row("wrong-release", (O1_MINI, "--release", "release_v6"), DIFFERS,
          "the run lacks release_v6's 175 newest problems"),
+    # the run's own faults (reports/run_lint.py): named, never a figure, never a green
+    _row("claim-without-errata", _claim("53.1"), DIFFERS,
+         "53.08 is compute_scores' without ERRATA.md's arc185_c and arc189_a: the lint's figure "
+         "beside the official one, not the run's number", says=("INCONSISTENT", "arc189_a")),
+    _row("cut-answers-incomplete-run", (RUN, *WINDOW), DIFFERS,
+         "every answer cut by a stop string is named by the lint; the run still lacks 20 of the "
+         "window's problems", _without_20_failing_cut,
+         says=("end inside an open code block", "the run lacks 20")),
     # the published data
     _row("published-claim-52.9", _claim("52.9", "--published", PUBLISHED, "--model", O1_MINI_MODEL),
          DIFFERS, "52.9 was published, but from data that differs from this file on 2 problems "
