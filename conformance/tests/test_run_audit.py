@@ -482,7 +482,7 @@ def test_an_unknown_style_is_named_with_the_valid_ones(pytestconfig, capsys):
     [
         ("", None, "a folder; pass the results file in it"),
         ("e.json", "", "an empty file"),
-        ("x_eval.json", "{}", "_eval.json holds only the metrics"),
+        ("x_eval.json", "{}", "_eval.json (metrics only, no sample): pass its"),
         (
             "r.jsonl",
             json.dumps({"header": {"schema": results_file.SCHEMA}}) + "\n",

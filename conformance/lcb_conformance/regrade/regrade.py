@@ -227,6 +227,7 @@ class _Rows(dict):
 
 
 def format_of(args: argparse.Namespace):
+    registry.taken(args.run, registry.REGRADE)  # what it is, as every command recognises it
     return registry.formats()[args.format] if args.format != "auto" else registry.detect(args.run)
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from lcb_conformance import statements
 from lcb_conformance.common import json_stream
 from lcb_conformance.reports.run_lint import Lint
-from lcb_conformance.run_formats import lcb_runner_files
+from lcb_conformance.run_formats import lcb_runner_files, registry
+from lcb_conformance.run_formats.samples import LogError
 from lcb_prompts import score as scoring
 
 REQUIRED = ("question_id", "contest_date", "difficulty", "graded_list")
@@ -90,14 +91,11 @@ def read_run(path: Path) -> Run:
     """The run's rows (the fields scoring reads) and what its outputs show."""
     if not path.is_file():
         raise RunError(f"{path}: no such file")
+    try:  # what the file is, as every command recognises it (run_formats.registry)
+        registry.taken(path, registry.SCORE)
+    except LogError as error:
+        raise RunError(str(error)) from None
     named = lcb_runner_files.parse(path.name)
-    if named is not None and named.scenario not in lcb_runner_files.PROGRAM_SCENARIOS:
-        raise RunError(
-            f"{path}: lcb_runner's {named.scenario} results: score aggregates code generation "
-            "and self-repair runs (their problems are the releases'); `lcb-conformance regrade "
-            "RUN --dataset ROWS` re-scores this scenario with lcb_runner's own metrics "
-            "(docs/regrade.md)"
-        )
     run = Run(path)
     repaired: set[bool] = set()  # whether each row is self-repair's (original_code_list)
     no_code = cut = derived_pass_1 = 0

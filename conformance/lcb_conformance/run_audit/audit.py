@@ -125,11 +125,6 @@ def check_run_file(path: Path) -> None:
         raise AuditInputError(f"{path}: no such file")
     if path.stat().st_size == 0:
         raise AuditInputError(f"{path}: an empty file")
-    if path.name.endswith("_eval.json"):
-        raise AuditInputError(
-            f"{path}: lcb_runner's _eval.json holds only the metrics; pass the run's "
-            f"{path.name.removesuffix('_eval.json')}.json or its _eval_all.json"
-        )
     with path.open("rb") as stream:
         first_line = stream.readline(4096)
     if f'"{RESULTS_SCHEMA.partition("/")[0]}/'.encode() in first_line:
@@ -289,6 +284,7 @@ def _lint(fmt, found: str, results, path: Path, audit: Audit) -> list[dict]:
 def _checked_format(args: argparse.Namespace):
     """RUN's format module and name, once RUN and the options given with it are usable."""
     check_run_file(args.run)
+    registry.taken(args.run, registry.AUDIT)  # what it is, as every command recognises it
     fmt = registry.detect(args.run)
     found = fmt.NAME if fmt.NAME in FORMATS else LCB_RUNNER
     if args.format != "auto" and args.format != found:
