@@ -120,7 +120,8 @@ class ConformanceSession:
         if self._runner is None:
             try:
                 self._runner = runner.Runner(self.spec.load())
-            except Exception as error:  # noqa: BLE001 - whatever the adapter raises, once
+            # whatever the adapter raises, once; an exit at its import too (not the session's)
+            except (Exception, SystemExit) as error:  # noqa: BLE001
                 raise pytest.UsageError(
                     f"lcb-conformance: cannot load {self.spec.impl_cmd or self.spec.impl}: "
                     f"{type(error).__name__}: {error}"
@@ -157,8 +158,10 @@ class ConformanceSession:
         items.extend(cases.collect())
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # the adapter loads before any item runs: one that cannot is one usage error that
+        # ends the session here (before xdist starts its workers), not a failure per case
+        describe = self.runner().impl.describe()
         if self.results_path and not hasattr(session.config, "workerinput"):
-            describe = self.runner().impl.describe()
             planned = len(runner.Plan.of(self.selection))
             head = results.header(describe, planned, options=self.recorded)
             try:
