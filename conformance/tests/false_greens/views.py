@@ -378,7 +378,7 @@ CASES = [
         expect=exit_codes.UNUSABLE,
         why="lcb_runner's _eval.json holds metrics, no sample",
         prepare=_audit_copy("openai-chat", "Scenario.codegeneration_3_0.2_eval.json"),
-        says=("holds only the metrics",),
+        says=("metrics only, no sample",),
     ),
     FalseGreen(
         id="audit-an-lcb-conformance-results-file",
