@@ -42,8 +42,10 @@ def test_a_plain_folder_with_a_test_case_changed_is_named(tmp_path, monkeypatch)
 
 def test_a_file_of_no_published_name_cannot_pass_for_a_release(tmp_path):
     folder = inputs.write(tmp_path, inputs.release_rows("release_v1"), "release_v1.jsonl")
-    (found,) = datasets.check(datasets.read(folder), "release_v1")
+    # the made-up rows' statements are named as well (statements.py): the file's finding first
+    found, *statements = datasets.check(datasets.read(folder), "release_v1")
     assert found.startswith("release_v1.jsonl is none of the files LiveCodeBench published")
+    assert len(statements) == 1
 
 
 def test_a_file_edited_in_a_hub_cache_is_named_once(tmp_path, monkeypatch):
@@ -59,8 +61,9 @@ def test_a_hub_cache_of_other_files_than_the_published_is_named(tmp_path):
     """What the Hub served is checked too: a cache of another revision's (or a made-up) file
     is whole, and still not the published one."""
     folder = inputs.hub_cache(tmp_path, inputs.release_rows("release_v1"))
-    (found,) = datasets.check(datasets.read(folder), "release_v1")
+    found, *statements = datasets.check(datasets.read(folder), "release_v1")
     assert found.startswith("test.jsonl is not the file LiveCodeBench published (revision ")
+    assert len(statements) == 1
     assert releases.published()["files"]["test.jsonl"]["sha256"][:16] in found
 
 
