@@ -22,6 +22,9 @@ from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.families import request as request_goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
+# a request golden marks the prompt instead of holding it
+pytestmark = pytest.mark.transformers_independent
+
 AUDIT = cases.FIXTURES_DIR / "audit"
 REVIEWS = AUDIT / "evalscope/default/reviews/stub-model/live_code_bench_release_latest.jsonl"
 EVALSCOPE_DATASET = AUDIT / "evalscope/default/dataset.jsonl"
