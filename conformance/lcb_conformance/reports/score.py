@@ -140,6 +140,10 @@ def report_on(
         "schema": SCHEMA,
         "run": str(run.path),
         "scenario": run.scenario,
+        # what the file is and whether lcb_runner builds its prompts (as audit says them)
+        "file": {
+            "kind": run.kind, "lmstyle": run.lmstyle, "lcb_runner_raises": run.lcb_runner_raises,
+        },  # fmt: skip
         "window": {"start": scope.start, "end": scope.end, "builder_tz": builder_tz},
         "problems": problems,
         "scope": {"release": scope.release, "named": scope.named, "problems": scope.describe()},
@@ -241,6 +245,12 @@ def failures(report: dict, release_named: bool) -> list[str]:
             f"{len(published['differing_in_window'])} problems of the window differ"
         )
     found += statement_failure(report)
+    raised = report.get("file", {}).get("lcb_runner_raises")
+    if raised:  # audit fails the file for it too: one verdict per file
+        found.append(
+            f"{raised}: its prompts are not lcb_runner's and could not be checked "
+            "(`lcb-conformance audit` names each sample)"
+        )
     claim = report.get("claim")
     if claim is not None and not claim["consistent"]:
         found.append(claim_sentence(report))

@@ -234,6 +234,8 @@ def _audit(args: argparse.Namespace) -> int:
     kind = f"{found} format"
     if found == LCB_RUNNER:
         kind += f", --scenario {scenario}" + (" --cot_code_execution" if cot else "")
+    if registry.recognise(args.run).kind == registry.CUSTOM_EVALUATOR:
+        kind += f"; {registry.CUSTOM_WORDS}"
     print(
         f"audit: {args.run} ({kind}), LMStyle.{lmstyle}, against "
         f"{upstream.describe_source()}" + "".join(f", with {path}" for path in extra if path)
