@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lcb_conformance.common import exit_codes
+from lcb_conformance.regrade import regrade
 from lcb_conformance.reports import score
 from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_audit import auditor
@@ -21,15 +22,24 @@ from lcb_conformance.upstream import score as upstream_score
 
 REAL_RUNS = cases.FIXTURES_DIR / "real-runs"
 PROVENANCE = json.loads((REAL_RUNS / "PROVENANCE.json").read_text("utf-8"))["files"]
-EVAL_ALL = [REAL_RUNS / e["file"] for e in PROVENANCE if e["file"].endswith("_eval_all.json")]
-CODE_GENERATION, REPAIRED, SELF_REPAIR, CUSTOM = (
+FILES = [REAL_RUNS / entry["file"] for entry in PROVENANCE]
+# what a clone without git-lfs holds in place of a file (git-lfs' spec/v1 opening)
+POINTERS = [path for path in FILES if path.read_bytes().startswith(registry.LFS_OPENING)]
+EVAL_ALL = [p for p in FILES if p.name.endswith("_eval_all.json") and p not in POINTERS]
+CODE_GENERATION, REWRITTEN, REPAIRED, SELF_REPAIR, CUSTOM = (
     next(path for path in EVAL_ALL if part in str(path))
     for part in (
-        "output_test6/", "Scenario.codegeneration_1_", "Scenario.selfrepair_", "_output_eval_all"
+        "output_test6/", "_gpt_content/", "Scenario.codegeneration_1_", "Scenario.selfrepair_",
+        "_output_eval_all",
     )
 )
 STYLE = "CodeQwenInstruct"  # the custom_evaluator run's folder names no model: its model's style
 MAX_BYTES = 200_000
+
+
+def _named(path: Path) -> str:
+    """A fixture's test id: its model folder and file."""
+    return f"{path.parent.name}/{path.name}"
 
 
 def _rows(path: Path) -> list[dict]:
@@ -73,11 +83,11 @@ def test_provenance_names_every_file_as_it_is():
         assert path.stat().st_size < MAX_BYTES, entry["file"]
         assert hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"], entry["file"]
         assert {"repository", "commit", "path", "blob", "trimmed"} <= set(entry)
-        if entry["file"].endswith("_eval_all.json"):
+        if path in EVAL_ALL:
             assert [r["question_id"] for r in _rows(path)] == entry["kept"]
 
 
-@pytest.mark.parametrize("path", EVAL_ALL, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVAL_ALL, ids=_named)
 def test_every_real_file_is_recognised_for_what_it_is(path):
     found = registry.recognise(path)
     rows = _rows(path)
@@ -88,7 +98,32 @@ def test_every_real_file_is_recognised_for_what_it_is(path):
     assert found.scenario == scenario
 
 
-@pytest.mark.parametrize("path", [CODE_GENERATION, SELF_REPAIR, CUSTOM], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", POINTERS, ids=_named)
+@pytest.mark.parametrize("command", ["audit", "score", "regrade"])
+def test_a_real_lfs_pointer_is_named_by_every_command(path, command, tmp_path, capsys):
+    main = {"audit": run_audit.main, "score": score.main, "regrade": regrade.main}[command]
+    argv = [str(path)] + (["--dataset", str(tmp_path)] if command == "regrade" else [])
+    assert main(argv) == exit_codes.UNUSABLE
+    captured = capsys.readouterr()
+    assert "is a Git LFS pointer, not the file: git lfs pull" in captured.out + captured.err
+
+
+def test_score_never_takes_rewritten_statements_for_the_releases(tmp_path, capsys):
+    """The fork's perturbation run: the same problem ids as the run beside it, every statement
+    rewritten (the two files say so); score names each as rewritten or as not checkable
+    against a public digest, never as the release's."""
+    original = {r["question_id"]: r["question_content"] for r in _rows(CODE_GENERATION)}
+    rewritten = {r["question_id"]: r["question_content"] for r in _rows(REWRITTEN)}
+    assert all(original[qid] != text for qid, text in rewritten.items())
+    _, report, _ = _score(REWRITTEN, tmp_path, capsys)
+    record = report["statements"]
+    assert set(record["rewritten"]) | set(record["not_covered"]) == set(rewritten)
+    assert not record["matches"]
+
+
+@pytest.mark.parametrize(
+    "path", [CODE_GENERATION, REWRITTEN, SELF_REPAIR, CUSTOM], ids=_named
+)
 def test_score_computes_each_real_runs_pass_at_1_from_its_verdicts(path, tmp_path, capsys):
     """score's pass@1 is the file's own graded_list's, its rows' pass@1 agree with it, and the
     figures cover every problem the file holds."""
@@ -121,7 +156,7 @@ def test_score_fails_the_self_repair_run_lcb_runner_raises_for(tmp_path, capsys)
 
 
 @pytest.mark.upstream
-@pytest.mark.parametrize("path", [p for p in EVAL_ALL if _own_eval(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in EVAL_ALL if _own_eval(p)], ids=_named)
 def test_each_runs_own_eval_json_is_lcb_runners_metrics_of_its_results(upstream, path):
     """The file's own _eval.json: lcb_runner's compute_metrics_from_results on its results
     gives its per-problem detail, and each graded_list is its results' all-tests-passed."""
@@ -136,7 +171,9 @@ def test_each_runs_own_eval_json_is_lcb_runners_metrics_of_its_results(upstream,
 
 
 @pytest.mark.upstream
-@pytest.mark.parametrize("path", [CODE_GENERATION, SELF_REPAIR, CUSTOM], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [CODE_GENERATION, REWRITTEN, SELF_REPAIR, CUSTOM], ids=_named
+)
 def test_score_agrees_with_lcb_runners_compute_scores(upstream, path, tmp_path, capsys):
     computed = upstream_score.compute_scores(upstream, _rows(path), None, None, None)
     _, report, _ = _score(path, tmp_path, capsys)
