@@ -1,5 +1,6 @@
 """lcb_runner's output layout: what a results file's name records (scenario, n, temperature,
-CoT), its cache file and the code-generation run a self-repair run repaired.
+CoT), its cache file, the code-generation run a self-repair run repaired, and whether lcb_runner
+raises building its prompts for the folder's model.
 
 lcb_runner's output layout (runner/main.py, utils/path_utils.py at 28fef95): what a results
 file's name records, and the files lcb_runner keeps beside it.
