@@ -32,9 +32,10 @@ the problems the run has).
 Exit codes: 0 nothing failed; 1 the run is not the --release asked for, lacks problems of the
 window or release named (unless --allow-missing), holds problems the scope does not, disagrees
 with itself (a pass@1 not its graded_list's), differs from the --published data in the window,
-or the claim is no figure (or only one the run does not cover); 2 unusable input (the message
-names file, line and row), an impossible claim, a window with nothing in it; 6 a report asked
-for could not be written.
+is a self-repair run whose folder's model lcb_runner 28fef95 builds no self-repair prompt for
+(run_formats.lcb_runner_files.lcb_runner_raises, as audit asks it), or the claim is no figure
+(or only one the run does not cover); 2 unusable input (the message names file, line and row),
+an impossible claim, a window with nothing in it; 6 a report asked for could not be written.
 """
 
 from __future__ import annotations
