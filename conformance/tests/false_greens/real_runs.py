@@ -39,6 +39,16 @@ def _code_as_output(tmp: Path) -> None:
     (folder / CODE_GENERATION.name).write_text(json.dumps(rows), "utf-8")
 
 
+def _custom_with_a_cache_of_other_prompts(tmp: Path) -> None:
+    """custom_evaluator's real output, with a --use_cache file holding each problem's outputs
+    under a prompt that is not lcb_runner's: the one part left to check differs."""
+    path = Path(CUSTOM.format(fixtures=cases.FIXTURES_DIR))
+    rows = json.loads(path.read_text("utf-8"))
+    cache = {f"solve this: {row['question_id']}": row["output_list"] for row in rows}
+    (tmp / path.name).write_bytes(path.read_bytes())
+    (tmp / "cache.json").write_text(json.dumps(cache), "utf-8")
+
+
 CASES = [
     FalseGreen(
         id="audit-real-self-repair-lcb-runner-raises-for-its-lmstyle",
@@ -68,6 +78,20 @@ CASES = [
         "nothing was checked",
         needs=("upstream",),
         says=("not checkable (no raw output)",),
+    ),
+    FalseGreen(
+        id="audit-real-custom-evaluator-output-its-prompts-not-lcb-runners",
+        command="audit",
+        argv=(
+            "{tmp}/" + Path(CUSTOM).name, "--style", "CodeQwenInstruct",
+            "--cache", "{tmp}/cache.json",
+        ),  # fmt: skip
+        expect=exit_codes.DIFFERS,
+        why="with its extraction not checkable, custom_evaluator's output is green only on its "
+        "prompts: here they are not lcb_runner's",
+        prepare=_custom_with_a_cache_of_other_prompts,
+        needs=("upstream",),
+        says=("3 of 3 samples differ", "extraction not checked for 3 samples: not checkable"),
     ),
     FalseGreen(
         id="audit-real-run-code-copied-into-output-list",
