@@ -32,9 +32,10 @@ the problems the run has).
 Exit codes: 0 nothing failed; 1 the run is not the --release asked for, lacks problems of the
 window or release named (unless --allow-missing), holds problems the scope does not, disagrees
 with itself (a pass@1 not its graded_list's), differs from the --published data in the window,
-or the claim is no figure (or only one the run does not cover); 2 unusable input (the message
-names file, line and row), an impossible claim, a window with nothing in it; 6 a report asked
-for could not be written.
+is a self-repair run whose folder's model lcb_runner 28fef95 builds no self-repair prompt for
+(run_formats.lcb_runner_files.lcb_runner_raises, as audit asks it), or the claim is no figure
+(or only one the run does not cover); 2 unusable input (the message names file, line and row),
+an impossible claim, a window with nothing in it; 6 a report asked for could not be written.
 """
 
 from __future__ import annotations
@@ -140,6 +141,10 @@ def report_on(
         "schema": SCHEMA,
         "run": str(run.path),
         "scenario": run.scenario,
+        # what the file is and whether lcb_runner builds its prompts (as audit says them)
+        "file": {
+            "kind": run.kind, "lmstyle": run.lmstyle, "lcb_runner_raises": run.lcb_runner_raises,
+        },  # fmt: skip
         "window": {"start": scope.start, "end": scope.end, "builder_tz": builder_tz},
         "problems": problems,
         "scope": {"release": scope.release, "named": scope.named, "problems": scope.describe()},
@@ -241,6 +246,12 @@ def failures(report: dict, release_named: bool) -> list[str]:
             f"{len(published['differing_in_window'])} problems of the window differ"
         )
     found += statement_failure(report)
+    raised = report.get("file", {}).get("lcb_runner_raises")
+    if raised:  # audit fails the file for it too: one verdict per file
+        found.append(
+            f"{raised}: its prompts are not lcb_runner's and could not be checked "
+            "(`lcb-conformance audit` names each sample)"
+        )
     claim = report.get("claim")
     if claim is not None and not claim["consistent"]:
         found.append(claim_sentence(report))

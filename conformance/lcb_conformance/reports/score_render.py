@@ -19,6 +19,7 @@ from lcb_conformance.reports.score_figures import (
     covered_count,
 )
 from lcb_conformance.reports.score_run import SHOWN, listed_ids
+from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_prompts import score as scoring
 
@@ -105,10 +106,13 @@ def _published_lines(published: dict) -> list[str]:
 
 
 def _scenario_words(report: dict) -> str:
-    """Said of a run of another scenario than code generation: its figures are that one's."""
+    """Said of a run of another scenario than code generation: its figures are that one's; of
+    custom_evaluator's output, what it is (run_formats.registry)."""
+    custom = report.get("file", {}).get("kind") == registry.CUSTOM_EVALUATOR
+    kind = f" ({registry.CUSTOM_WORDS})" if custom else ""
     if report["scenario"] == CODE_GENERATION:
-        return ""
-    return f" (lcb_runner's {SCENARIO_WORDS[report['scenario']]} results)"
+        return kind
+    return f" (lcb_runner's {SCENARIO_WORDS[report['scenario']]} results){kind}"
 
 
 def render(report: dict) -> str:

@@ -47,6 +47,12 @@ class Run:
     # each row's question_id and the statement fields it carries (statements.py checks them)
     statement_rows: list[dict] = field(default_factory=list)
     lint: Lint = field(default_factory=Lint)  # the samples' own faults (reports/run_lint.py)
+    kind: str = registry.EVAL_ALL  # what the file is (run_formats.registry's Recognised.kind)
+    # the LMStyle of the model its folder names (lcb_runner's output/<model_repr>/), when known
+    lmstyle: str | None = None
+    # where lcb_runner 28fef95 raises building the scenario's prompts for that LMStyle, in
+    # words (run_formats.lcb_runner_files.lcb_runner_raises, as the audit asks it)
+    lcb_runner_raises: str = ""
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -92,11 +98,11 @@ def read_run(path: Path) -> Run:
     if not path.is_file():
         raise RunError(f"{path}: no such file")
     try:  # what the file is, as every command recognises it (run_formats.registry)
-        registry.taken(path, registry.SCORE)
+        found = registry.taken(path, registry.SCORE)
     except LogError as error:
         raise RunError(str(error)) from None
     named = lcb_runner_files.parse(path.name)
-    run = Run(path)
+    run = Run(path, kind=found.kind, lmstyle=lcb_runner_files.folder_lmstyle(path))
     repaired: set[bool] = set()  # whether each row is self-repair's (original_code_list)
     no_code = cut = derived_pass_1 = 0
     outputs_recorded = False
@@ -137,6 +143,7 @@ def read_run(path: Path) -> Run:
     if not run.rows:
         raise RunError(f"{path}: no rows (an eval_all file is a JSON array of rows)")
     run.scenario = _scenario(path, named, repaired)
+    run.lcb_runner_raises = lcb_runner_files.lcb_runner_raises(run.scenario, False, run.lmstyle)
     run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
     return run
 

@@ -41,9 +41,11 @@ model_repr. Files are streamed (one row in memory at a time; the cache keeps onl
 and a digest of each entry's outputs).
 
 Exit codes: 0 every checkable sample identical and no recorded request parameter that moves
-the score differs (n is only noted); 1 a sample or such a request parameter differs; 2
-unusable input (the message names file, line and sample), including a file with no sample
-or none checkable, and a config file that cannot be read; 6 a report not written.
+the score differs (n is only noted); 1 a sample or such a request parameter differs, or
+lcb_runner raises building the run's prompts (its LMStyle's, or a sample's: not compared, and
+no run of lcb_runner's); 2 unusable input (the message names file, line and sample), including
+a file with no sample or none checkable (custom_evaluator's output without its prompts), and a
+config file that cannot be read; 6 a report not written.
 """
 
 from __future__ import annotations
@@ -234,6 +236,8 @@ def _audit(args: argparse.Namespace) -> int:
     kind = f"{found} format"
     if found == LCB_RUNNER:
         kind += f", --scenario {scenario}" + (" --cot_code_execution" if cot else "")
+    if registry.recognise(args.run).kind == registry.CUSTOM_EVALUATOR:
+        kind += f"; {registry.CUSTOM_WORDS}"
     print(
         f"audit: {args.run} ({kind}), LMStyle.{lmstyle}, against "
         f"{upstream.describe_source()}" + "".join(f", with {path}" for path in extra if path)

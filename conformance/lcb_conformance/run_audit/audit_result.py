@@ -64,7 +64,8 @@ class Audit:
     samples: list[Sample] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)  # showdiff reports, first ones only
     prompt_unchecked: Counter = field(default_factory=Counter)  # why -> samples
-    # samples whose prompt differs because lcb_runner raises building it: why -> samples
+    # samples whose prompt is not compared because lcb_runner raises building it (no prompt of
+    # its exists; no such sample is lcb_runner's): why -> samples
     prompt_raised: Counter = field(default_factory=Counter)
     extraction_unchecked: Counter = field(default_factory=Counter)  # why -> samples
     request: requested.RequestCheck | None = None  # the request against lcb_runner's
@@ -83,7 +84,8 @@ class Audit:
         return self.request is not None and self.request.outcome == requested.DIFFERS
 
     def exit_code(self) -> int:
-        differs = self.samples_differ() or self.request_differs() or self.lcb_runner_raises
+        raised = self.lcb_runner_raises or self.prompt_raised  # lcb_runner writes no such run
+        differs = self.samples_differ() or self.request_differs() or raised
         return EXIT_DIFFERS if differs else EXIT_OK
 
     def as_json(self) -> dict:
@@ -184,7 +186,7 @@ def render(audit: Audit, show: int = 5) -> str:
         for why, count in unchecked.items():
             lines.append(f"{part} not checked for {count} samples: {why}")
     for why, count in audit.prompt_raised.items():
-        lines.append(f"prompt differs for {count} samples: {why}")
+        lines.append(f"prompt not compared for {count} samples: {why}")
     if audit.paired_by_position:
         lines.append(paired_by_position(audit))
     if audit.request is not None:
@@ -243,8 +245,15 @@ def headline(audit: Audit) -> str:
     samples = f"{differing} of {sum(counts.values())} samples differ"
     parts = [samples] if audit.samples_differ() else []
     parts += [request_part] if audit.request_differs() else []
-    if audit.lcb_runner_raises:
-        parts.append(
-            f"lcb_runner 28fef95 raises for LMStyle.{audit.lmstyle} in --scenario {audit.scenario}"
-        )
+    parts += raised_headline(audit)
     return "audit: NOT CONFORMANT: " + "; ".join(parts)
+
+
+def raised_headline(audit: Audit) -> list[str]:
+    """Where lcb_runner raises, in the headline: the pair, and the prompts not compared."""
+    raised = sum(audit.prompt_raised.values())
+    compared = f"{raised} samples' prompts not compared: lcb_runner raises building them"
+    if not audit.lcb_runner_raises:
+        return [compared] if raised else []
+    pair = f"lcb_runner 28fef95 raises for LMStyle.{audit.lmstyle} in --scenario {audit.scenario}"
+    return [f"{pair} ({compared.partition(': ')[0]})" if raised else pair]
