@@ -80,7 +80,7 @@ def measure(repository: str, keep_uv: bool) -> dict:
         report = root / "report.json"
         run_phase, code = timed([*FIRST_COMMAND, "--json", str(report)], clone, env)
         if not report.exists():
-            raise SystemExit(f"bench_time_to_verdict: the first command wrote no verdict (exit {code})")
+            raise SystemExit(f"bench_time_to_verdict: no verdict written (exit {code})")
         phases = json.loads((root / "phases.json").read_text("utf-8"))
         headline = json.loads(report.read_text("utf-8"))["headline"]
     phases = {"clone": clone_phase, **phases}

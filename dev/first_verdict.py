@@ -57,7 +57,8 @@ def find_uv() -> str:
         return on_path
     uv = UV_HOME / "bin" / "uv"
     if not uv.exists():
-        if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode:
+        pip = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True)
+        if pip.returncode:
             raise SetupFailed(
                 f"first_verdict: needs uv on PATH or pip for {sys.executable} to fetch it "
                 "(https://docs.astral.sh/uv/, or your distribution's python3-pip)"
@@ -91,7 +92,7 @@ def cpu_seconds() -> float:
 
 
 def main(arguments: list[str]) -> int:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 (run by path, by whatever python3 is)
         print(f"first_verdict: needs Python 3.11 or later, not {sys.version.split()[0]}",
               file=sys.stderr)  # fmt: skip
         return exit_codes.UNUSABLE
