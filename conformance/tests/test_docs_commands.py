@@ -9,7 +9,8 @@ each are what it prints, every one of them a line of what it really prints (an e
 transcript may leave lines out), no traceback, exit 0 or 1. Any other block is marked on the
 line before its fence, `<!-- needs: KIND (why), KIND ... -->`, with KINDs from NEEDS; each
 kind is checked against the block (a block marked `network` names something fetched, ...), so
-a marker cannot hide a block that would run. Every `tox -e ENV` / `tox -m LABEL` a block names
+a marker cannot hide a block that would run (`files`: the reader's own files or values, RUN, DIR,
+my_adapter, a synopsis's [options]). Every `tox -e ENV` / `tox -m LABEL` a block names
 is one tox.ini defines. The `lcb-conformance` these run is this environment's; the audits need
 the upstream extra and its stand-in, so the test runs with the self-tests (tox -e upstream).
 """
@@ -41,7 +42,7 @@ NEEDS = {
     "network": r"git clone|https?://|git\+|pip install|first_verdict\.py|\.venv/bin/tox"
     r"|tox -e (?:upstream-head|hub-check)|tox -m peers|tox -e peer-",
     "checkout": r"/path/to/LiveCodeBench|LIVECODEBENCH_CLONE|--upstream (?:PATH|/)|--history",
-    "your-files": r"\b(?:RUN|DIR|DATASET|DATA|PATH|FILE|MODEL|MODEL_ID|CMD|MODULE)\b|<[^>\n]+>"
+    "files": r"\b(?:RUN|DIR|DATASET|DATA|PATH|FILE|MODEL|MODEL_ID|CMD|MODULE)\b|<[^>\n]+>"
     r"|\[[^\]\n]+\]|my_adapter|mypkg|output/|outputs/|reviews/|results/|details/|slices/",
     "slurm": r"#SBATCH|\$SLURM_",
     "tox": r"(?m)^(?:[A-Z_]+=\S+ )?tox\b",
