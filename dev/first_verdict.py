@@ -73,6 +73,7 @@ def find_uv() -> str:
 
 def build_environment() -> Path:
     """.venv with the gate (editable) and tox; a second run only checks it is complete."""
+    print("first_verdict: building .venv (uv, the gate, tox; once)", file=sys.stderr)
     uv = find_uv()
     python = VENV / "bin" / "python"
     if not python.exists():
