@@ -35,6 +35,8 @@ UV_HOME = ROOT / "build" / "uv"
 # the goldens' own tokenizer stack, and this repository's tool pins (uv and tox among them)
 CONSTRAINTS = ("constraints/transformers-5.23.txt", "constraints/test-tools.txt")
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+# transformers' advice that PyTorch is absent: a verdict needs no model
+QUIET = {"TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "PIP_ROOT_USER_ACTION": "ignore"}
 
 
 class SetupFailed(Exception):
@@ -42,7 +44,7 @@ class SetupFailed(Exception):
 
 
 def step(what: str, command: list[str]) -> None:
-    if subprocess.run(command, cwd=ROOT).returncode:
+    if subprocess.run(command, cwd=ROOT, env={**os.environ, **QUIET}).returncode:
         raise SetupFailed(f"first_verdict: {what} failed (its output is above): {command[0]}")
 
 
@@ -108,7 +110,8 @@ def main(arguments: list[str]) -> int:
     phases["environment"] = {"wall_s": ready - start, "cpu_s": ready_cpu - start_cpu}
     print(f"first_verdict: .venv ready in {ready - start:.1f} s; running lcb-conformance",
           file=sys.stderr)  # fmt: skip
-    code = subprocess.run([str(command), *arguments], env={**os.environ, **OFFLINE}).returncode
+    env = {**os.environ, **OFFLINE, **QUIET}
+    code = subprocess.run([str(command), *arguments], env=env).returncode
     phases["verdict"] = {"wall_s": time.perf_counter() - ready, "cpu_s": cpu_seconds() - ready_cpu}
     record = os.environ.get("LCB_FIRST_VERDICT_PHASES")
     if record:
