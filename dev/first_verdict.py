@@ -75,9 +75,10 @@ def find_uv() -> str:
 
 def build_environment() -> Path:
     """.venv with the gate (editable) and tox; a second run only checks it is complete."""
-    print("first_verdict: building .venv (uv, the gate, tox; once)", file=sys.stderr)
-    uv = find_uv()
     python = VENV / "bin" / "python"
+    doing = "checking .venv" if python.exists() else "building .venv (uv, the gate, tox; once)"
+    print(f"first_verdict: {doing}", file=sys.stderr)
+    uv = find_uv()
     if not python.exists():
         step("creating .venv", [uv, "venv", "--quiet", "--python", sys.executable, str(VENV)])
     step(
