@@ -130,7 +130,8 @@ def commands(block: Block) -> list[tuple[str, list[str]]]:
                 found[-1][1].append(line)
         return found
     joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
-    return [(line, []) for line in joined.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    lines = [line for line in joined.splitlines() if not line.lstrip().startswith("#")]
+    return [(line, []) for line in lines if line.strip()]
 
 
 @pytest.fixture(scope="module")
