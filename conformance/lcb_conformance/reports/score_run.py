@@ -47,6 +47,8 @@ class Run:
     # each row's question_id and the statement fields it carries (statements.py checks them)
     statement_rows: list[dict] = field(default_factory=list)
     lint: Lint = field(default_factory=Lint)  # the samples' own faults (reports/run_lint.py)
+    # rows whose output_list or code_list (where recorded) is not as long as graded_list
+    uneven: list[str] = field(default_factory=list)
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -85,6 +87,13 @@ def _disagrees(row: dict) -> bool:
     return any(
         not math.isclose(v, graded.count(True) / len(graded), abs_tol=1e-12) for v in written
     )
+
+
+def _uneven(row: dict) -> bool:
+    """The row's recorded output_list and code_list are not one entry per verdict of its
+    graded_list (an emptied list, or 3 outputs graded once)."""
+    recorded = [row[n] for n in ("output_list", "code_list") if isinstance(row.get(n), list)]
+    return bool(recorded) and len({len(row["graded_list"]), *map(len, recorded)}) > 1
 
 
 def read_run(path: Path) -> Run:
@@ -128,6 +137,8 @@ def read_run(path: Path) -> Run:
                 derived_pass_1 += 1
             if _disagrees(row):
                 run.inconsistent.append(qid)
+            if _uneven(row):
+                run.uneven.append(qid)
             run.rows.append(kept)
             run.statement_rows.append(
                 {"question_id": qid} | {f: row[f] for f in statements.FIELDS if f in row}
@@ -138,6 +149,9 @@ def read_run(path: Path) -> Run:
         raise RunError(f"{path}: no rows (an eval_all file is a JSON array of rows)")
     run.scenario = _scenario(path, named, repaired)
     run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
+    if run.uneven:
+        uneven = {"kind": LISTS_UNEVEN, "count": len(run.uneven), "question_ids": run.uneven}
+        run.flags.append(uneven)
     return run
 
 
@@ -177,6 +191,7 @@ OUTPUTS_NOT_RECORDED = "outputs_not_recorded"
 NO_CODE = "no_code"
 CUT_OFF = "cut_off"
 PASS_AT_1_DERIVED = "pass_at_1_derived"
+LISTS_UNEVEN = "lists_uneven"
 
 
 def run_flags(rows, no_code: int, cut: int, derived: int, outputs_recorded: bool) -> list[dict]:
