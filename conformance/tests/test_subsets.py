@@ -196,3 +196,108 @@ def test_problems_without_generations_fail_named(tmp_path, capsys):
     assert code == exit_codes.DIFFERS
     ids = ", ".join(sorted(r["question_id"] for r in rows[:2]))
     assert report["failures"][0].startswith(f"2 problems have no generations ({ids})")
+
+
+# --- audit checks the problem set as score does ---
+
+RESULTS_NAME = "Scenario.codegeneration_1_0.2.json"  # lcb_runner's results, before grading
+ANSWER, CODE = "```python\nprint(input())\n```", "print(input())"  # OpenAIChat extracts CODE
+
+
+def audited_rows(count: int = 3) -> list[dict]:
+    """The submission's first rows with their real statements (statements-sample.json, from
+    the submission's eval_all) and one answer each, as lcb_runner's results hold them."""
+    sample = json.loads((score_cases.SCORE_FIXTURES_DIR / "statements-sample.json").read_text())
+    by_id = {row["question_id"]: row for row in o1_mini()}
+    verdicts = ("graded_list", "pass@1")  # the eval_all's, not in the results lcb_runner writes
+    return [
+        {k: v for k, v in by_id[row["question_id"]].items() if k not in verdicts}
+        | row
+        | {"output_list": [ANSWER], "code_list": [CODE]}
+        for row in sample[:count]
+    ]
+
+
+def audit_record(pytestconfig, tmp_path, capsys, rows, *argv: str, name=RESULTS_NAME):
+    """The audit's exit code, its --json record (None when it wrote none) and its text."""
+    from lcb_conformance.run_audit import audit as run_audit
+
+    run = tmp_path / "output" / "O1-Mini-2024-09-12" / name
+    run.parent.mkdir(parents=True, exist_ok=True)
+    run.write_text(json.dumps(rows), "utf-8")
+    target = tmp_path / "audit.json"
+    code = run_audit.main([str(run), "--style", "OpenAIChat", *argv, "--json", str(target),
+                           "--upstream", pytestconfig.getoption("--upstream")])  # fmt: skip
+    out = capsys.readouterr().out
+    record = json.loads(target.read_text("utf-8")) if target.exists() else None
+    return code, record, out
+
+
+def headline(out: str) -> str:
+    return [line for line in out.splitlines() if line.startswith("audit: ")][-1]
+
+
+@pytest.mark.upstream
+def test_audit_of_release_problems_checks_them_and_says_first_what_it_could_not(
+    pytestconfig, tmp_path, capsys
+):
+    code, record, out = audit_record(pytestconfig, tmp_path, capsys, audited_rows())
+    assert code == record["exit_code"] == exit_codes.OK
+    problems = record["problem_set"]
+    assert problems["nearest"]["words"] == "3 of release_v1's 400 problems (a subset)"
+    assert problems["in_no_release"] == [] and problems["statements"]["checked"] == 3
+    assert record["not_checked"] == ["the prompt of 3 samples"]  # no lcb_runner cache
+    assert headline(out).startswith("audit: not checked on this file: the prompt of 3 samples; ")
+
+
+@pytest.mark.upstream
+def test_audit_names_a_rewritten_statement(pytestconfig, tmp_path, capsys):
+    rows = audited_rows()
+    rows[1]["question_content"] += " (rewritten)"
+    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    assert code == record["exit_code"] == exit_codes.DIFFERS
+    assert record["problem_set"]["statements"]["rewritten"] == [rows[1]["question_id"]]
+    assert "NOT CONFORMANT: the problems are not the release's" in out
+
+
+@pytest.mark.upstream
+def test_audit_of_problems_in_no_release_is_not_identical(pytestconfig, tmp_path, capsys):
+    rows = [row | {"question_id": f"cf_{row['question_id']}"} for row in audited_rows()]
+    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    assert code == record["exit_code"] == exit_codes.DIFFERS
+    assert record["summary"] == {"identical": 3}  # the samples themselves are lcb_runner's
+    assert record["problem_set"]["in_no_release"] == sorted(r["question_id"] for r in rows)
+    assert "every checkable sample identical" not in out
+    assert "none of the run's 3 problems is in any release" in headline(out)
+    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows, "--not-a-release")
+    assert code == exit_codes.OK and record["problem_set"]["not_a_release"]
+    assert "NOT A RELEASE" in headline(out)
+
+
+@pytest.mark.upstream
+def test_audit_of_a_file_whose_lists_are_all_empty_is_unusable(pytestconfig, tmp_path, capsys):
+    rows = [row | {"output_list": [], "code_list": []} for row in audited_rows()]
+    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    assert code == exit_codes.UNUSABLE and record is None
+    assert headline(out).endswith("no sample to audit (every problem's "
+                                                  "output_list is empty)")  # fmt: skip
+
+
+@pytest.mark.upstream
+def test_audit_names_problems_without_samples_and_is_incomplete(pytestconfig, tmp_path, capsys):
+    rows = audited_rows()
+    rows[2]["output_list"], rows[2]["code_list"] = [], []
+    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    assert code == record["exit_code"] == exit_codes.INCOMPLETE
+    assert record["problem_set"]["empty"] == [rows[2]["question_id"]]
+    assert "INCOMPLETE: 1 of the 3 problems hold no sample" in headline(out)
+
+
+@pytest.mark.upstream
+def test_audit_names_outputs_not_one_per_verdict(pytestconfig, tmp_path, capsys):
+    rows = [row | {"graded_list": [True]} for row in audited_rows()]  # an eval_all
+    rows[0] |= {"output_list": [ANSWER] * 3, "code_list": [CODE] * 3}  # three, one verdict
+    name = RESULTS_NAME.replace(".json", "_eval_all.json")
+    code, record, _ = audit_record(pytestconfig, tmp_path, capsys, rows, name=name)
+    assert code == record["exit_code"] == exit_codes.DIFFERS
+    assert record["problem_set"]["uneven"] == [rows[0]["question_id"]]

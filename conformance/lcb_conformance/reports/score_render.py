@@ -253,9 +253,9 @@ def not_checked(report: dict) -> list[str]:
     """What could not be checked on this file, said first in the headline."""
     found = []
     if not report.get("statements", {"carried": True})["carried"]:
-        found.append("statements (no question_content)")
+        found.append("statements")
     if any(f["kind"] == score_run.OUTPUTS_NOT_RECORDED for f in report["flags"]):
-        found.append("outputs (no output_list/code_list)")
+        found.append("outputs")
     return found
 
 
@@ -275,7 +275,7 @@ def headline(report: dict) -> str:
     if nearest["relation"] in ("subset", "overlap", "superset"):
         counts = f"{nearest['words']}: {counts}"
     unchecked = not_checked(report)
-    first = f"not checked on this file: {', '.join(unchecked)}; " if unchecked else ""
+    first = f"not checked (not in the file): {', '.join(unchecked)}; " if unchecked else ""
     if report["failures"]:
         return f"FAILED: {first}{counts}: " + "; ".join(report["failures"])
     allowed = (

@@ -57,7 +57,7 @@ from pathlib import Path
 from lcb_conformance.common import json_stream, report_files, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.reports import run_lint
-from lcb_conformance.run_audit import page, request_logs, scenario_results
+from lcb_conformance.run_audit import page, problem_set, request_logs, scenario_results
 from lcb_conformance.run_audit import request as requested
 
 # The command's parts, read by tests and tools as audit.*: the sample-by-sample audit
@@ -194,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the lcb_runner command line whose request the run's is held to (its request "
         "goldens' variants; default: lcb_runner's defaults)",
     )
+    parser.add_argument(
+        "--not-a-release",
+        action="store_true",
+        help="the run's problems are the harness's own, no release's: its problem set is not "
+        "held to the releases, and every view says NOT A RELEASE",
+    )
     shared_options.add(parser, "upstream")
     shared_options.add_reports(parser)
     parser.add_argument(
@@ -258,6 +264,9 @@ def _audit(args: argparse.Namespace) -> int:
         )
     else:
         audit = _audit_log(args, fmt, found, results, upstream, lmstyle, dataset)
+    audit.problem_set = problem_set.check(
+        args.run, found, scenario, audit.samples, args.not_a_release
+    )
     if scenario == lcb_runner_files.CODE_GENERATION:
         audit.lint = _lint(fmt, found, results, args.run, audit)
     return _reported(audit, args)
