@@ -29,9 +29,14 @@ deterministic, so a claim holds when it IS one of them at the claim's own precis
 53.74; 53.5 is not), and that figure covers every problem of the scope (``--allow-missing``:
 the problems the run has).
 
-Exit codes: 0 nothing failed; 1 the run is not the --release asked for, lacks problems of the
-window or release named (unless --allow-missing), holds problems the scope does not, disagrees
-with itself (a pass@1 not its graded_list's), differs from the --published data in the window,
+The nearest release is chosen by containment (releases.closest): a run whose problems are all
+a release's is that release's subset, and scored over its problems.
+
+Exit codes: 0 nothing failed; 1 some of the run's problems are in no release, the run is not
+the --release asked for, lacks problems of the window or release named (unless
+--allow-missing), holds problems the scope does not or without generations, disagrees with
+itself (a pass@1 not its graded_list's, lists not one entry per verdict), differs from the
+--published data in the window,
 or the claim is no figure (or only one the run does not cover); 2 unusable input (the message
 names file, line and row), an impossible claim, a window with nothing in it; 6 a report asked
 for could not be written.

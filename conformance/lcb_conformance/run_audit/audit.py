@@ -7,8 +7,8 @@ did the run ask for lcb_runner's request?
     lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
         [--model ID | --style LMSTYLE] [--cache FILE] [--opencompass-results FILE]
         [--dataset ROWS.jsonl] [--codegen-eval FILE] [--request-config FILE]
-        [--request-variant VARIANT] [--upstream installed|PATH] [--json FILE] [--html FILE]
-        [--show N]
+        [--request-variant VARIANT] [--not-a-release] [--upstream installed|PATH]
+        [--json FILE] [--html FILE] [--show N]
 
 RUN is an evaluation's results file: lcb_runner's own
 ``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``),
@@ -40,10 +40,17 @@ lcb_runner's model list, as ``lcb-conformance resolve``), else RUN's folder name
 model_repr. Files are streamed (one row in memory at a time; the cache keeps only its keys
 and a digest of each entry's outputs).
 
-Exit codes: 0 every checkable sample identical and no recorded request parameter that moves
-the score differs (n is only noted); 1 a sample or such a request parameter differs; 2
-unusable input (the message names file, line and sample), including a file with no sample
-or none checkable, and a config file that cannot be read; 6 a report not written.
+The run's problem set is checked as score checks it (run_audit.problem_set): its ids against
+the releases, its statements against the release's digests, its problems without samples;
+``--not-a-release`` audits a harness's own problems, every view saying NOT A RELEASE. The
+headline says first what could not be checked on this file.
+
+Exit codes: 0 every checkable sample identical, no recorded request parameter that moves the
+score differs (n is only noted), and the problems are a release's (or --not-a-release); 1 a
+sample or such a request parameter differs, or problems are in no release, a statement is
+rewritten, lists differ in length; 2 unusable input (the message names file, line and
+sample), including a file with no sample or none checkable, and a config file that cannot be
+read; 4 nothing differs but some problems hold no sample; 6 a report not written.
 """
 
 from __future__ import annotations
