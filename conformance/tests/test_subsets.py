@@ -99,6 +99,7 @@ def test_score_on_a_100_problem_subset_names_it_and_is_green(tmp_path, capsys):
     assert report["scope"]["release"] == "release_v1"
     assert report["lcb_runner"]["count"] == 100 and report["lcb_runner"]["expected"] == 400
     assert "100 of release_v1's 400 problems (a subset)" in score.headline(report)
+    assert report["not_checked"] == ["statements", "outputs"]  # the trimmed file holds neither
     assert " 0 of " not in out
 
 

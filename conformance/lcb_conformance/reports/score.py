@@ -79,7 +79,7 @@ from lcb_conformance.reports.score_published import (  # noqa: F401
     published_window,
     read_published,
 )
-from lcb_conformance.reports.score_render import headline, render, to_html
+from lcb_conformance.reports.score_render import headline, not_checked, render, to_html
 from lcb_conformance.reports.score_run import (  # noqa: F401
     FENCE,
     Run,
@@ -177,6 +177,7 @@ def report_on(
     if claim is not None:
         report["claim"] = check_claim(claim, report["figures"], allow_missing)
     report["failures"] = failures(report, release is not None)
+    report["not_checked"] = not_checked(report)  # what the file does not hold: the headline's first
     report["exit_code"] = EXIT_FAILED if report["failures"] else EXIT_OK
     return report
 

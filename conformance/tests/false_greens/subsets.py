@@ -76,8 +76,15 @@ def _score(id, prepare, why, says, *more) -> FalseGreen:
     return FalseGreen(f"score-{id}", "score", argv, exit_codes.DIFFERS, why, prepare, says=says)
 
 
-def _audit(id, prepare, expect, why, says) -> FalseGreen:
-    argv = ("{tmp}/" + RESULTS, "--style", "OpenAIChat")
+def _first_block(tmp: Path) -> None:
+    """lcb_runner's run of the project's own problems graded by the first fenced block."""
+    runs = score_cases.SCORE_FIXTURES_DIR.parent / "audit" / "lcb_runner" / "first-block"
+    (found,) = (runs / "output").glob("*/Scenario.codegeneration_3_0.2.json")
+    (tmp / RESULTS).write_bytes(found.read_bytes())
+
+
+def _audit(id, prepare, expect, why, says, style="OpenAIChat", *more) -> FalseGreen:
+    argv = ("{tmp}/" + RESULTS, "--style", style, *more)
     return FalseGreen(f"audit-{id}", "audit", argv, expect, why, prepare, ("upstream",), says)
 
 
@@ -101,4 +108,8 @@ CASES = [
            "a problem holding no sample was not audited", ("INCOMPLETE: 1 of the 3 problems",)),
     _audit("every-list-emptied", _results(empty="all"), exit_codes.UNUSABLE,
            "no sample: nothing was checked", ("no sample to audit",)),
+    _audit("not-a-release-hides-a-difference", _first_block, exit_codes.DIFFERS,
+           "--not-a-release excuses the problem set only, never a sample that differs",
+           ("NOT A RELEASE", "NOT CONFORMANT: 8 of 12 samples differ"), "DeepSeekCodeInstruct",
+           "--not-a-release"),
 ]  # fmt: skip
