@@ -103,6 +103,16 @@ def test_score_on_a_100_problem_subset_names_it_and_is_green(tmp_path, capsys):
     assert " 0 of " not in out
 
 
+def test_the_submissions_first_440_rows_are_a_subset_of_release_v5(tmp_path, capsys):
+    """They span test.jsonl..test5.jsonl: release_v5 is the smallest release holding them."""
+    code, report, out = score_record(tmp_path, capsys, write(tmp_path, o1_mini()[:440]))
+    assert code == exit_codes.OK
+    nearest = report["problems"]["matches"][0]
+    assert nearest["words"] == "440 of release_v5's 880 problems (a subset)"
+    assert " 0 of 0 " not in out
+    assert "<td>440 of release_v5&#x27;s 880 problems (a subset)</td>" in score.to_html(report)
+
+
 def test_a_window_and_a_claim_work_on_a_subset(tmp_path, capsys):
     rows = of_release_v1(100)
     run = write(tmp_path, rows)

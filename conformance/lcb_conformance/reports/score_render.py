@@ -295,7 +295,7 @@ def to_html(report: dict, text: str | None = None, head: str | None = None) -> s
     text = render(report) if text is None else text
     head = headline(report) if head is None else head
     matches = "".join(
-        f"<tr><td>{escape(m['tag'])}</td><td>{'yes' if m['equal'] else 'no'}</td>"
+        f"<tr><td>{escape(m['tag'])}</td><td>{escape(m['words'])}</td>"
         f"<td>{escape(m['membership'])}</td><td>{len(m['missing'])}</td><td>{len(m['extra'])}</td></tr>"
         for m in report["problems"]["matches"]
     )
@@ -308,7 +308,7 @@ def to_html(report: dict, text: str | None = None, head: str | None = None) -> s
         "<h1>lcb-conformance score</h1>",
         f'<p class="headline {status}" id="verdict">{escape(head)}</p>',
         '<h2 id="problems">Problem set</h2>',
-        "<table><thead><tr><th>tag</th><th>equal</th><th>membership</th><th>missing</th>"
+        "<table><thead><tr><th>tag</th><th>the run</th><th>membership</th><th>missing</th>"
         f"<th>extra</th></tr></thead><tbody>{matches}</tbody></table>",
         '<h2 id="numbers">The numbers, and why they differ</h2>',
         f"<pre>{escape(text)}</pre>",
