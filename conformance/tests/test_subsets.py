@@ -17,7 +17,8 @@ from lcb_conformance.reports import score
 from lcb_conformance.suite import score_cases
 from lcb_prompts import score as scoring
 
-pytestmark = pytest.mark.selftest
+# string and set work on the run's rows, and OpenAIChat's extraction: no tokenizer touches them
+pytestmark = [pytest.mark.selftest, pytest.mark.transformers_independent]
 
 O1_MINI = score_cases.SCORE_FIXTURES_DIR / "o1-mini-2024-09-12.json"
 RUN_NAME = "Scenario.codegeneration_1_0.2_eval_all.json"

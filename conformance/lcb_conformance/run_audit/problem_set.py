@@ -78,7 +78,7 @@ class ProblemSet:
             return []
         return [
             f"{len(self.empty):,} of the {self.count:,} problems hold no sample (output_list "
-            f"and code_list empty: nothing of them checked): {listed(self.empty)}"
+            f"and code_list empty: none of them audited): {listed(self.empty)}"
         ]
 
     def not_checked(self) -> list[str]:
@@ -97,8 +97,6 @@ class ProblemSet:
             return f"problem set not checked: {self.why_not}"
         declared = f" ({NOT_A_RELEASE}: --not-a-release)" if self.not_a_release else ""
         where = self.nearest.words() if self.nearest else ""
-        if self.nearest and self.nearest.relation != releases.Relation.IN_NO_RELEASE:
-            where = f"{self.nearest.tag}: {where}"
         line = f"problem set: {self.count:,} problems{declared}; {where}"
         if self.statements is not None:
             line += f"\n{self.statements.summary()}"
