@@ -112,6 +112,11 @@ def test_the_submissions_first_440_rows_are_a_subset_of_release_v5(tmp_path, cap
     assert nearest["words"] == "440 of release_v5's 880 problems (a subset)"
     assert " 0 of 0 " not in out
     assert "<td>440 of release_v5&#x27;s 880 problems (a subset)</td>" in score.to_html(report)
+    run = str(tmp_path / RUN_NAME)
+    code, report, out = score_record(tmp_path, capsys, run, "--window", ":".join(WINDOW))
+    ours = report["lcb_runner"]  # the window held to release_v5's problems, not release_v1's
+    assert code == exit_codes.DIFFERS and ours["expected"] == 213 and ours["count"] > 0
+    assert " 0 of 0 " not in out
 
 
 def test_a_window_and_a_claim_work_on_a_subset(tmp_path, capsys):
