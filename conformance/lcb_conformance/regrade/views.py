@@ -92,7 +92,7 @@ def numbers(rows: list[dict], window, release: str | None) -> dict:
     held to the release's problems in the window (the dataset's release; no release: the
     nearest)."""
     start, end = window or (None, None)
-    tag = release or releases.closest([r["question_id"] for r in rows])[0].tag
+    tag = release or releases.nearest([r["question_id"] for r in rows])
     scope = score.Scope(tag, start, end, named=bool(window))
     board_start, board_end = score.board_window(scope, rows)
     return {

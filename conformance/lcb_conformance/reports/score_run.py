@@ -53,6 +53,8 @@ class Run:
     # where lcb_runner 28fef95 raises building the scenario's prompts for that LMStyle, in
     # words (run_formats.lcb_runner_files.lcb_runner_raises, as the audit asks it)
     lcb_runner_raises: str = ""
+    # rows whose output_list or code_list (where recorded) is not as long as graded_list
+    uneven: list[str] = field(default_factory=list)
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -91,6 +93,13 @@ def _disagrees(row: dict) -> bool:
     return any(
         not math.isclose(v, graded.count(True) / len(graded), abs_tol=1e-12) for v in written
     )
+
+
+def _uneven(row: dict) -> bool:
+    """The row's recorded output_list and code_list are not one entry per verdict of its
+    graded_list (an emptied list, or 3 outputs graded once)."""
+    recorded = [row[n] for n in ("output_list", "code_list") if isinstance(row.get(n), list)]
+    return bool(recorded) and len({len(row["graded_list"]), *map(len, recorded)}) > 1
 
 
 def read_run(path: Path) -> Run:
@@ -134,6 +143,8 @@ def read_run(path: Path) -> Run:
                 derived_pass_1 += 1
             if _disagrees(row):
                 run.inconsistent.append(qid)
+            if _uneven(row):
+                run.uneven.append(qid)
             run.rows.append(kept)
             run.statement_rows.append(
                 {"question_id": qid} | {f: row[f] for f in statements.FIELDS if f in row}
@@ -145,6 +156,9 @@ def read_run(path: Path) -> Run:
     run.scenario = _scenario(path, named, repaired)
     run.lcb_runner_raises = lcb_runner_files.lcb_runner_raises(run.scenario, False, run.lmstyle)
     run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
+    if run.uneven:
+        uneven = {"kind": LISTS_UNEVEN, "count": len(run.uneven), "question_ids": run.uneven}
+        run.flags.append(uneven)
     return run
 
 
@@ -184,6 +198,7 @@ OUTPUTS_NOT_RECORDED = "outputs_not_recorded"
 NO_CODE = "no_code"
 CUT_OFF = "cut_off"
 PASS_AT_1_DERIVED = "pass_at_1_derived"
+LISTS_UNEVEN = "lists_uneven"
 
 
 def run_flags(rows, no_code: int, cut: int, derived: int, outputs_recorded: bool) -> list[dict]:

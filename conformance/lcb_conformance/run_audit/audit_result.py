@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from lcb_conformance.common import exit_codes
 from lcb_conformance.run_audit import request as requested
+from lcb_conformance.run_audit.problem_set import ProblemSet
 from lcb_conformance.run_formats import lcb_runner_files
 
 # every part of the audit (prompt, extraction, request) has the same outcomes
@@ -22,6 +23,7 @@ PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 
 
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
+EXIT_INCOMPLETE = exit_codes.INCOMPLETE
 
 
 @dataclass
@@ -73,6 +75,7 @@ class Audit:
     # recorded as its original_code_list (it pairs the rows by position; upstream's own)
     paired_by_position: dict[str, str] = field(default_factory=dict)
     lint: list[dict] = field(default_factory=list)  # the run's own faults (reports/run_lint.py)
+    problem_set: ProblemSet | None = None  # the run's problems as score checks them
 
     def counts(self) -> Counter:
         return Counter(sample.verdict for sample in self.samples)
@@ -85,8 +88,11 @@ class Audit:
 
     def exit_code(self) -> int:
         raised = self.lcb_runner_raises or self.prompt_raised  # lcb_runner writes no such run
+        problems = self.problem_set
         differs = self.samples_differ() or self.request_differs() or raised
-        return EXIT_DIFFERS if differs else EXIT_OK
+        if differs or (problems and problems.failures()):
+            return EXIT_DIFFERS
+        return EXIT_INCOMPLETE if problems and problems.incomplete() else EXIT_OK
 
     def as_json(self) -> dict:
         return {
@@ -118,6 +124,8 @@ class Audit:
             ],
             "first_differences": self.reports,
             "lint": self.lint,
+            "problem_set": self.problem_set.record() if self.problem_set else None,
+            "not_checked": not_checked(self),
         }
 
 
@@ -189,6 +197,8 @@ def render(audit: Audit, show: int = 5) -> str:
         lines.append(f"prompt not compared for {count} samples: {why}")
     if audit.paired_by_position:
         lines.append(paired_by_position(audit))
+    if audit.problem_set is not None:
+        lines += ["", audit.problem_set.words()]
     if audit.request is not None:
         lines += ["", *requested.render(audit.request, audit.lmstyle)]
     if audit.reports:
@@ -221,10 +231,31 @@ def request_headline(audit: Audit) -> str:
     return f"the request differs from lcb_runner's ({check.golden}): {failing}"
 
 
+def not_checked(audit: Audit) -> list[str]:
+    """What could not be checked on this file, each in a few words: the headline says it
+    first."""
+    found = [
+        f"the {part} of {sum(unchecked.values()):,} samples"
+        for part, unchecked in (
+            ("prompt", audit.prompt_unchecked),
+            ("extraction", audit.extraction_unchecked),
+        )
+        if unchecked
+    ]
+    if audit.request is None or audit.request.outcome == requested.CANNOT:
+        found.append("the request (not recorded)")
+    if audit.problem_set is not None:
+        found += audit.problem_set.not_checked()
+    return found
+
+
 def headline(audit: Audit) -> str:
     code = audit.exit_code()
     request_part = request_headline(audit)
-    if code == EXIT_OK:
+    unchecked = not_checked(audit)
+    first = f"audit: not checked on this file: {', '.join(unchecked)}; " if unchecked else "audit: "
+    problems = audit.problem_set
+    if code != EXIT_DIFFERS:
         checked = (
             " and ".join(
                 name
@@ -236,8 +267,9 @@ def headline(audit: Audit) -> str:
             )
             or "prompt or extraction"
         )
+        status = "INCOMPLETE: " + "; ".join(problems.incomplete()) + "; " if code else ""
         return (
-            f"audit: every checkable sample identical to lcb_runner ({checked} checked); "
+            f"{first}{status}every checkable sample identical to lcb_runner ({checked} checked); "
             + request_part
         )
     counts = audit.counts()
@@ -246,7 +278,8 @@ def headline(audit: Audit) -> str:
     parts = [samples] if audit.samples_differ() else []
     parts += [request_part] if audit.request_differs() else []
     parts += raised_headline(audit)
-    return "audit: NOT CONFORMANT: " + "; ".join(parts)
+    parts += problems.failures() + problems.incomplete() if problems else []
+    return f"{first}NOT CONFORMANT: " + "; ".join(parts)
 
 
 def raised_headline(audit: Audit) -> list[str]:
