@@ -29,7 +29,7 @@ pytestmark = pytest.mark.transformers_independent
 GRADING_PROCESS = b"lcb_conformance.upstream.grading_process"
 # correct, and well inside a 2 s limit alone: a tight loop of some 0.3 s of CPU
 LOOPED_SUM = (
-    "a, b = map(int, input().split())\nx = 0\nfor i in range(3_000_000):\n    x += i\n"
+    "a, b = map(int, input().split())\nx = 0\nfor i in range(8_000_000):\n    x += i\n"
     "print(a + b)\n"
 )
 # a child is stopped once in its program: past the judge's set-up, its test's alarm set
@@ -78,65 +78,80 @@ def _regrade(pytestconfig, upstream, *argv: str, timeout: int = 1) -> int:
                      *accept])  # fmt: skip
 
 
+class CoresTaken:
+    """A busy loop per core, bounded, until :meth:`end` (and at the latest at teardown)."""
+
+    def __init__(self):
+        loop = f"import time\nend = time.monotonic() + {HOG_SECONDS}\nwhile time.monotonic() < end:\n    pass\n"  # noqa: E501
+        self.hogs = [subprocess.Popen([sys.executable, "-c", loop])
+                     for _ in os.sched_getaffinity(0)]  # fmt: skip
+
+    def end(self) -> None:
+        for hog in self.hogs:
+            hog.kill()
+            hog.wait()
+
+
 @pytest.fixture
 def cores_taken():
-    """A busy loop per core, bounded, killed at teardown."""
-    loop = f"import time\nend = time.monotonic() + {HOG_SECONDS}\nwhile time.monotonic() < end:\n    pass\n"  # noqa: E501
-    hogs = [subprocess.Popen([sys.executable, "-c", loop]) for _ in os.sched_getaffinity(0)]
-    yield
-    for hog in hogs:
-        hog.kill()
-        hog.wait()
+    taken = CoresTaken()
+    yield taken
+    taken.end()
 
 
 class Starver(threading.Thread):
     """Stops the first sample children of this test's grading process (SIGSTOP) once they are
     in their program, one for each of ``stalls`` seconds, then lets them go on: a starved
-    child, certainly (no CPU while its wall clock runs). The children after them (the runs
-    alone) run."""
+    child, certainly (no CPU while its wall clock runs); ``then()`` once all are stopped. The
+    children after them (the runs alone) run."""
 
-    def __init__(self, stalls: list[float]):
+    def __init__(self, stalls: list[float], then):
         super().__init__(daemon=True)
-        self.stalls = list(stalls)
+        self.stalls, self.then = list(stalls), then
         self.stopped: list[int] = []
         self.done = threading.Event()
 
     def run(self) -> None:
         while self.stalls and not self.done.is_set():
-            for pid in self._sample_children():
+            for pid in _sample_children():
                 if pid not in self.stopped and self.stalls and _ticks(pid) >= STOP_AFTER_TICKS:
                     self.stopped.append(pid)
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGSTOP)
                     threading.Timer(self.stalls.pop(0), _go_on, (pid,)).start()
-            time.sleep(0.002)
-
-    @staticmethod
-    def _sample_children() -> list[int]:
-        """The grading process's children in a process group of their own (a sample's; the
-        row decoder stays in its parent's), below this test's process."""
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            stat = _stat(int(entry))
-            if stat is None or stat[1] != int(entry):  # its process group is not its own
-                continue
-            parent = stat[0]
-            with contextlib.suppress(OSError):
-                command = Path(f"/proc/{parent}/cmdline").read_bytes().split(b"\0")
-                if command[1:3] == [b"-m", GRADING_PROCESS] and _below_us(parent):
-                    found.append(int(entry))
-        return sorted(found)
+            time.sleep(0.001)
+        self.then()
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent, process group) of a process, None when it is gone."""
+def _children(pid: int) -> list[int]:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _sample_children() -> list[int]:
+    """The children of this test's grading processes (bwrap's below this process) in a
+    process group of their own: a sample's (the row decoder stays in its parent's)."""
+    found, below = [], _children(os.getpid())
+    while below:
+        pid = below.pop()
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if command[1:3] != [b"-m", GRADING_PROCESS]:
+            below += _children(pid)
+            continue
+        found += [child for child in _children(pid) if _group(child) == child]
+    return sorted(found)
+
+
+def _group(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[2])
     except OSError:
         return None
-    return int(fields[1]), int(fields[2])
 
 
 def _ticks(pid: int) -> int:
@@ -146,17 +161,6 @@ def _ticks(pid: int) -> int:
     except OSError:
         return 0
     return int(fields[11]) + int(fields[12])  # utime, stime
-
-
-def _below_us(pid: int) -> bool:
-    for _ in range(8):  # the grading process, bwrap's, bwrap, this test
-        stat = _stat(pid)
-        if stat is None or stat[0] <= 1:
-            return False
-        if stat[0] == os.getpid():
-            return True
-        pid = stat[0]
-    return False
 
 
 def _go_on(pid: int) -> None:
@@ -179,9 +183,8 @@ def test_the_rules_read_only_the_recorded_outcome():
 
 
 @pytest.mark.upstream
-@pytest.mark.usefixtures("cores_taken")
 def test_a_starved_program_correct_alone_keeps_its_idle_verdict(pytestconfig, upstream, tmp_path,
-                                                                capsys):  # fmt: skip
+                                                                capsys, cores_taken):  # fmt: skip
     """Every core taken, and the two samples' first runs stopped, one past its test's 2 s
     limit, one past the sample's global limit of 8 s (lcb_runner's -5 path): each is graded
     again alone, its verdict the idle machine's (passed), both outcomes in the results file
@@ -190,7 +193,7 @@ def test_a_starved_program_correct_alone_keeps_its_idle_verdict(pytestconfig, up
     results, out = tmp_path / "r.jsonl", tmp_path / "report.json"
     # the judge check first (a stand-in's, cached): none of its children is to be stopped
     regrade.judge_differences(upstream, accept=upstream.checkout is None)
-    starver = Starver([2.5, 9.0])
+    starver = Starver([2.5, 9.0], then=cores_taken.end)
     starver.start()
     try:
         code = _regrade(pytestconfig, upstream, str(run), "--dataset", str(dataset), "--workers",
