@@ -65,7 +65,7 @@ DISAGREEING = [inputs.regrade_sample(0, True), *(inputs.regrade_sample(n, False)
 AGREEING = [inputs.regrade_sample(n, n == 0) for n in range(4)]
 # A regrade with --recheck 2 (docs/regrade-timing.md): sample 0 a slow pass (its tests 4 s of
 # its 6 s limit: timing-sensitive) that timed out on its first recheck, a flip the timing band
-# shows (its number 50 in that round, not 75)
+# shows (its number 0 in that round, not 25)
 TIME_LIMIT = json.dumps({"error_code": -3, "error_message": "Time Limit Exceeded"})
 SLOW = {"wall": 6.1, "cpu": 6.0, "execution": None, "global_timeout": False}
 RECHECKED = [
