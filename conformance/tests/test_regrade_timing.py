@@ -18,6 +18,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import regrade_inputs as inputs
+from false_greens.regrade_scenarios import TEST_OUTPUT, TEST_OUTPUT_ROWS
 
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, paths
@@ -218,6 +219,14 @@ def test_a_starved_program_correct_alone_keeps_its_idle_verdict(pytestconfig, up
     schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
     for line in results.read_text("ascii").splitlines():
         jsonschema.validate(json.loads(line), schema)
+
+
+def test_recheck_is_refused_for_predictions(capsys):
+    """Test output prediction has no judge and no time limit: --recheck is refused, not
+    ignored."""
+    argv = [TEST_OUTPUT, "--dataset", TEST_OUTPUT_ROWS, "--not-a-release", "--recheck", "2"]
+    assert cli.main(["regrade", *argv]) == exit_codes.UNUSABLE
+    assert "--recheck: not for" in capsys.readouterr().err
 
 
 @pytest.mark.upstream
