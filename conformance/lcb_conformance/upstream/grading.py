@@ -70,7 +70,10 @@ that returns the child's outcome instead of starting a ``Manager`` and a process
 from upstream is only the plumbing: no pool task, Manager process and Process per sample but a
 fork, the rows decoded once per problem held, the child's result unpickled by an unpickler
 that admits only numpy's and plain builtin types (anything else counts as a child that gave
-nothing, as an unpicklable one does upstream).
+nothing, as an unpicklable one does upstream). The grading process times each child (its wall
+clock, its resource usage: upstream/timing.py) and, before answering, runs alone again a
+sample whose time limit was starved and, ``rechecks`` times, one whose verdict is
+timing-sensitive (docs/regrade-timing.md).
 """
 
 from __future__ import annotations
