@@ -23,7 +23,7 @@ from false_greens.regrade_scenarios import TEST_OUTPUT, TEST_OUTPUT_ROWS
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.regrade import regrade, results_file
-from lcb_conformance.upstream import judge, timing
+from lcb_conformance.upstream import grading, judge, timing
 
 pytestmark = pytest.mark.transformers_independent
 
@@ -219,6 +219,40 @@ def test_a_starved_program_correct_alone_keeps_its_idle_verdict(pytestconfig, up
     schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
     for line in results.read_text("ascii").splitlines():
         jsonschema.validate(json.loads(line), schema)
+
+
+QUICK_PASS = {"graded": [True], "metadata": "{}", "passed": True, "touched": {},
+              "timing": {"wall": 0.1, "cpu": 0.1, "execution": 0.01, "global_timeout": False}}
+STARVED_LIMIT = {"graded": [-3], "metadata": json.dumps({"error_code": -3}), "passed": False,
+                 "timing": {"wall": 2.5, "cpu": 0.1, "execution": None, "global_timeout": False}}
+
+
+@pytest.mark.parametrize("answer,runs", [
+    ({**QUICK_PASS, "starved": {**QUICK_PASS, "touched": None}}, grading._Runs(2, 1)),
+    ({**QUICK_PASS, "starved": {k: v for k, v in QUICK_PASS.items() if k != "touched"}},
+     grading._Runs(2, 1)),
+    ({**STARVED_LIMIT, "touched": {}}, grading._Runs(2, 1)),
+    ({**QUICK_PASS, "starved": STARVED_LIMIT}, grading._Runs(2, 1, rerun_starved=False)),
+    ({**QUICK_PASS, "rechecks": [STARVED_LIMIT]}, grading._Runs(2, 1, rechecks=1)),
+    ({**STARVED_LIMIT, "touched": {}, "starved": STARVED_LIMIT, "rechecks": []},
+     grading._Runs(2, 1, rechecks=1)),
+    ({**QUICK_PASS, "timing": {**QUICK_PASS["timing"], "global_timeout": True}},
+     grading._Runs(2, 1)),
+])  # fmt: skip
+def test_an_answer_whose_runs_alone_its_timing_does_not_ask_for_is_refused(answer, runs):
+    """The second wall: a starved outcome kept that was not starved (or not asked to be run
+    again), a starved verdict not run again, rechecks of a quick pass or short of the count
+    asked, a global timeout graded otherwise than lcb_runner grades one."""
+    with pytest.raises(grading.GradingFailed, match="not an answer"):
+        grading._checked(grading.Sample("j_sum", 0, ""), json.dumps(answer).encode(), runs)
+
+
+def test_an_answer_with_its_runs_alone_is_taken():
+    runs = grading._Runs(2, 1, rechecks=2)
+    answer = {**QUICK_PASS, "starved": STARVED_LIMIT, "rechecks": [STARVED_LIMIT] * 2}
+    answer["timing"] = {**QUICK_PASS["timing"], "execution": 0.6}  # over half of 1 s: rechecked
+    taken = grading._checked(grading.Sample("j_sum", 0, ""), json.dumps(answer).encode(), runs)
+    assert taken["rechecks"] == [STARVED_LIMIT] * 2
 
 
 def test_recheck_is_refused_for_predictions(capsys):
