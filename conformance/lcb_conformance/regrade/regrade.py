@@ -48,7 +48,8 @@ times alone, and every view gives the number's timing band and names the samples
 
 ``--shard I/N`` grades the problems at positions I-1, I-1+N, ... of the run's sorted problem
 ids (a deterministic slice); ``merge`` joins the N slices' results files into the whole run's,
-byte for byte what one unsliced regrade writes (docs/regrade.md: a job array's recipe).
+byte for byte what one unsliced regrade writes but for the timings measured, which it keeps
+as each slice holds them (docs/regrade.md: a job array's recipe).
 
 Exit codes: 0 every sample graded and the harness's own verdict (or its per-problem score)
 equal to lcb_runner's on every problem; 1 some problem's harness verdict or recorded extraction
