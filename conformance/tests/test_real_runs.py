@@ -124,6 +124,21 @@ def test_score_never_takes_rewritten_statements_for_the_releases(tmp_path, capsy
     assert report["statements"]["checked"] == len(original)
 
 
+def test_a_real_run_and_its_rewritten_twin_as_sources_cover_none_of_their_problems():
+    """Were the perturbation run taken as a source beside the real one, the two disagree on
+    every problem both hold: the statement builder digests none of the real run's, naming why."""
+    builder = pytest.importorskip("lcb_conformance_dev.statements")
+    real, rewritten = _rows(CODE_GENERATION), _rows(REWRITTEN)
+    ids = [row["question_id"] for row in real]
+    problems, uncovered = builder.classify(builder.tally([real, rewritten]), ids)
+    assert not problems
+    both = {row["question_id"] for row in rewritten}
+    assert both and set(ids) >= both
+    for qid in ids:
+        why = "the sources disagree: [[0], [1]]" if qid in both else "in one source only (0)"
+        assert uncovered[qid].startswith(why)
+
+
 @pytest.mark.parametrize(
     "path", [CODE_GENERATION, REWRITTEN, SELF_REPAIR, CUSTOM], ids=_named
 )

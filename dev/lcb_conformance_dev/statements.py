@@ -16,6 +16,7 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from lcb_conformance import releases, statements
@@ -79,14 +80,19 @@ def sample(mirror_root: Path) -> list[dict]:
     return [{k: row[k] for k in ("question_id", *statements.FIELDS)} for row in rows]
 
 
-def read_sources(mirror_root: Path) -> dict[str, dict[str, list[int]]]:
-    """question_id -> statement digest -> the indexes (in SOURCES) of the files giving it."""
+def tally(files: Iterable[list[dict]]) -> dict[str, dict[str, list[int]]]:
+    """question_id -> statement digest -> the indexes of the files (their rows) giving it."""
     seen: dict[str, dict[str, list[int]]] = {}
-    for index, source in enumerate(SOURCES):
-        for row in json.loads(git_show(mirror_root, *source)):
+    for index, rows in enumerate(files):
+        for row in rows:
             by_digest = seen.setdefault(row["question_id"], {})
             by_digest.setdefault(statements.digest(row), []).append(index)
     return seen
+
+
+def read_sources(mirror_root: Path) -> dict[str, dict[str, list[int]]]:
+    """tally() of SOURCES, each file read from its mirror."""
+    return tally(json.loads(git_show(mirror_root, *source)) for source in SOURCES)
 
 
 def classify(
