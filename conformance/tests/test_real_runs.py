@@ -110,15 +110,33 @@ def test_a_real_lfs_pointer_is_named_by_every_command(path, command, tmp_path, c
 
 def test_score_never_takes_rewritten_statements_for_the_releases(tmp_path, capsys):
     """The fork's perturbation run: the same problem ids as the run beside it, every statement
-    rewritten (the two files say so); score names each as rewritten or as not checkable
-    against a public digest, never as the release's."""
+    rewritten (the two files say so); score names each as rewritten, problem by problem (the
+    manifest digests every v6 problem), and the run beside it, as it is, as the release's."""
     original = {r["question_id"]: r["question_content"] for r in _rows(CODE_GENERATION)}
     rewritten = {r["question_id"]: r["question_content"] for r in _rows(REWRITTEN)}
     assert all(original[qid] != text for qid, text in rewritten.items())
     _, report, _ = _score(REWRITTEN, tmp_path, capsys)
     record = report["statements"]
-    assert set(record["rewritten"]) | set(record["not_covered"]) == set(rewritten)
-    assert not record["matches"]
+    assert record["rewritten"] == sorted(rewritten)
+    assert not record["not_covered"] and not record["matches"]
+    _, report, _ = _score(CODE_GENERATION, tmp_path, capsys)
+    assert report["statements"]["matches"]
+    assert report["statements"]["checked"] == len(original)
+
+
+def test_a_real_run_and_its_rewritten_twin_as_sources_cover_none_of_their_problems():
+    """Were the perturbation run taken as a source beside the real one, the two disagree on
+    every problem both hold: the statement builder digests none of the real run's, naming why."""
+    builder = pytest.importorskip("lcb_conformance_dev.statements")
+    real, rewritten = _rows(CODE_GENERATION), _rows(REWRITTEN)
+    ids = [row["question_id"] for row in real]
+    problems, uncovered = builder.classify(builder.tally([real, rewritten]), ids)
+    assert not problems
+    both = {row["question_id"] for row in rewritten}
+    assert both and set(ids) >= both
+    for qid in ids:
+        why = "the sources disagree: [[0], [1]]" if qid in both else "in one source only (0)"
+        assert uncovered[qid].startswith(why)
 
 
 @pytest.mark.parametrize(
