@@ -48,7 +48,9 @@ def test_lcb_runners_own_extraction_of_a_think_case_is_identical_to_lcb_runner()
         "differing": 0,
         "differing_by_declared_deviations": 0,
     }
-    assert found.headline().startswith("peer: identical to lcb_runner on every case it provides")
+    assert found.headline().startswith(
+        "peer: PASSED: identical to lcb_runner on every case it provides"
+    )
 
 
 def test_a_declared_deviation_differs_from_lcb_runner_but_passes_the_second_tier():

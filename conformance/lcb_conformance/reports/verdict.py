@@ -348,7 +348,13 @@ class Verdict:
                 f"{name}: INCOMPLETE: no golden case ran (each one not provided or skipped), "
                 f"nothing to compare{tail}{not_run_here}"
             )
-        return f"{name}: {first}; {second}; {third}{tail}{not_run_here}"
+        if self.exit_code() != COMPARABLE:
+            return f"{name}: FAILED: {first}; {second}; {third}{tail}{not_run_here}"
+        if upstream["identical"]:
+            return f"{name}: PASSED: {first}; {second}; {third}{tail}"
+        # passed on its declared deviations: that first, then what they differ by
+        against = f"against lcb_runner itself, {first.removeprefix('NOT identical to lcb_runner: ')}"
+        return f"{name}: PASSED: {second}; {against}; {third}{tail}"
 
 
 def provided(impl: dict) -> list[str]:
