@@ -96,16 +96,14 @@ def _options(config: pytest.Config):
     return lambda name: config.getoption(f"--{name}")
 
 
-@pytest.fixture(scope="session")
-def run_spec(pytestconfig: pytest.Config) -> runner.Spec:
-    return options.spec(_options(pytestconfig))
+LOADED = pytest.StashKey[runner.Runner]()
 
 
 @pytest.fixture(scope="session")
-def case_runner(run_spec: runner.Spec):
-    """The case runner over the implementation under test (loaded once)."""
-    # the contract's properties draw the Hypothesis profile's examples (not the verdict's)
-    loaded = runner.Runner(run_spec.load(), examples=settings.default.max_examples)
+def case_runner(pytestconfig: pytest.Config):
+    """The case runner over the implementation under test (loaded once, before the first
+    test: pytest_collection_finish)."""
+    loaded = pytestconfig.stash[LOADED]
     yield loaded
     if loaded.over_process:
         loaded.impl.module.close()
@@ -149,22 +147,34 @@ def pinned_clone(pytestconfig: pytest.Config) -> Path:
     return clone
 
 
-UNUSABLE_UPSTREAM = "lcb_conformance_unusable_upstream"
+UNUSABLE = "lcb_conformance_unusable"
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """An --upstream that cannot be imported stops the run before its first test, with one
-    message naming the file and line, not a failure per case (a pytest-xdist worker hands the
-    message to the controller, which stops)."""
-    if not any("upstream" in getattr(item, "fixturenames", ()) for item in session.items):
-        return
-    try:
-        Upstream(session.config.getoption("--upstream")).check_importable()
-    except UpstreamSourceError as error:
-        message = f"--upstream: {error}"
-        if hasattr(session.config, "workeroutput"):
-            session.config.workeroutput[UNUSABLE_UPSTREAM] = message
-        pytest.exit(message, returncode=2)
+    """An implementation that cannot be loaded, or an --upstream that cannot be imported,
+    stops the run before its first test with one message (naming the file and line), not a
+    failure per case (a pytest-xdist worker hands the message to the controller, which stops)."""
+    wanted = {name for item in session.items for name in getattr(item, "fixturenames", ())}
+    if "case_runner" in wanted:
+        spec = options.spec(_options(session.config))
+        try:
+            # the contract's properties draw the Hypothesis profile's examples (not the verdict's)
+            session.config.stash[LOADED] = runner.Runner(
+                spec.load(), examples=settings.default.max_examples
+            )
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - whatever the adapter raises
+            _stop(session, f"cannot load {spec.impl_cmd or spec.impl}: {error}")
+    if "upstream" in wanted:
+        try:
+            Upstream(session.config.getoption("--upstream")).check_importable()
+        except UpstreamSourceError as error:
+            _stop(session, f"--upstream: {error}")
+
+
+def _stop(session: pytest.Session, message: str) -> None:
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput[UNUSABLE] = message
+    pytest.exit(message, returncode=2)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
@@ -181,8 +191,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error) -> None:
-    if UNUSABLE_UPSTREAM in getattr(node, "workeroutput", {}):
-        pytest.exit(node.workeroutput[UNUSABLE_UPSTREAM], returncode=2)
+    if UNUSABLE in getattr(node, "workeroutput", {}):
+        pytest.exit(node.workeroutput[UNUSABLE], returncode=2)
 
 
 @pytest.fixture(scope="session")
