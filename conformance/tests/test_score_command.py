@@ -58,6 +58,15 @@ def o1_mini_dates() -> dict[str, str]:
     return {r["question_id"]: r["contest_date"][:10] for r in json.loads(O1_MINI.read_text())}
 
 
+def test_a_folder_given_as_the_run_is_said_to_be_a_folder(tmp_path, capsys):
+    # tests the console's contract: what RUN is, and what score wants instead
+    code, out, err = run_score(capsys, tmp_path, "--json", tmp_path / "r.json")
+    assert code == score.EXIT_INPUT and not (tmp_path / "r.json").exists()
+    [line] = (out + err).splitlines()
+    assert line.startswith(f"score: {tmp_path}: a folder; score wants a run's results file")
+    assert "_eval_all.json" in line
+
+
 def test_both_numbers_and_why_they_differ(tmp_path, capsys, o1_mini_report):
     lcb_runner, leaderboard = o1_mini_report
     code, report = score_report(tmp_path, capsys, O1_MINI, "--window", ":".join(WINDOW))
