@@ -92,7 +92,8 @@ def read_run(path: Path) -> Run:
     if path.is_dir():
         raise RunError(
             f"{path}: a folder; score wants a run's results file (lcb_runner's "
-            "Scenario.codegeneration_<n>_<temperature>_eval_all.json, or another harness's log: evalscope's, OpenCompass's, lm-eval's, lighteval's)"
+            "Scenario.codegeneration_<n>_<temperature>_eval_all.json, or another harness's "
+            "log: evalscope's, OpenCompass's, lm-eval's, lighteval's)"
         )
     if not path.is_file():
         raise RunError(f"{path}: no such file")
