@@ -87,7 +87,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     impl = config.getoption("--impl-cmd") or config.getoption("--impl")
     return [
         f"implementation under test: {impl or implementation.REFERENCE}",
-        f"upstream: {config.getoption('--upstream')}",
+        # what the upstream-marked tests will find, as their skips and stops say it
+        f"upstream: {Upstream(config.getoption('--upstream')).describe_source()}",
         f"goldens generated from: {recorded or 'unknown (no PROVENANCE.json)'}",
     ]
 
