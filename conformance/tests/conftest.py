@@ -7,6 +7,7 @@ test is run through the case runner (lcb_conformance.runner), as `lcb-conformanc
 
 from __future__ import annotations
 
+import gc
 import shutil
 from pathlib import Path
 
@@ -176,6 +177,17 @@ def _stop(session: pytest.Session, message: str) -> None:
     if hasattr(session.config, "workeroutput"):
         session.config.workeroutput[UNUSABLE] = message
     pytest.exit(message, returncode=2)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The session's heap (the tokenizers' vocabularies: each full collection walks them, a
+    third of a second) frozen after one last collection, before a pytest-xdist worker says it
+    finished: pytest's own five collections at exit then take no time, and the worker ends
+    within the 5 s execnet allows it before it SIGINTs it (a KeyboardInterrupt traceback,
+    PytestUnraisableExceptionWarning, in a green run on a loaded machine)."""
+    gc.collect()  # what is garbage now is still collected, its __del__ errors still reported
+    gc.freeze()
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
