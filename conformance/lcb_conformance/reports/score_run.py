@@ -11,6 +11,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from pathlib import Path
 
 from lcb_conformance import statements
@@ -217,3 +218,14 @@ def as_percent(value) -> float | None:
 
 def mean_of(values) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+# --- a figure's exact value (what a claim is held to: score_claims.py), beside its float ---
+def as_written(value: float) -> Fraction:
+    """A number as a JSON file writes it (its shortest decimal): 0.537 is 537/1000."""
+    return Fraction(repr(float(value)))
+
+
+def exact_mean(values: list[Fraction]) -> str | None:
+    """The mean as an exact fraction ("p/q"), as the report records it; None without values."""
+    return str(sum(values, Fraction(0)) / len(values)) if values else None
