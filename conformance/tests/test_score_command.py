@@ -64,7 +64,7 @@ def test_a_folder_given_as_the_run_is_said_to_be_a_folder(tmp_path, capsys):
     code, out, err = run_score(capsys, tmp_path, "--json", tmp_path / "r.json")
     assert code == score.EXIT_INPUT and not (tmp_path / "r.json").exists()
     [line] = (out + err).splitlines()
-    assert line.startswith(f"score: {tmp_path}: a folder; score wants a run's results file")
+    assert line.startswith(f"score: {tmp_path}: a folder; pass the results file in it")
     assert "_eval_all.json" in line
 
 

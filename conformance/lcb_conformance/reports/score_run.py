@@ -90,14 +90,6 @@ def _disagrees(row: dict) -> bool:
 
 def read_run(path: Path) -> Run:
     """The run's rows (the fields scoring reads) and what its outputs show."""
-    if path.is_dir():
-        raise RunError(
-            f"{path}: a folder; score wants a run's results file (lcb_runner's "
-            "Scenario.codegeneration_<n>_<temperature>_eval_all.json, or another harness's "
-            "log: evalscope's, OpenCompass's, lm-eval's, lighteval's)"
-        )
-    if not path.is_file():
-        raise RunError(f"{path}: no such file")
     try:  # what the file is, as every command recognises it (run_formats.registry)
         registry.taken(path, registry.SCORE)
     except LogError as error:

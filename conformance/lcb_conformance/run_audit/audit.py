@@ -114,15 +114,7 @@ FORMATS = (
 
 def check_run_file(path: Path) -> None:
     """RUN is a file the audit may read; AuditInputError naming what it is instead."""
-    if path.is_dir():
-        raise AuditInputError(
-            f"{path}: a folder; pass the results file in it (lcb_runner's "
-            "Scenario.<scenario>_<n>_<temperature>.json, evalscope's reviews/…jsonl, "
-            "OpenCompass's predictions/…json, lm-eval's samples_…jsonl, lighteval's "
-            "details_…parquet)"
-        )
-    if not path.is_file():
-        raise AuditInputError(f"{path}: no such file")
+    registry.check_exists(path)
     if path.stat().st_size == 0:
         raise AuditInputError(f"{path}: an empty file")
     with path.open("rb") as stream:
