@@ -104,7 +104,8 @@ def _snapshot(folder: Path) -> tuple[Path, str | None]:
     if revision not in revisions:
         raise DatasetError(
             f"{hub}: a Hugging Face cache with snapshots {', '.join(revisions) or '(none)'} "
-            "and no refs/main naming one of them: pass the snapshot folder itself"
+            "and no refs/main naming one of them: pass the snapshot folder itself (its "
+            "test*.jsonl files)"
         )
     return snapshots / revision, revision
 
@@ -143,7 +144,7 @@ def read(folder: Path) -> Dataset:
         if revision is not None and SHA256.match(blob) and digest.hexdigest() != blob:
             dataset.changed_files[name] = digest.hexdigest()
     if not dataset.entries:
-        raise DatasetError(f"{snapshot}: no problems in {', '.join(files)}")
+        raise DatasetError(f"{snapshot}: no problems in {', '.join(files)}; {WANTED}")
     return dataset
 
 
