@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache
 
 from lcb_conformance.common import paths
@@ -84,6 +85,16 @@ def members(tag: str) -> list[dict]:
     return [row for row in problems().values() if row["file"] in files]
 
 
+class Relation(StrEnum):
+    """How a run's problem set stands to a release tag's."""
+
+    EXACT = "exact"  # the same problems
+    SUBSET = "subset"  # every problem of the run is the tag's; the tag has more
+    SUPERSET = "superset"  # every problem of the tag is the run's; the run has more
+    OVERLAP = "overlap"  # some problems of each are the other's
+    IN_NO_RELEASE = "in_no_release"  # none of the run's problems is the tag's
+
+
 @dataclass(frozen=True)
 class Match:
     """How a run's problem set compares with one release tag."""
@@ -92,10 +103,42 @@ class Match:
     missing: tuple[str, ...]  # in the tag, not in the run
     extra: tuple[str, ...]  # in the run, not in the tag
     exact: bool  # the tag's membership is exact (releases.json), not derived by date
+    shared: int = 0  # problems both hold
+    size: int = 0  # the tag's problems
 
     @property
     def equal(self) -> bool:
         return not self.missing and not self.extra
+
+    @property
+    def relation(self) -> Relation:
+        if not self.shared:
+            return Relation.EXACT if self.equal else Relation.IN_NO_RELEASE
+        if self.equal:
+            return Relation.EXACT
+        if not self.extra:
+            return Relation.SUBSET
+        return Relation.SUPERSET if not self.missing else Relation.OVERLAP
+
+    def words(self) -> str:
+        """The relation in words: "100 of release_v1's 400 problems (a subset)"."""
+        run = self.shared + len(self.extra)
+        relation = self.relation
+        if relation == Relation.EXACT:
+            return f"all {self.size:,} of {self.tag}'s problems (exact)"
+        if relation == Relation.SUBSET:
+            return f"{self.shared:,} of {self.tag}'s {self.size:,} problems (a subset)"
+        if relation == Relation.SUPERSET:
+            return (
+                f"all {self.size:,} of {self.tag}'s problems and {len(self.extra):,} in no "
+                "release (a superset)"
+            )
+        if relation == Relation.OVERLAP:
+            return (
+                f"{self.shared:,} of {self.tag}'s {self.size:,} problems and {len(self.extra):,} "
+                "in no release (an overlap)"
+            )
+        return f"none of the run's {run:,} problems is in any release"
 
 
 def compare(question_ids, tag: str) -> Match:
@@ -106,15 +149,38 @@ def compare(question_ids, tag: str) -> Match:
         tuple(sorted(expected - given)),
         tuple(sorted(given - expected)),
         manifest()["tags"][tag]["exact"],
+        len(expected & given),
+        len(expected),
     )
 
 
+def foreign(question_ids) -> tuple[str, ...]:
+    """The ids no release holds (none of release_latest's problems)."""
+    return tuple(sorted(set(question_ids) - set(problems())))
+
+
 def closest(question_ids) -> list[Match]:
-    """The tags whose problem set equals the run's; when none does, the nearest ones (fewest
-    missing plus extra problems)."""
+    """The tags nearest the run's problem set, containment first: those equal to it; else the
+    smallest holding every problem of the run (the run is their subset); else those sharing
+    the most problems with it (the smallest first). Ties are all returned, in tag order. A run
+    whose problems no release holds: release_latest, which shares none."""
     matches = [compare(question_ids, tag) for tag in tag_files()]
     equal = [m for m in matches if m.equal]
     if equal:
         return equal
-    distance = min(len(m.missing) + len(m.extra) for m in matches)
-    return [m for m in matches if len(m.missing) + len(m.extra) == distance]
+    containing = [m for m in matches if not m.extra]
+    if containing:
+        smallest = min(m.size for m in containing)
+        return [m for m in containing if m.size == smallest]
+    best = max(m.shared for m in matches)
+    if not best:
+        return [m for m in matches if m.tag == LATEST]
+    sharing = [m for m in matches if m.shared == best]
+    smallest = min(m.size for m in sharing)
+    return [m for m in sharing if m.size == smallest]
+
+
+def nearest(question_ids) -> str | None:
+    """The first tag closest() gives, or None when no release holds a problem of the run."""
+    found = closest(question_ids)[0]
+    return None if found.relation == Relation.IN_NO_RELEASE else found.tag

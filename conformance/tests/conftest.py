@@ -35,8 +35,8 @@ MARKERS = {
     "realvocab": "needs the real vocabularies from registry packages (tox -e realvocab, "
     "--real-vocab DIR)",
     "transformers_independent": "neither the case nor upstream's answer can depend on the "
-    "transformers line (judge runs, extraction fuzzing); the compat-tf* envs leave it to the "
-    "upstream env",
+    "transformers line (judge runs, extraction, scores: transformers_lines.py); the compat-tf* "
+    "envs leave it to the default line's env",
 }
 
 

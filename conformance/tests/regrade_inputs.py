@@ -173,12 +173,15 @@ REGRADE_HEADER = {
     "upstream": {"source": "installed", "distribution": "nvidia-livecodebench", "version": "26.3"},
     "judge_differs": [],
     "timeout": 6,
+    "recheck": 0,
     "dataset": {"sha256": "0" * 64, "files": ["data.jsonl"], "revision": None, "release": None,
                 "not_a_release": True, "problems_in_release": None},  # fmt: skip
     "problems": 2,
     "shard": None,
 }
 WRONG_ANSWER = {"error_code": -2, "error_message": "Wrong Answer"}
+# what a quick program's run took (upstream/timing.py's measured)
+QUICK = {"wall": 0.05, "cpu": 0.04, "execution": 0.01, "global_timeout": False}
 
 
 def regrade_sample(n: int, passed: bool, harness: bool | None = None) -> dict:
@@ -193,5 +196,28 @@ def regrade_sample(n: int, passed: bool, harness: bool | None = None) -> dict:
         "extraction": "same", "code": "print(input())",
         "regrade": {"passed": passed, "graded": [passed],
                     "metadata": json.dumps({} if passed else WRONG_ANSWER)},
+        "timing": dict(QUICK),
         "harness_code_passed": None, "why": [] if harness == passed else ["judge"],
     }  # fmt: skip
+
+
+# what a regrade measures, no two runs alike (docs/regrade-timing.md): a sample's timing and
+# the runs alone it asked for
+MEASURED = ("timing", "starved", "rechecks")
+
+
+def unmeasured(path: Path) -> list[dict]:
+    """A results file's lines without what was measured: what slices merged and the whole
+    run share byte for byte."""
+    lines = [json.loads(line) for line in path.read_text("ascii").splitlines()]
+    for line in lines:
+        for name in MEASURED:
+            line.get("sample", {}).pop(name, None)
+    return lines
+
+
+def sample_lines(*paths: Path) -> list[str]:
+    """The sample lines of results files, as they are written, in the run's order."""
+    found = [line for path in paths for line in path.read_text("ascii").splitlines()
+             if line.startswith('{"sample"')]  # fmt: skip
+    return sorted(found, key=lambda line: json.loads(line)["sample"]["n"])

@@ -48,7 +48,6 @@ ALLOWED_DUPLICATES = {
     ("run_formats/lcb_runner_code_execution.py", "run_formats/lcb_runner_test_output.py"): (
         "run format declarations"
     ),
-    ("upstream/grading.py", "upstream/model_list.py"): "small frozen dataclasses",
     ("run_audit/audit_result.py", "run_audit/request.py"): "as_json's fields",
     ("run_audit/audit_result.py", "upstream/resolver.py"): "as_json's fields",
     ("run_audit/request.py", "upstream/resolver.py"): "as_json's fields",

@@ -10,6 +10,7 @@ file, read-only, so the two must agree. The judge family's cases are test_judge.
 from __future__ import annotations
 
 import pytest
+from transformers_lines import golden_param
 
 from lcb_conformance.reports.verdict import answer, mismatch_report
 from lcb_conformance.runner import run as runner
@@ -19,7 +20,9 @@ from lcb_conformance.suite import goldens
 CASES = runner.Plan.of().golden
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+@pytest.mark.parametrize(
+    "case", [golden_param(case, goldens.key_of(case["id"]), id=case["id"]) for case in CASES]
+)
 def test_golden_case(case, case_runner, golden):
     result = case_runner.golden(case)
     if result.status in (NOT_PROVIDED, SKIPPED):

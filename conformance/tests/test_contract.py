@@ -5,6 +5,7 @@ properties, mutation-testing edges) through the case runner: each test is one co
 from __future__ import annotations
 
 import pytest
+from transformers_lines import contract_param
 
 from lcb_conformance.runner.contract import contract_cases
 from lcb_conformance.runner.results import NOT_PROVIDED, PASSED, SKIPPED
@@ -12,7 +13,7 @@ from lcb_conformance.runner.results import NOT_PROVIDED, PASSED, SKIPPED
 CASES = contract_cases()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+@pytest.mark.parametrize("case", [contract_param(case) for case in CASES])
 def test_contract_case(case, case_runner):
     result = case_runner.contract(case)
     if result.status in (NOT_PROVIDED, SKIPPED):

@@ -13,6 +13,8 @@ from lcb_conformance.adapters import implementation
 from lcb_conformance.common import paths
 from lcb_conformance_dev import docs_figures
 
+pytestmark = pytest.mark.transformers_independent  # the docs and the counts
+
 if paths.CHECKOUT is None:
     pytest.skip("README.md and docs/ are the repository's", allow_module_level=True)
 

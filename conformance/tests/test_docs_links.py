@@ -11,6 +11,8 @@ import pytest
 
 from lcb_conformance.common import paths
 
+pytestmark = pytest.mark.transformers_independent  # the docs
+
 if paths.CHECKOUT is None:
     pytest.skip("README.md and docs/ are the repository's", allow_module_level=True)
 

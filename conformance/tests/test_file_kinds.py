@@ -15,6 +15,8 @@ from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_formats import registry
 from lcb_conformance.suite import cases
 
+pytestmark = pytest.mark.transformers_independent  # what a file is
+
 RUN = cases.FIXTURES_DIR / "audit" / "lcb_runner" / "openai-chat" / "output" / "GPT-4O-2024-08-06"
 GENERATIONS = RUN / "Scenario.codegeneration_3_0.2.json"
 EVAL = RUN / "Scenario.codegeneration_3_0.2_eval.json"

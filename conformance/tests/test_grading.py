@@ -150,7 +150,7 @@ def test_honest_programs_of_the_judge_corpus_are_named_nothing(upstream):
     for timeout, group in by_timeout:
         cases = list(group)
         samples = (grading.Sample(c.problem, n, c.program) for n, c in enumerate(cases))
-        answers = grading._outcomes(rows, samples, upstream, 2, timeout)
+        answers = grading._outcomes(rows, samples, upstream, grading._Runs(2, timeout))
         for case, (_, answer) in zip(cases, answers, strict=True):
             if answer.get("passed") or answer.get("touched"):
                 named[case.id] = set(answer["touched"])
@@ -163,7 +163,8 @@ def test_honest_programs_of_the_judge_corpus_are_named_nothing(upstream):
     {"frames": [True, "x"]}, {"frames": [1, "x", 2]},
 ])  # fmt: skip
 def test_an_answer_with_a_summary_the_recorder_cannot_give_is_refused(touched):
-    answer = {"graded": [True], "metadata": "{}", "passed": True, "touched": touched}
+    answer = {"graded": [True], "metadata": "{}", "passed": True, "touched": touched,
+              "timing": {"wall": 0.1, "cpu": 0.1, "execution": 0.0, "global_timeout": False}}
     with pytest.raises(grading.GradingFailed, match="not an answer"):
         grading._checked(grading.Sample("j_sum", 0, ""), json.dumps(answer).encode())
     answer.pop("touched")  # an answer must say what was seen, {} for nothing

@@ -218,6 +218,7 @@ def test_the_sessions_header_says_of_upstream_what_its_skips_say(hide):
 
 
 @pytest.mark.upstream
+@pytest.mark.transformers_independent  # the judge runs programs
 def test_a_real_lcb_runner_derived_judge_loaded_through_the_toolkit_judges_the_corpus(tmp_path):
     """nvidia-livecodebench's compute_code_generation_metrics.py, loaded with
     load_module_file, judges every case of the judge corpus through its own

@@ -9,6 +9,8 @@ import pytest
 from lcb_conformance.common import json_stream
 from lcb_conformance.suite import cases
 
+pytestmark = pytest.mark.transformers_independent  # a file reader
+
 AUDIT_FIXTURES = cases.FIXTURES_DIR / "audit" / "lcb_runner"
 RESULTS = sorted(AUDIT_FIXTURES.glob("*/output/*/*.json"))
 CACHES = sorted(AUDIT_FIXTURES.glob("*/cache/*/*.json"))

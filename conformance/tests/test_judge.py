@@ -28,6 +28,8 @@ from lcb_conformance.suite.cases import FixtureError
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge
 
+pytestmark = pytest.mark.transformers_independent  # the judge runs programs
+
 JUDGE_KEYS = families.expected_keys(goldens.JUDGE)
 
 

@@ -15,6 +15,8 @@ from lcb_conformance.suite import goldens, index
 from lcb_conformance.upstream import PINNED_COMMIT, regen, source
 from lcb_conformance_dev import mutation, peers
 
+pytestmark = pytest.mark.transformers_independent  # where the files are
+
 SUITE_FILES = (
     paths.GOLDENS_DIR / "INDEX.json",
     paths.GOLDENS_DIR / "PROVENANCE.json",

@@ -13,7 +13,8 @@ from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.upstream import PINNED_COMMIT, Upstream, regen
 
-pytestmark = pytest.mark.upstream
+# regeneration's mechanics: a golden under another transformers line is the drift run's
+pytestmark = [pytest.mark.upstream, pytest.mark.transformers_independent]
 
 
 @pytest.fixture

@@ -255,16 +255,23 @@ def test_a_changed_accepted_output_and_a_metadata_lcb_runner_raises_on_are_named
     verdicts = {(s.question_id, s.index): (s.prompt, s.why) for s in audit.samples}
     assert verdicts[("j_sum", 0)] == (run_audit.DIFFERS, scenario_results.ACCEPTED_CHANGED)
     prompt, why = verdicts[("j_sum", 1)]
-    assert prompt == run_audit.DIFFERS and why.startswith("lcb_runner raises KeyError ('inputs')")
-    assert audit.prompt_raised == {why: 1}
+    # no prompt of lcb_runner's exists there: not compared (never "prompt differs"), and the run
+    # still fails, lcb_runner writing no such sample
+    assert prompt == run_audit.CANNOT and why.startswith("lcb_runner raises KeyError ('inputs')")
+    assert audit.prompt_raised == {why: 1} and why not in audit.prompt_unchecked
     assert not audit.lcb_runner_raises  # every LMStyle raises on it: the input's, not OpenAIChat's
-    assert f"prompt differs for 1 samples: {why}" in run_audit.render(audit)
+    assert f"prompt not compared for 1 samples: {why}" in run_audit.render(audit)
+    assert audit.exit_code() == run_audit.EXIT_DIFFERS
+    assert "1 samples' prompts not compared: lcb_runner raises" in run_audit.headline(audit)
 
 
 @pytest.mark.upstream
-def test_a_pair_lcb_runner_raises_for_is_named_and_fails(pytestconfig, tmp_path):
+def test_a_pair_lcb_runner_raises_for_is_named_fails_and_compares_no_prompt(
+    pytestconfig, tmp_path
+):
     """The code-execution run claimed for GenericBase: lcb_runner 28fef95 raises building
-    every prompt (its expected-error golden), so no run of it can hold these samples."""
+    every prompt (its expected-error golden), so no run of it can hold these samples, and no
+    prompt of its exists to compare: none counts as "prompt differs"."""
     report, page = tmp_path / "audit.json", tmp_path / "audit.html"
     path = results("code-execution", DIRECT)
     code = audit_cli(
@@ -281,7 +288,10 @@ def test_a_pair_lcb_runner_raises_for_is_named_and_fails(pytestconfig, tmp_path)
         data["lcb_runner_raises"]
     )
     assert f"(golden {key.relative})" in data["lcb_runner_raises"]
-    assert {s["prompt"] for s in data["samples"]} == {run_audit.DIFFERS}
+    assert {s["prompt"] for s in data["samples"]} == {run_audit.CANNOT}
+    assert sum(data["prompt_raised"].values()) == len(data["samples"])
+    assert run_audit.PROMPT_DIFFERS not in data["summary"]
+    assert data["summary"] == {run_audit.IDENTICAL: len(data["samples"])}  # the extraction
     assert "28fef95 raises AttributeError" in page.read_text("utf-8")
 
 

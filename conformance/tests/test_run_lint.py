@@ -157,8 +157,9 @@ def test_audit_names_the_runs_own_faults_and_its_exit_is_unchanged(pytestconfig,
     rows[0]["code_list"][0] = ""  # lcb_runner's extraction of a cut block: nothing
     path.write_text(json.dumps(rows), "utf-8")
     out, page = tmp_path / "audit.json", tmp_path / "audit.html"
+    # the fixture run's problems are the project's own: --not-a-release
     code = cli.main(["audit", str(path), "--upstream", pytestconfig.getoption("--upstream"),
-                     "--json", str(out), "--html", str(page)])  # fmt: skip
+                     "--json", str(out), "--html", str(page), "--not-a-release"])  # fmt: skip
     report = json.loads(out.read_text("utf-8"))
     found = _by_kind(report["lint"])
     assert found["cut_in_code_block"]["samples"] == [f"{rows[0]['question_id']}#0"]

@@ -62,17 +62,21 @@ def lighteval(run: str):
 LIGHTEVAL_DATASET = AUDIT / "lighteval" / "dataset.jsonl"  # the rows the run read, in order
 
 
+# the fixture runs' problems are the project's own, in no release: audited as such
+OWN_PROBLEMS = "--not-a-release"
+
+
 def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
-    code = run_audit.main([*args, "--upstream", pytestconfig.getoption("--upstream")])
+    upstream = pytestconfig.getoption("--upstream")
+    code = run_audit.main([*args, OWN_PROBLEMS, "--upstream", upstream])
     return code, capsys.readouterr().out
 
 
 def audit_report(pytestconfig, tmp_path, *args: str) -> tuple[int, dict]:
     """The command's exit code and its JSON report (--json FILE): the record the tests read."""
     target = tmp_path / "audit-report.json"
-    code = run_audit.main(
-        [*args, "--json", str(target), "--upstream", pytestconfig.getoption("--upstream")]
-    )
+    upstream = pytestconfig.getoption("--upstream")
+    code = run_audit.main([*args, OWN_PROBLEMS, "--json", str(target), "--upstream", upstream])
     return code, json.loads(target.read_text("utf-8"))
 
 
@@ -450,7 +454,7 @@ def test_the_audit_module_run_itself_writes_the_html_report(pytestconfig, tmp_pa
     done = subprocess.run(
         [
             sys.executable, "-m", "lcb_conformance.run_audit.audit", str(lm_eval("conformant")),
-            "--style", "OpenAIChat", "--html", str(page),
+            "--style", "OpenAIChat", "--html", str(page), OWN_PROBLEMS,
             "--upstream", pytestconfig.getoption("--upstream"),
         ],
         capture_output=True,
@@ -471,7 +475,7 @@ def test_a_report_the_audit_cannot_write_is_exit_6_and_the_other_is_written(
     code = cli.main(
         [
             "audit", str(lm_eval("conformant")), "--style", "OpenAIChat",
-            "--json", str(taken), "--html", str(page),
+            "--json", str(taken), "--html", str(page), OWN_PROBLEMS,
             "--upstream", pytestconfig.getoption("--upstream"),
         ]
     )  # fmt: skip

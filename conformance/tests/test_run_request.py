@@ -22,6 +22,9 @@ from lcb_conformance.suite import cases, goldens
 from lcb_conformance.suite.families import request as request_goldens
 from lcb_conformance.suite.goldens import GoldenKey
 
+# a request golden marks the prompt instead of holding it
+pytestmark = pytest.mark.transformers_independent
+
 AUDIT = cases.FIXTURES_DIR / "audit"
 REVIEWS = AUDIT / "evalscope/default/reviews/stub-model/live_code_bench_release_latest.jsonl"
 EVALSCOPE_DATASET = AUDIT / "evalscope/default/dataset.jsonl"
@@ -47,6 +50,10 @@ def lm_eval(run: str):
     return AUDIT / "lm_eval" / run / "samples_lcb_audit.jsonl"
 
 
+# the fixture runs' problems are the project's own, in no release: audited as such
+OWN_PROBLEMS = "--not-a-release"
+
+
 def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
     code = run_audit.main([*args, "--upstream", pytestconfig.getoption("--upstream")])
     return code, capsys.readouterr().out
@@ -55,9 +62,8 @@ def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
 def audit_request(pytestconfig, tmp_path, *args: str) -> tuple[int, dict]:
     """The command's exit code and the request part of its JSON report (--json FILE)."""
     target = tmp_path / "audit-report.json"
-    code = run_audit.main(
-        [*args, "--json", str(target), "--upstream", pytestconfig.getoption("--upstream")]
-    )
+    upstream = pytestconfig.getoption("--upstream")
+    code = run_audit.main([*args, OWN_PROBLEMS, "--json", str(target), "--upstream", upstream])
     report = json.loads(target.read_text("utf-8"))
     assert code == report["exit_code"]
     return code, report["request"]
@@ -358,9 +364,8 @@ def test_a_request_difference_alone_fails_the_audit(pytestconfig, tmp_path):
     run.parent.mkdir(parents=True)
     shutil.copy(LCB_RUNNER_RESULTS, run)
     target = tmp_path / "audit-report.json"
-    code = run_audit.main(
-        [str(run), "--json", str(target), "--upstream", pytestconfig.getoption("--upstream")]
-    )
+    upstream = pytestconfig.getoption("--upstream")
+    code = run_audit.main([str(run), OWN_PROBLEMS, "--json", str(target), "--upstream", upstream])
     report = json.loads(target.read_text("utf-8"))
     assert code == report["exit_code"] == run_audit.EXIT_DIFFERS
     assert set(report["summary"]) == {run_audit.IDENTICAL}  # the samples: identical

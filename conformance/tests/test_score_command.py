@@ -444,7 +444,10 @@ def test_flags_mixed_n_no_generations_no_code_and_cut_outputs(tmp_path, capsys):
         row("abc370_c", [True], output_list=["```python\nprint(2)\n```"], code_list=["print(2)"]),
     ]
     code, report = score_report(tmp_path, capsys, write_run(tmp_path, rows))
-    assert code == report["exit_code"] == 0
+    # a problem without generations is named and fails the run (compute_scores counts it passed)
+    assert code == report["exit_code"] == 1
+    (failure,) = report["failures"]
+    assert failure.startswith("1 problems have no generations (abc370_b)")
     assert report["flags"] == [
         {"kind": "mixed_n", "problems_by_n": [{"n": n, "problems": 1} for n in (0, 1, 2)]},
         {"kind": "without_generations", "count": 1, "question_ids": ["abc370_b"]},

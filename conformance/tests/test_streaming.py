@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from lcb_prompts import PrefixExtractor, extract_code_prefix
 
+pytestmark = pytest.mark.transformers_independent  # extraction is string work
+
 BUDGET = settings.default.max_examples  # the Hypothesis profile's: 100 in "ci"
 
 STYLES = ("generic", "codeqwen", "deepseek", "genericbase")

@@ -6,10 +6,9 @@ change of lcb_runner's model list alone skip, saying so (lcb_conformance.upstrea
 from __future__ import annotations
 
 import pytest
+from transformers_lines import golden_param
 
 from lcb_conformance.suite import cases, families, goldens
-from lcb_conformance.suite.families import request as request_family
-from lcb_conformance.suite.families import score as score_family
 from lcb_conformance.upstream import (
     CHECKOUT_HINT,
     PINNED_COMMIT,
@@ -28,27 +27,10 @@ def produce(upstream):
     return Producer(upstream)
 
 
-# No tokenizer is involved in these (the judge runs programs; the scores are arithmetic; a
-# request golden marks the prompt instead of holding it): one transformers line suffices.
-TRANSFORMERS_INDEPENDENT = (
-    goldens.JUDGE,
-    score_family.PASS_K,
-    score_family.LCB_RUNNER,
-    score_family.LEADERBOARD,
-    request_family.REQUEST,
-)
-
-
-def _drift_case(key):
-    if key.family in TRANSFORMERS_INDEPENDENT:
-        return pytest.param(key, marks=pytest.mark.transformers_independent)
-    return key
-
-
 @pytest.mark.parametrize(
     "key",
     [
-        _drift_case(key)
+        golden_param(key, key)
         for family in families.upstream_families()
         for key in families.expected_keys(family)
         if families.in_this_environment(key)  # audits are checked by their own line's env

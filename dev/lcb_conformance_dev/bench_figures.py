@@ -21,10 +21,15 @@ SETS = {
 
 
 @cache
-def record() -> dict:
+def read_record(relative: str) -> dict:
+    """A benchmark's record in the checkout (verdict_bench_figures reads its own here too)."""
     if paths.CHECKOUT is None:
-        raise KeyError(f"{RECORD} is the repository's: run this in a checkout")
-    return json.loads((paths.CHECKOUT / RECORD).read_text("utf-8"))
+        raise KeyError(f"{relative} is the repository's: run this in a checkout")
+    return json.loads((paths.CHECKOUT / relative).read_text("utf-8"))
+
+
+def record() -> dict:
+    return read_record(RECORD)
 
 
 def _seconds(value: float) -> str:

@@ -43,7 +43,13 @@ from lcb_conformance.suite.families import request, scenario_prompt, score
 from lcb_conformance.suite.goldens import GoldenKey
 from lcb_conformance.tokenizer_checks import tokenizer_diff
 from lcb_conformance.upstream import differential, judge
-from lcb_conformance_dev import bench_figures, hypothesis_profiles, layout_table, peers
+from lcb_conformance_dev import (
+    bench_figures,
+    hypothesis_profiles,
+    layout_table,
+    peers,
+    verdict_bench_figures,
+)
 
 WORDS = ":words"  # a figure spelt out: "six"
 SMALL = (
@@ -351,6 +357,8 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "scenario-raising-lmstyles": _scenario_raising_lmstyles,
     # the regrade benchmark's record (bench/regrade.json)
     **bench_figures.FIGURES,
+    # the time-to-first-verdict benchmark's record (bench/time-to-verdict.json)
+    **verdict_bench_figures.FIGURES,
 }
 
 

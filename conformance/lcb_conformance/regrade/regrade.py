@@ -4,7 +4,7 @@ lcb_runner's extraction and judge on every sample; `--shard I/N`, `merge`, `show
     lcb-conformance regrade RUN --dataset PATH [--format auto|lcb_runner|evalscope|opencompass|
         lm-eval|lighteval] [--style LMSTYLE | --model ID] [--release TAG | --not-a-release]
         [--upstream installed|PATH] [--allow-modified-upstream] [--accept-judge-differences]
-        [--workers N] [--timeout S]
+        [--workers N] [--timeout S] [--recheck N]
         [--shard I/N] [--results FILE] [--window START:END] [--json FILE] [--html FILE]
     lcb-conformance regrade merge SLICES... --results FILE [--window ...] [--json F] [--html F]
     lcb-conformance regrade show RESULTS [--window ...] [--json FILE] [--html FILE]
@@ -40,9 +40,16 @@ scenario: the number is self-repair's. Its test output prediction and code execu
 hold predictions, not programs: regrade/scenario_regrade.py scores them with lcb_runner's own
 extractor and scorer instead of the judge.
 
+Each sample's verdict records its timing (upstream/timing.py): a time-limit verdict whose
+child got far less CPU than wall time (it waited for a core) is graded again alone, both
+outcomes kept, the second final; ``--recheck N`` grades every timing-sensitive verdict N more
+times alone, and every view gives the number's timing band and names the samples that flipped
+(docs/regrade-timing.md).
+
 ``--shard I/N`` grades the problems at positions I-1, I-1+N, ... of the run's sorted problem
 ids (a deterministic slice); ``merge`` joins the N slices' results files into the whole run's,
-byte for byte what one unsliced regrade writes (docs/regrade.md: a job array's recipe).
+byte for byte what one unsliced regrade writes but for the timings measured, which it keeps
+as each slice holds them (docs/regrade.md: a job array's recipe).
 
 Exit codes: 0 every sample graded and the harness's own verdict (or its per-problem score)
 equal to lcb_runner's on every problem; 1 some problem's harness verdict or recorded extraction
@@ -105,14 +112,20 @@ def shard_of(text: str) -> tuple[int, int]:
     return found
 
 
-def positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of at least 1")
-    return value
+def at_least(least: int):
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of at least {least}")
+        return value
+
+    return whole_number
+
+
+positive = at_least(1)
 
 
 def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
@@ -272,6 +285,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
         "upstream": upstream.provenance(),
         "judge_differs": differs,
         "timeout": args.timeout,
+        "recheck": args.recheck,
         "dataset": {
             "sha256": dataset.sha256(),
             "files": dataset.files,
@@ -329,22 +343,22 @@ def _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer) -> None
                 record["scored"] = logged.scored
             pending.append(record)
             yield grading.Sample(qid, 2 * n, code)
-            if extraction == DIFFERS:
-                yield grading.Sample(qid, 2 * n + 1, logged.scored)
+            if extraction == DIFFERS:  # its verdict is compared, not the number's: no rechecks
+                yield grading.Sample(qid, 2 * n + 1, logged.scored, recheck=False)
 
     graded = grading.grade(
         _Rows(dataset), to_judge(), upstream=upstream, workers=args.workers,
-        timeout=args.timeout,
+        timeout=args.timeout, rechecks=args.recheck,
     )  # fmt: skip
     for verdict in graded:
         record = pending[0]
         if verdict.sample_index == 2 * record["n"]:
-            record["regrade"] = {
-                "passed": verdict.passed,
-                "graded": verdict.graded,
-                # as the goldens keep it: its "execution time" is no two runs' alike
-                "metadata": json.dumps(grading.comparable_metadata(verdict.metadata)),
-            }
+            record["regrade"] = _kept(vars(verdict))
+            record["timing"] = verdict.timing
+            if verdict.starved:  # its time limit was the machine's: the verdict is run alone's
+                record["starved"] = {**_kept(verdict.starved), "timing": verdict.starved["timing"]}
+            if verdict.rechecks is not None:
+                record["rechecks"] = [{**_kept(o), "timing": o["timing"]} for o in verdict.rechecks]
             if verdict.touched:  # named only: the verdict above is lcb_runner's all the same
                 record["judge_aware"] = verdict.touched
             record["harness_code_passed"] = None
@@ -358,6 +372,16 @@ def _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer) -> None
             record["harness_code_passed"],
         )  # fmt: skip
         writer.write(record)
+
+
+def _kept(outcome: dict) -> dict:
+    """An outcome's verdict as the results file keeps it: the metadata as the goldens keep it
+    (its "execution time", no two runs' alike, is the timing's)."""
+    return {
+        "passed": outcome["passed"],
+        "graded": outcome["graded"],
+        "metadata": json.dumps(grading.comparable_metadata(outcome["metadata"])),
+    }
 
 
 def _views(args, results_path: Path) -> int:
@@ -414,6 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "codegen_metrics runs, its num_process_evaluate)")
     parser.add_argument("--timeout", type=positive, default=grading.TIMEOUT, metavar="S",
                         help="lcb_runner's per-test timeout (its default: 6)")
+    parser.add_argument("--recheck", type=at_least(0), default=0, metavar="N",
+                        help="grade every timing-sensitive verdict N more times, one at a "
+                        "time: the number's timing band (default: 0)")  # fmt: skip
     parser.add_argument("--shard", type=shard_of, metavar="I/N",
                         help="grade the I-th of N deterministic slices (merge them after)")
     shared_options.add(parser, "results", help="stream the results file here, a line per "

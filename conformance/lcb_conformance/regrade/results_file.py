@@ -1,15 +1,17 @@
 """A regrade's JSON-lines results file (header, one line per sample, footer) and the merge of its
 slices.
 
-A regrade's results file (schema ``lcb-conformance-regrade/2``,
+A regrade's results file (schema ``lcb-conformance-regrade/3``,
 conformance/regrade.schema.json), which every view of a regrade reads: JSON lines, a header
 (the run, its format and LMStyle, the upstream, the dataset and its release check, the shard),
 then one ``{"sample": ...}`` line per sample as it is graded, in the run's order (``n``), then
 a footer. A regrade that dies leaves its graded samples and no footer. Every sample read is
 re-derived from what it holds (:func:`iter_samples`), never believed: the number is read from
 a file anyone can edit. The bytes depend on
-nothing but the inputs (no time, no worker count): slices of a run merged (:func:`merge`)
-equal the whole run graded at once, byte for byte.
+nothing but the inputs (no time, no worker count), but for what was measured (a sample's
+``timing``, and ``starved`` and ``rechecks``, the runs alone its timing asked for:
+docs/regrade-timing.md): slices of a run merged (:func:`merge`) equal the whole run graded at
+once, byte for byte in the rest, and keep each slice's samples byte for byte.
 """
 
 from __future__ import annotations
@@ -21,11 +23,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.upstream import judge
+from lcb_conformance.upstream import judge, timing
 
-SCHEMA = "lcb-conformance-regrade/2"
-# /1 lacks a sample's "judge_aware" (what the program did to the judge): read as naming nothing
-READABLE = (SCHEMA, "lcb-conformance-regrade/1")
+SCHEMA = "lcb-conformance-regrade/3"
+# /2 lacks a sample's timing (and the header its recheck): read as measuring nothing; /1 also
+# a sample's "judge_aware" (what the program did to the judge): read as naming nothing
+UNTIMED = ("lcb-conformance-regrade/2", "lcb-conformance-regrade/1")
+READABLE = (SCHEMA, *UNTIMED)
+# what a sample's other outcomes (its starved first, its rechecks) hold
+OUTCOME = {"passed", "graded", "metadata", "timing"}
 # A sample's "extraction": the harness's scored code against lcb_runner's extraction; its
 # "why": what made the verdicts differ.
 SAME, DIFFERS, NOT_RECORDED = "same", "differs", "not recorded"
@@ -123,11 +129,9 @@ def header(path: Path) -> dict:
     raise RegradeFileError(f"{path}: empty")
 
 
-def _disagreement(sample: dict) -> str:
-    """How a sample's verdicts disagree with what it holds ("": they do not): lcb_runner's
-    passed is its pass rule on the graded list (judge.passed, as the grading process computes
-    it), a passing list has no error in its metadata, and why is :func:`why` of the verdicts."""
-    regraded = sample["regrade"]
+def _verdict_disagreement(regraded: dict) -> str:
+    """lcb_runner's passed is its pass rule on the graded list (judge.passed, as the grading
+    process computes it), and a passing list has no error in its metadata."""
     passed = judge.passed(regraded["graded"])
     if regraded["passed"] is not passed:
         return (
@@ -135,8 +139,69 @@ def _disagreement(sample: dict) -> str:
             f"{regraded['graded']} is passed {passed}"
         )
     metadata = json.loads(regraded["metadata"])
+    if not isinstance(metadata, dict):
+        raise TypeError("its metadata is not a JSON object")
     if passed and "error_code" in metadata:
         return f"lcb_runner passed, but its metadata records error_code {metadata['error_code']}"
+    return ""
+
+
+def _outcome_disagreement(outcome: dict) -> str:
+    """An outcome with its timing: the verdict agrees (_verdict_disagreement), the timing is
+    one the grading process measures, and a global timeout is graded as the judge grades it."""
+    found = _verdict_disagreement(outcome)
+    if found:
+        return found
+    measured = outcome["timing"]
+    if not timing.well_formed(measured):
+        return f"a timing {measured!r}, which the grading process does not measure"
+    if not timing.agrees(outcome["graded"], outcome["metadata"], measured):
+        return f"a global timeout, but lcb_runner graded it {outcome['graded']}"
+    return ""
+
+
+def _timing_disagreement(sample: dict, head: dict) -> str:
+    """A sample's runs alone agree with its timing: a starved first outcome kept exactly when
+    it was starved (the verdict then the run alone's), and exactly the header's ``recheck``
+    rechecks of a timing-sensitive verdict, none of another (upstream/timing.py's rules)."""
+    outcomes = [{**sample["regrade"], "timing": sample["timing"]}]
+    first = sample.get("starved")
+    rechecks = sample.get("rechecks")
+    for outcome in [first] * (first is not None) + list(rechecks or []):
+        if not isinstance(outcome, dict) or set(outcome) != OUTCOME:
+            return f"an outcome {outcome!r} that is none the grading process gives"
+        outcomes.append(outcome)
+    for outcome in outcomes:
+        found = _outcome_disagreement(outcome)
+        if found:
+            return found
+    final = outcomes[0]
+    if first is None and timing.starved(final["metadata"], final["timing"]):
+        return "a starved time limit (far less CPU than wall time) as its verdict, not run alone"
+    if first is not None and not timing.starved(first["metadata"], first["timing"]):
+        return "a first outcome run again alone, though it was not starved"
+    asked = head.get("recheck", 0)
+    wanted = asked if timing.sensitive(
+        final["passed"], final["metadata"], final["timing"], head["timeout"]
+    ) else 0  # fmt: skip
+    if len(rechecks or []) != wanted or (rechecks is not None and not wanted):
+        return f"{len(rechecks or [])} rechecks, but its timing and --recheck {asked} ask {wanted}"
+    return ""
+
+
+def _disagreement(sample: dict, head: dict) -> str:
+    """How a sample's verdicts disagree with what it holds ("": they do not): its verdict
+    (_verdict_disagreement), its timing and runs alone (_timing_disagreement: absent from a
+    file of a schema before timings), and why is :func:`why` of the verdicts."""
+    found = _verdict_disagreement(sample["regrade"])
+    if head["schema"] in UNTIMED:
+        if {"timing", "starved", "rechecks"} & sample.keys():
+            return f"timings, which a {head['schema']} results file does not hold"
+    else:
+        found = found or _timing_disagreement(sample, head)
+    if found:
+        return found
+    passed = sample["regrade"]["passed"]
     extraction = sample["extraction"]
     if (extraction == DIFFERS) != ("scored" in sample) or (
         (extraction == DIFFERS) != (sample["harness_code_passed"] is not None)
@@ -158,6 +223,7 @@ def iter_samples(path: Path) -> Iterator[dict]:
     it), ShardsIncomplete for a file that did not finish (no footer) at its end."""
     footer = None
     count = 0
+    head = header(path)
     for number, record in _records(path):
         if number == 1:
             continue
@@ -165,7 +231,7 @@ def iter_samples(path: Path) -> Iterator[dict]:
             raise RegradeFileError(f"{path}:{number}: a line after the footer")
         if "sample" in record:
             try:
-                disagrees = _disagreement(record["sample"])
+                disagrees = _disagreement(record["sample"], head)
             except (KeyError, TypeError, ValueError) as error:  # ValueError: metadata not JSON
                 raise RegradeFileError(
                     f"{path}:{number}: not a sample of a regrade ({type(error).__name__}: {error})"

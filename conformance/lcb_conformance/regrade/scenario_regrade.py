@@ -51,6 +51,7 @@ NOT_FOR_SCENARIOS = {
     "window": "--window",
     "html": "--html",
     "release": "--release",
+    "recheck": "--recheck",  # no judge, no time limit: nothing to recheck
 }
 NO_RELEASE = (
     "NOT A RELEASE: nothing checks a test output prediction or code execution dataset against "

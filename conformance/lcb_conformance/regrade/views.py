@@ -5,7 +5,9 @@ A regrade's views, all computed from its results file (regrade/results_file.py, 
 re-derives each sample's verdicts from its graded list as it reads them): the
 comparable number both ways (reports/score_figures.py's lcb_runner and leaderboard views, held
 to the score goldens), the harness's own number on the same problems, and per problem what
-changed and why; as text, JSON (schema ``lcb-conformance-regrade-report/1``) and one HTML page."""
+changed and why, and the verdicts' timing (regrade/timing_band.py: the timing-sensitive ones, the
+starved ones graded again alone, the timing band of ``--recheck``); as text, JSON (schema
+``lcb-conformance-regrade-report/1``) and one HTML page."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from collections import Counter, defaultdict
 
 from lcb_conformance import releases
 from lcb_conformance.common import exit_codes
+from lcb_conformance.regrade import timing_band
 from lcb_conformance.regrade.results_file import Regrade
 from lcb_conformance.reports import run_lint, score
 from lcb_conformance.reports.page_style import CSS, escape
@@ -92,7 +95,7 @@ def numbers(rows: list[dict], window, release: str | None) -> dict:
     held to the release's problems in the window (the dataset's release; no release: the
     nearest)."""
     start, end = window or (None, None)
-    tag = release or releases.closest([r["question_id"] for r in rows])[0].tag
+    tag = release or releases.nearest([r["question_id"] for r in rows])
     scope = score.Scope(tag, start, end, named=bool(window))
     board_start, board_end = score.board_window(scope, rows)
     return {
@@ -149,6 +152,11 @@ def build(regraded: Regrade, window) -> dict:
             "mean": round(100 * sum(p["harness_score"][1] for p in compared) / len(compared), 2),
         }
     report["lint"] = lint_findings(regraded.samples, problems, window, release, report)
+    report["timing"] = timing_band.summary(
+        regraded.samples, head,
+        lambda verdict: numbers(_rows(problems, verdict), window, release)["lcb_runner"][
+            "pass@1"]["all"],
+    )  # fmt: skip
     # graded by a tree that is not 28fef95's lcb_runner (--allow-modified-upstream): what
     # differs is named in every view, and its number is never green
     report["upstream_modified"] = head["upstream"].get("tree", {}).get("changes", [])
@@ -241,6 +249,7 @@ def render(report: dict) -> str:
                      f"{judge_aware.named(found['touched'])}")  # fmt: skip
     if len(aware) > SHOWN:
         lines.append(f"  ... and {len(aware) - SHOWN} more (--json)")
+    lines += timing_band.lines(report.get("timing"))
     noted = sum(p["extraction_differs"] for p in report["problems"])
     if noted:
         lines.append(f"{noted} samples where the harness scored other code than lcb_runner's "
@@ -271,9 +280,10 @@ def headline(report: dict) -> str:
     board = report["regrade"]["leaderboard"]
     release = report["header"]["dataset"]
     on = "no release" if release["not_a_release"] else release["release"]
+    band = timing_band.band_words(report.get("timing"))
     return (
         f"{state}: lcb_runner's {scenario_words(report['header'])} regrade "
-        f"{_number(ours['pass@1']['all'])} (compute_scores), "
+        f"{_number(ours['pass@1']['all'])} (compute_scores{', ' + band if band else ''}), "
         f"{_number(board['mean'])} (leaderboard), on {on}; "
         f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"
         + (f"; by a MODIFIED lcb_runner ({ALLOW_MODIFIED})" if report["upstream_modified"] else "")
@@ -286,6 +296,17 @@ def _changes(problem: dict) -> str:
     changed += [f"sample {a['sample']} judge-aware: {judge_aware.named(a['touched'])}"
                 for a in problem["judge_aware"]]  # fmt: skip
     return "; ".join(changed) or problem.get("why", "")
+
+
+def _timing_html(found: dict | None) -> list[str]:
+    """Every starved and every flipped sample, by name (the text view shows the first few)."""
+    if not found or not (found["starved"] or found["flipped"]):
+        return []
+    items = [f"<li>{escape(s['sample'])}: starved, graded again alone "
+             f"({_verdict(s['starved'])} starved, {_verdict(s['alone'])} alone)</li>"
+             for s in found["starved"]]  # fmt: skip
+    items += [f"<li>{escape(name)}: flipped on recheck</li>" for name in found["flipped"]]
+    return ['<h2 id="timing">Timing</h2>', f"<ul>{''.join(items)}</ul>"]
 
 
 def to_html(report: dict) -> str:
@@ -311,6 +332,7 @@ def to_html(report: dict) -> str:
         "<table><thead><tr><th>problem</th><th>status</th><th>lcb_runner passed</th>"
         f"<th>harness passed</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>",
         *run_lint.html(report.get("lint", [])),
+        *_timing_html(report.get("timing")),
         "</body></html>",
     ]
     return "\n".join(body) + "\n"

@@ -29,12 +29,18 @@ deterministic, so a claim holds when it IS one of them at the claim's own precis
 53.74; 53.5 is not), and that figure covers every problem of the scope (``--allow-missing``:
 the problems the run has).
 
-Exit codes: 0 nothing failed; 1 the run is not the --release asked for, lacks problems of the
-window or release named (unless --allow-missing), holds problems the scope does not, disagrees
-with itself (a pass@1 not its graded_list's), differs from the --published data in the window,
-or the claim is no figure (or only one the run does not cover); 2 unusable input (the message
-names file, line and row), an impossible claim, a window with nothing in it; 6 a report asked
-for could not be written.
+The nearest release is chosen by containment (releases.closest): a run whose problems are all
+a release's is that release's subset, and scored over its problems.
+
+Exit codes: 0 nothing failed; 1 some of the run's problems are in no release, the run is not
+the --release asked for, lacks problems of the window or release named (unless
+--allow-missing), holds problems the scope does not or without generations, disagrees with
+itself (a pass@1 not its graded_list's, lists not one entry per verdict), differs from the
+--published data in the window, is a self-repair run whose folder's model lcb_runner 28fef95
+builds no self-repair prompt for (run_formats.lcb_runner_files.lcb_runner_raises, as audit
+asks it), or the claim is no figure (or only one the run does not cover); 2 unusable input
+(the message names file, line and row), an impossible claim, a window with nothing in it; 6 a
+report asked for could not be written.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ from lcb_conformance.common import exit_codes, report_files, shared_options
 # The command's parts (regrade's views and score_logs, the docs' figures read them as score.*):
 # the run read (score_run), its figures over the scope (score_figures), the site's published
 # data (score_published), the claim (score_claims), the text and the page (score_render).
-from lcb_conformance.reports import run_lint
+from lcb_conformance.reports import run_lint, score_run
 from lcb_conformance.reports.score_claims import Claim, check_claim, claim_sentence, parse_claim
 from lcb_conformance.reports.score_figures import (  # noqa: F401
     PUBLISHED,
@@ -74,8 +80,14 @@ from lcb_conformance.reports.score_published import (  # noqa: F401
     published_window,
     read_published,
 )
-from lcb_conformance.reports.score_render import headline, render, to_html
-from lcb_conformance.reports.score_run import FENCE, Run, RunError, read_run  # noqa: F401
+from lcb_conformance.reports.score_render import headline, not_checked, render, to_html
+from lcb_conformance.reports.score_run import (  # noqa: F401
+    FENCE,
+    Run,
+    RunError,
+    listed_ids,
+    read_run,
+)
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_prompts import score as scoring
 
@@ -132,7 +144,8 @@ def report_on(
     leaderboard = leaderboard_view(rows, scope, board_start, board_end, builder_tz)
     if scope.named and not (lcb_runner["count"] or lcb_runner["expected"]):
         raise RunError(
-            f"no problem of the run or of {scope.release} is dated {scope.start}..{scope.end}: "
+            f"no problem of the run or of {scope.release or 'any release'} is dated "
+            f"{scope.start}..{scope.end}: "
             "nothing to score"
         )
     notes += _wider_release_note(scope, lcb_runner)
@@ -140,6 +153,10 @@ def report_on(
         "schema": SCHEMA,
         "run": str(run.path),
         "scenario": run.scenario,
+        # what the file is and whether lcb_runner builds its prompts (as audit says them)
+        "file": {
+            "kind": run.kind, "lmstyle": run.lmstyle, "lcb_runner_raises": run.lcb_runner_raises,
+        },  # fmt: skip
         "window": {"start": scope.start, "end": scope.end, "builder_tz": builder_tz},
         "problems": problems,
         "scope": {"release": scope.release, "named": scope.named, "problems": scope.describe()},
@@ -153,6 +170,7 @@ def report_on(
         "notes": notes,
         "flags": run.flags,
         "inconsistent": run.inconsistent,
+        "uneven": run.uneven,
         "allow_missing": allow_missing,
     }
     if published:
@@ -164,6 +182,7 @@ def report_on(
     if claim is not None:
         report["claim"] = check_claim(claim, report["figures"], allow_missing)
     report["failures"] = failures(report, release is not None)
+    report["not_checked"] = not_checked(report)  # what the file does not hold: the headline's first
     report["exit_code"] = EXIT_FAILED if report["failures"] else EXIT_OK
     return report
 
@@ -200,7 +219,7 @@ def lint_findings(run: Run, rows: list[dict], scope: Scope, lcb_runner: dict) ->
 
 def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:
     """A window of the run's own release, said when release_latest holds more in it."""
-    if scope.start is None or scope.release == releases.LATEST:
+    if scope.start is None or scope.release in (None, releases.LATEST):
         return []
     latest = scoring.lcb_runner_rows(releases.members(releases.LATEST), scope.start, scope.end)
     more = len(latest) - lcb_runner["expected"]
@@ -215,19 +234,17 @@ def _wider_release_note(scope: Scope, lcb_runner: dict) -> list[str]:
 
 def failures(report: dict, release_named: bool) -> list[str]:
     """Why the report fails, each in one line; none: exit 0."""
-    found = []
-    nearest = report["problems"]["matches"][0]
-    if len(nearest["extra"]) == report["problems"]["count"]:
+    found = problem_set_failures(report["problems"], release_named)
+    without = {f["kind"]: f for f in report["flags"]}.get(score_run.WITHOUT_GENERATIONS)
+    if without:
         found.append(
-            f"none of the run's {report['problems']['count']} problems is in any release "
-            f"(the nearest, {nearest['tag']}, holds none of them): no figure here is a "
-            "LiveCodeBench number"
+            f"{without['count']} problems have no generations "
+            f"({listed_ids(without['question_ids'])}): compute_scores counts them as passed"
         )
-    if release_named and not report["problems"]["matches"][0]["equal"]:
-        match = report["problems"]["matches"][0]
+    if report.get("uneven"):
         found.append(
-            f"the run is not {match['tag']}: {len(match['missing'])} missing, "
-            f"{len(match['extra'])} extra"
+            f"the file disagrees with itself: {len(report['uneven'])} problems' output_list or "
+            f"code_list is not one entry per graded_list verdict ({listed_ids(report['uneven'])})"
         )
     if report["inconsistent"]:
         found.append(
@@ -241,6 +258,12 @@ def failures(report: dict, release_named: bool) -> list[str]:
             f"{len(published['differing_in_window'])} problems of the window differ"
         )
     found += statement_failure(report)
+    raised = report.get("file", {}).get("lcb_runner_raises")
+    if raised:  # audit fails the file for it too: one verdict per file
+        found.append(
+            f"{raised}: its prompts are not lcb_runner's and could not be checked "
+            "(`lcb-conformance audit` names each sample)"
+        )
     claim = report.get("claim")
     if claim is not None and not claim["consistent"]:
         found.append(claim_sentence(report))
@@ -248,6 +271,28 @@ def failures(report: dict, release_named: bool) -> list[str]:
         for figure in report["figures"]:
             if figure["name"] != PUBLISHED and lacks_problems(figure, report["allow_missing"]):
                 found.append(f"{figure['label']}: {coverage_words(figure)}")
+    return found
+
+
+def problem_set_failures(problems: dict, release_named: bool) -> list[str]:
+    """The run's problems in no release (every one, or some), and a --release they are not."""
+    found, nearest = [], problems["matches"][0]
+    foreign = problems["in_no_release"]
+    if len(foreign) == problems["count"]:
+        found.append(
+            f"none of the run's {problems['count']:,} problems is in any release: no figure here "
+            "is a LiveCodeBench number"
+        )
+    elif foreign:
+        found.append(
+            f"{len(foreign):,} of the run's {problems['count']:,} problems are in no release "
+            f"({listed_ids(foreign)}): the figures count problems that are no LiveCodeBench one"
+        )
+    if release_named and not nearest["equal"]:
+        found.append(
+            f"the run is not {nearest['tag']}: it holds {nearest['words']}; "
+            f"{len(nearest['missing'])} missing, {len(nearest['extra'])} extra"
+        )
     return found
 
 

@@ -57,10 +57,16 @@ def problem_set(run: Run, release: str | None) -> dict:
             tag for tag, m in releases.manifest()["tags"].items() if m["sha256"] == digest
         ],
         "asked_for": release,
+        # the run's ids no release holds: no figure on them is a LiveCodeBench number
+        "in_no_release": list(releases.foreign(ids)),
         "matches": [
             {
                 "tag": m.tag,
                 "equal": m.equal,
+                "relation": m.relation.value,
+                "words": m.words(),
+                "shared": m.shared,
+                "size": m.size,
                 "membership": "exact" if m.exact else "derived by date (docs/score-goldens.md)",
                 "missing": list(m.missing),
                 "extra": list(m.extra),
@@ -72,27 +78,33 @@ def problem_set(run: Run, release: str | None) -> dict:
 
 @dataclass(frozen=True)
 class Scope:
-    """The problems the figures are held to: a release's, within the window (if any).
-    ``named``: the user named the window or the release (else it is the run's nearest)."""
+    """The problems the figures are held to: a release's, within the window (if any); no
+    release (None) when none holds a problem of the run and none was named. ``named``: the
+    user named the window or the release (else it is the run's nearest)."""
 
-    release: str
+    release: str | None
     start: str | None
     end: str | None
     named: bool
 
     @property
     def rows(self) -> list[dict]:
-        return releases.members(self.release)
+        return releases.members(self.release) if self.release else []
 
     def describe(self) -> str:
         dates = f" dated {self.start}..{self.end}" if self.start else ""
+        if self.release is None:
+            return f"the run's own problems{dates} (in no release)"
         return f"{self.release}'s problems{dates}"
 
 
 def scope_of(problems: dict, release: str | None, window) -> Scope:
-    """--release's problems, or (unnamed) the release nearest the run's problem set."""
+    """--release's problems, or (unnamed) the release nearest the run's problem set (none when
+    no release holds any of its problems)."""
     start, end = window or (None, None)
-    tag = release or problems["matches"][0]["tag"]
+    nearest = problems["matches"][0]
+    in_none = nearest["relation"] == releases.Relation.IN_NO_RELEASE
+    tag = release or (None if in_none else nearest["tag"])
     return Scope(tag, start, end, named=bool(release or window))
 
 
@@ -302,7 +314,10 @@ def covered_count(figure: dict) -> int:
 
 
 def coverage_words(figure: dict) -> str:
-    words = [f"on {covered_count(figure):,} of {figure['expected']:,} problems"]
+    if not figure["expected"]:  # the scope holds none (no release holds the run's problems)
+        words = [f"on {figure['count']:,} problems, none of them a release's"]
+    else:
+        words = [f"on {covered_count(figure):,} of {figure['expected']:,} problems"]
     if figure["missing"]:
         words.append(f"the run lacks {len(figure['missing']):,} ({listed_ids(figure['missing'])})")
     if figure["without_generations"]:

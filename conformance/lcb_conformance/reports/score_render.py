@@ -19,6 +19,7 @@ from lcb_conformance.reports.score_figures import (
     covered_count,
 )
 from lcb_conformance.reports.score_run import SHOWN, listed_ids
+from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_prompts import score as scoring
 
@@ -28,18 +29,23 @@ def _number(value) -> str:
 
 
 def problem_lines(problems: dict) -> list[str]:
+    """Each tag against the run: equal, or how the run stands to it (a subset: "100 of
+    release_v1's 400 problems") and what is missing and extra."""
     lines = []
     for match in problems["matches"]:
         if match["equal"]:
             lines.append(f"  = {match['tag']} ({match['membership']})")
             continue
-        lines.append(
-            f"  {'not' if problems['asked_for'] else 'nearest:'} {match['tag']} "
-            f"({match['membership']}): {len(match['missing'])} missing, "
-            f"{len(match['extra'])} extra"
-        )
+        if match["relation"] == "in_no_release" and not problems["asked_for"]:
+            lines.append(f"  in no release: {match['words']}")
+        else:
+            lines.append(
+                f"  {'not' if problems['asked_for'] else 'nearest:'} {match['tag']} "
+                f"({match['membership']}): {match['words']}; {len(match['missing']):,} missing, "
+                f"{len(match['extra']):,} extra"
+            )
         for what in ("missing", "extra"):
-            if match[what]:
+            if match[what] and (what == "extra" or match["relation"] != "in_no_release"):
                 lines.append(f"    {what}: {listed_ids(match[what])}")
     return lines
 
@@ -105,10 +111,13 @@ def _published_lines(published: dict) -> list[str]:
 
 
 def _scenario_words(report: dict) -> str:
-    """Said of a run of another scenario than code generation: its figures are that one's."""
+    """Said of a run of another scenario than code generation: its figures are that one's; of
+    custom_evaluator's output, what it is (run_formats.registry)."""
+    custom = report.get("file", {}).get("kind") == registry.CUSTOM_EVALUATOR
+    kind = f" ({registry.CUSTOM_WORDS})" if custom else ""
     if report["scenario"] == CODE_GENERATION:
-        return ""
-    return f" (lcb_runner's {SCENARIO_WORDS[report['scenario']]} results)"
+        return kind
+    return f" (lcb_runner's {SCENARIO_WORDS[report['scenario']]} results){kind}"
 
 
 def render(report: dict) -> str:
@@ -127,14 +136,18 @@ def render(report: dict) -> str:
         "problem set:",
         *problem_lines(problems),
         f"scope: {report['scope']['problems']}"
-        + ("" if report["scope"]["named"] else " (the run's nearest release: none named)"),
+        + (
+            ""
+            if report["scope"]["named"] or report["scope"]["release"] is None
+            else " (the run's nearest release: none named)"
+        ),
         f"window: {dates}; the leaderboard's {board['window'][0]}..{board['window'][1]}, its "
         f"builder in {window['builder_tz']}",
         "",
         *_table(report),
     ]
     for figure in report["figures"]:
-        if figure["missing"] or figure["extra"]:
+        if figure["missing"] or (figure["extra"] and report["scope"]["release"] is not None):
             lines.append(f"{figure['label']}: {coverage_words(figure)}")
     if ours["raised"]:
         lines.append(f"compute_scores itself ends in {ours['raised']} (no problem in the window)")
@@ -214,6 +227,10 @@ FLAG_WORDS = {
     score_run.CUT_OFF: lambda f: (
         f"{f['count']} outputs look cut off at the token limit (an unclosed ``` fence)"
     ),
+    score_run.LISTS_UNEVEN: lambda f: (
+        f"{f['count']} problems whose output_list or code_list is not one entry per verdict of "
+        f"graded_list ({listed_ids(f['question_ids'])}): what was graded is not what is recorded"
+    ),
     score_run.PASS_AT_1_DERIVED: lambda f: (
         f"{f['count']} rows lack pass@1: taken as graded_list.count(True)/len, as lcb_runner "
         "writes it (compute_scores itself would fail on them)"
@@ -236,6 +253,16 @@ def closing_lines(report: dict, claim: Callable[[dict], str]) -> list[str]:
     return lines + run_lint.lines(report.get("lint", []))
 
 
+def not_checked(report: dict) -> list[str]:
+    """What could not be checked on this file, said first in the headline."""
+    found = []
+    if not report.get("statements", {"carried": True})["carried"]:
+        found.append("statements")
+    if any(f["kind"] == score_run.OUTPUTS_NOT_RECORDED for f in report["flags"]):
+        found.append("outputs")
+    return found
+
+
 def headline(report: dict) -> str:
     counts = "; ".join(
         f"{f['name']} {_number(f['value'])} on "
@@ -248,16 +275,21 @@ def headline(report: dict) -> str:
     )
     if report["scenario"] != CODE_GENERATION:
         counts = f"{SCENARIO_WORDS[report['scenario']]}: {counts}"
+    nearest = report["problems"]["matches"][0]
+    if nearest["relation"] in ("subset", "overlap", "superset"):
+        counts = f"{nearest['words']}: {counts}"
+    unchecked = not_checked(report)
+    first = f"not checked (not in the file): {', '.join(unchecked)}; " if unchecked else ""
     if report["failures"]:
-        return f"FAILED: {counts}: " + "; ".join(report["failures"])
+        return f"FAILED: {first}{counts}: " + "; ".join(report["failures"])
     allowed = (
         " (--allow-missing)"
         if report["allow_missing"] and any(f["missing"] for f in report["figures"])
         else ""
     )
     if "claim" in report:
-        return f"OK{allowed}: {claim_sentence(report)}; {counts}"
-    return f"OK{allowed}: {counts}"
+        return f"OK{allowed}: {first}{claim_sentence(report)}; {counts}"
+    return f"OK{allowed}: {first}{counts}"
 
 
 def to_html(report: dict, text: str | None = None, head: str | None = None) -> str:
@@ -267,7 +299,7 @@ def to_html(report: dict, text: str | None = None, head: str | None = None) -> s
     text = render(report) if text is None else text
     head = headline(report) if head is None else head
     matches = "".join(
-        f"<tr><td>{escape(m['tag'])}</td><td>{'yes' if m['equal'] else 'no'}</td>"
+        f"<tr><td>{escape(m['tag'])}</td><td>{escape(m['words'])}</td>"
         f"<td>{escape(m['membership'])}</td><td>{len(m['missing'])}</td><td>{len(m['extra'])}</td></tr>"
         for m in report["problems"]["matches"]
     )
@@ -280,7 +312,7 @@ def to_html(report: dict, text: str | None = None, head: str | None = None) -> s
         "<h1>lcb-conformance score</h1>",
         f'<p class="headline {status}" id="verdict">{escape(head)}</p>',
         '<h2 id="problems">Problem set</h2>',
-        "<table><thead><tr><th>tag</th><th>equal</th><th>membership</th><th>missing</th>"
+        "<table><thead><tr><th>tag</th><th>the run</th><th>membership</th><th>missing</th>"
         f"<th>extra</th></tr></thead><tbody>{matches}</tbody></table>",
         '<h2 id="numbers">The numbers, and why they differ</h2>',
         f"<pre>{escape(text)}</pre>",

@@ -48,6 +48,14 @@ class Run:
     # each row's question_id and the statement fields it carries (statements.py checks them)
     statement_rows: list[dict] = field(default_factory=list)
     lint: Lint = field(default_factory=Lint)  # the samples' own faults (reports/run_lint.py)
+    kind: str = registry.EVAL_ALL  # what the file is (run_formats.registry's Recognised.kind)
+    # the LMStyle of the model its folder names (lcb_runner's output/<model_repr>/), when known
+    lmstyle: str | None = None
+    # where lcb_runner 28fef95 raises building the scenario's prompts for that LMStyle, in
+    # words (run_formats.lcb_runner_files.lcb_runner_raises, as the audit asks it)
+    lcb_runner_raises: str = ""
+    # rows whose output_list or code_list (where recorded) is not as long as graded_list
+    uneven: list[str] = field(default_factory=list)
 
 
 def _check(path: Path, line: int, index: int, row: object) -> dict:
@@ -88,14 +96,21 @@ def _disagrees(row: dict) -> bool:
     )
 
 
+def _uneven(row: dict) -> bool:
+    """The row's recorded output_list and code_list are not one entry per verdict of its
+    graded_list (an emptied list, or 3 outputs graded once)."""
+    recorded = [row[n] for n in ("output_list", "code_list") if isinstance(row.get(n), list)]
+    return bool(recorded) and len({len(row["graded_list"]), *map(len, recorded)}) > 1
+
+
 def read_run(path: Path) -> Run:
     """The run's rows (the fields scoring reads) and what its outputs show."""
     try:  # what the file is, as every command recognises it (run_formats.registry)
-        registry.taken(path, registry.SCORE)
+        found = registry.taken(path, registry.SCORE)
     except LogError as error:
         raise RunError(str(error)) from None
     named = lcb_runner_files.parse(path.name)
-    run = Run(path)
+    run = Run(path, kind=found.kind, lmstyle=lcb_runner_files.folder_lmstyle(path))
     repaired: set[bool] = set()  # whether each row is self-repair's (original_code_list)
     no_code = cut = derived_pass_1 = 0
     outputs_recorded = False
@@ -127,6 +142,8 @@ def read_run(path: Path) -> Run:
                 derived_pass_1 += 1
             if _disagrees(row):
                 run.inconsistent.append(qid)
+            if _uneven(row):
+                run.uneven.append(qid)
             run.rows.append(kept)
             run.statement_rows.append(
                 {"question_id": qid} | {f: row[f] for f in statements.FIELDS if f in row}
@@ -136,7 +153,11 @@ def read_run(path: Path) -> Run:
     if not run.rows:
         raise RunError(f"{path}: no rows (an eval_all file is a JSON array of rows)")
     run.scenario = _scenario(path, named, repaired)
+    run.lcb_runner_raises = lcb_runner_files.lcb_runner_raises(run.scenario, False, run.lmstyle)
     run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
+    if run.uneven:
+        uneven = {"kind": LISTS_UNEVEN, "count": len(run.uneven), "question_ids": run.uneven}
+        run.flags.append(uneven)
     return run
 
 
@@ -176,6 +197,7 @@ OUTPUTS_NOT_RECORDED = "outputs_not_recorded"
 NO_CODE = "no_code"
 CUT_OFF = "cut_off"
 PASS_AT_1_DERIVED = "pass_at_1_derived"
+LISTS_UNEVEN = "lists_uneven"
 
 
 def run_flags(rows, no_code: int, cut: int, derived: int, outputs_recorded: bool) -> list[dict]:

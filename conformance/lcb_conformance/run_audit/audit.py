@@ -7,8 +7,8 @@ did the run ask for lcb_runner's request?
     lcb-conformance audit RUN [--format auto|lcb_runner|evalscope|opencompass|lm-eval|lighteval]
         [--model ID | --style LMSTYLE] [--cache FILE] [--opencompass-results FILE]
         [--dataset ROWS.jsonl] [--codegen-eval FILE] [--request-config FILE]
-        [--request-variant VARIANT] [--upstream installed|PATH] [--json FILE] [--html FILE]
-        [--show N]
+        [--request-variant VARIANT] [--not-a-release] [--upstream installed|PATH]
+        [--json FILE] [--html FILE] [--show N]
 
 RUN is an evaluation's results file: lcb_runner's own
 ``output/<model_repr>/Scenario.codegeneration_<n>_<temp>.json`` (or its ``_eval_all.json``),
@@ -40,10 +40,19 @@ lcb_runner's model list, as ``lcb-conformance resolve``), else RUN's folder name
 model_repr. Files are streamed (one row in memory at a time; the cache keeps only its keys
 and a digest of each entry's outputs).
 
-Exit codes: 0 every checkable sample identical and no recorded request parameter that moves
-the score differs (n is only noted); 1 a sample or such a request parameter differs; 2
-unusable input (the message names file, line and sample), including a file with no sample
-or none checkable, and a config file that cannot be read; 6 a report not written.
+The run's problem set is checked as score checks it (run_audit.problem_set): its ids against
+the releases, its statements against the release's digests, its problems without samples;
+``--not-a-release`` audits a harness's own problems, every view saying NOT A RELEASE. The
+headline says first what could not be checked on this file.
+
+Exit codes: 0 every checkable sample identical, no recorded request parameter that moves the
+score differs (n is only noted), and the problems are a release's (or --not-a-release); 1 a
+sample or such a request parameter differs, lcb_runner raises building the run's prompts (its
+LMStyle's, or a sample's: not compared, and no run of lcb_runner's), or problems are in no
+release, a statement is rewritten, lists differ in length; 2 unusable input (the message names
+file, line and sample), including a file with no sample or none checkable (custom_evaluator's
+output without its prompts), and a config file that cannot be read; 4 nothing differs but some
+problems hold no sample; 6 a report not written.
 """
 
 from __future__ import annotations
@@ -57,7 +66,7 @@ from pathlib import Path
 from lcb_conformance.common import json_stream, report_files, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.reports import run_lint
-from lcb_conformance.run_audit import page, request_logs, scenario_results
+from lcb_conformance.run_audit import page, problem_set, request_logs, scenario_results
 from lcb_conformance.run_audit import request as requested
 
 # The command's parts, read by tests and tools as audit.*: the sample-by-sample audit
@@ -186,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the lcb_runner command line whose request the run's is held to (its request "
         "goldens' variants; default: lcb_runner's defaults)",
     )
+    parser.add_argument(
+        "--not-a-release",
+        action="store_true",
+        help="the run's problems are the harness's own, no release's: its problem set is not "
+        "held to the releases, and every view says NOT A RELEASE",
+    )
     shared_options.add(parser, "upstream")
     shared_options.add_reports(parser)
     parser.add_argument(
@@ -229,6 +244,8 @@ def _audit(args: argparse.Namespace) -> int:
     kind = f"{found} format"
     if found == LCB_RUNNER:
         kind += f", --scenario {scenario}" + (" --cot_code_execution" if cot else "")
+    if registry.recognise(args.run).kind == registry.CUSTOM_EVALUATOR:
+        kind += f"; {registry.CUSTOM_WORDS}"
     print(
         f"audit: {args.run} ({kind}), LMStyle.{lmstyle}, against "
         f"{upstream.describe_source()}" + "".join(f", with {path}" for path in extra if path)
@@ -253,6 +270,9 @@ def _audit(args: argparse.Namespace) -> int:
         )
     else:
         audit = _audit_log(args, fmt, found, results, upstream, lmstyle, dataset)
+    audit.problem_set = problem_set.check(
+        args.run, found, scenario, audit.samples, args.not_a_release
+    )
     if scenario == lcb_runner_files.CODE_GENERATION:
         audit.lint = _lint(fmt, found, results, args.run, audit)
     return _reported(audit, args)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from lcb_conformance.common import exit_codes
 from lcb_conformance.run_audit import request as requested
+from lcb_conformance.run_audit.problem_set import ProblemSet
 from lcb_conformance.run_formats import lcb_runner_files
 
 # every part of the audit (prompt, extraction, request) has the same outcomes
@@ -22,6 +23,7 @@ PROMPT_DIFFERS, EXTRACTION_DIFFERS = "prompt differs", "extraction differs"
 
 
 EXIT_OK, EXIT_DIFFERS, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
+EXIT_INCOMPLETE = exit_codes.INCOMPLETE
 
 
 @dataclass
@@ -64,7 +66,8 @@ class Audit:
     samples: list[Sample] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)  # showdiff reports, first ones only
     prompt_unchecked: Counter = field(default_factory=Counter)  # why -> samples
-    # samples whose prompt differs because lcb_runner raises building it: why -> samples
+    # samples whose prompt is not compared because lcb_runner raises building it (no prompt of
+    # its exists; no such sample is lcb_runner's): why -> samples
     prompt_raised: Counter = field(default_factory=Counter)
     extraction_unchecked: Counter = field(default_factory=Counter)  # why -> samples
     request: requested.RequestCheck | None = None  # the request against lcb_runner's
@@ -72,6 +75,7 @@ class Audit:
     # recorded as its original_code_list (it pairs the rows by position; upstream's own)
     paired_by_position: dict[str, str] = field(default_factory=dict)
     lint: list[dict] = field(default_factory=list)  # the run's own faults (reports/run_lint.py)
+    problem_set: ProblemSet | None = None  # the run's problems as score checks them
 
     def counts(self) -> Counter:
         return Counter(sample.verdict for sample in self.samples)
@@ -83,8 +87,12 @@ class Audit:
         return self.request is not None and self.request.outcome == requested.DIFFERS
 
     def exit_code(self) -> int:
-        differs = self.samples_differ() or self.request_differs() or self.lcb_runner_raises
-        return EXIT_DIFFERS if differs else EXIT_OK
+        raised = self.lcb_runner_raises or self.prompt_raised  # lcb_runner writes no such run
+        problems = self.problem_set
+        differs = self.samples_differ() or self.request_differs() or raised
+        if differs or (problems and problems.failures()):
+            return EXIT_DIFFERS
+        return EXIT_INCOMPLETE if problems and problems.incomplete() else EXIT_OK
 
     def as_json(self) -> dict:
         return {
@@ -116,6 +124,8 @@ class Audit:
             ],
             "first_differences": self.reports,
             "lint": self.lint,
+            "problem_set": self.problem_set.record() if self.problem_set else None,
+            "not_checked": not_checked(self),
         }
 
 
@@ -184,9 +194,11 @@ def render(audit: Audit, show: int = 5) -> str:
         for why, count in unchecked.items():
             lines.append(f"{part} not checked for {count} samples: {why}")
     for why, count in audit.prompt_raised.items():
-        lines.append(f"prompt differs for {count} samples: {why}")
+        lines.append(f"prompt not compared for {count} samples: {why}")
     if audit.paired_by_position:
         lines.append(paired_by_position(audit))
+    if audit.problem_set is not None:
+        lines += ["", audit.problem_set.words()]
     if audit.request is not None:
         lines += ["", *requested.render(audit.request, audit.lmstyle)]
     if audit.reports:
@@ -219,10 +231,31 @@ def request_headline(audit: Audit) -> str:
     return f"the request differs from lcb_runner's ({check.golden}): {failing}"
 
 
+def not_checked(audit: Audit) -> list[str]:
+    """What could not be checked on this file, each in a few words: the headline says it
+    first."""
+    found = [
+        f"the {part} of {sum(unchecked.values()):,} samples"
+        for part, unchecked in (
+            ("prompt", audit.prompt_unchecked),
+            ("extraction", audit.extraction_unchecked),
+        )
+        if unchecked
+    ]
+    if audit.request is None or audit.request.outcome == requested.CANNOT:
+        found.append("the request (not recorded)")
+    if audit.problem_set is not None:
+        found += audit.problem_set.not_checked()
+    return found
+
+
 def headline(audit: Audit) -> str:
     code = audit.exit_code()
     request_part = request_headline(audit)
-    if code == EXIT_OK:
+    unchecked = not_checked(audit)
+    first = f"audit: not checked on this file: {', '.join(unchecked)}; " if unchecked else "audit: "
+    problems = audit.problem_set
+    if code != EXIT_DIFFERS:
         checked = (
             " and ".join(
                 name
@@ -234,8 +267,9 @@ def headline(audit: Audit) -> str:
             )
             or "prompt or extraction"
         )
+        status = "INCOMPLETE: " + "; ".join(problems.incomplete()) + "; " if code else ""
         return (
-            f"audit: every checkable sample identical to lcb_runner ({checked} checked); "
+            f"{first}{status}every checkable sample identical to lcb_runner ({checked} checked); "
             + request_part
         )
     counts = audit.counts()
@@ -243,8 +277,16 @@ def headline(audit: Audit) -> str:
     samples = f"{differing} of {sum(counts.values())} samples differ"
     parts = [samples] if audit.samples_differ() else []
     parts += [request_part] if audit.request_differs() else []
-    if audit.lcb_runner_raises:
-        parts.append(
-            f"lcb_runner 28fef95 raises for LMStyle.{audit.lmstyle} in --scenario {audit.scenario}"
-        )
-    return "audit: NOT CONFORMANT: " + "; ".join(parts)
+    parts += raised_headline(audit)
+    parts += problems.failures() + problems.incomplete() if problems else []
+    return f"{first}NOT CONFORMANT: " + "; ".join(parts)
+
+
+def raised_headline(audit: Audit) -> list[str]:
+    """Where lcb_runner raises, in the headline: the pair, and the prompts not compared."""
+    raised = sum(audit.prompt_raised.values())
+    compared = f"{raised} samples' prompts not compared: lcb_runner raises building them"
+    if not audit.lcb_runner_raises:
+        return [compared] if raised else []
+    pair = f"lcb_runner 28fef95 raises for LMStyle.{audit.lmstyle} in --scenario {audit.scenario}"
+    return [f"{pair} ({compared.partition(': ')[0]})" if raised else pair]

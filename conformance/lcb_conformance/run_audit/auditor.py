@@ -20,7 +20,7 @@ from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit import request_logs
 from lcb_conformance.run_audit.audit_result import CANNOT, DIFFERS, IDENTICAL, Audit, Sample
 from lcb_conformance.run_audit.request_logs import EVALSCOPE, LCB_RUNNER
-from lcb_conformance.run_formats import evalscope
+from lcb_conformance.run_formats import evalscope, lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError, Logged
 from lcb_conformance.suite import cases, goldens
 from lcb_conformance.upstream import resolver
@@ -47,6 +47,11 @@ NO_TESTS = {"public_test_cases": "[]", "private_test_cases": "[]", "metadata": "
 
 
 NO_CACHE = "lcb_runner's results do not record the prompt (no --cache file)"
+# custom_evaluator's output holds the code it was given as the raw output too: nothing to extract
+NO_RAW_OUTPUT = (
+    "not checkable (no raw output): lcb_runner's custom_evaluator writes the code it is given "
+    "as both output_list and code_list"
+)
 
 
 class AuditInputError(LogError):
@@ -108,20 +113,18 @@ class CacheIndex:
 def resolve_lmstyle(run: Path, model: str | None, style: str | None) -> str:
     if style:
         return style
-    models = resolver.ModelList.pinned()
     if model:
-        resolution = resolver.resolve(list(models.models), model)
+        resolution = resolver.resolve(list(resolver.ModelList.pinned().models), model)
         if resolution.listed is None:
             raise AuditInputError(
                 f"--model {model}: not in lcb_runner's model list; pass --style LMSTYLE"
             )
         return resolution.listed.lmstyle
     # lcb_runner names the folder by model_repr, evalscope by the model's name
-    by_folder = {listed.model_repr: listed.lmstyle for listed in models.models}
-    by_folder.update({listed.model_name: listed.lmstyle for listed in models.models})
+    by_folder = lcb_runner_files.folder_lmstyle(run)
+    if by_folder is not None:
+        return by_folder
     folder = run.resolve().parent.name
-    if folder in by_folder:
-        return by_folder[folder]
     raise AuditInputError(
         f"{run}: which model's run is it? lcb_runner names its results folder by the model "
         f"(output/<model_repr>/{run.name}), and {folder!r} is no model lcb_runner lists: pass "
@@ -204,6 +207,7 @@ class Auditor:
         # evalscope numbers a problem by its position in the dataset it read (group_id)
         self.dataset_rows = list(dataset.values()) if dataset else []
         self.recorded: Counter = Counter()  # what the samples record of the request -> samples
+        self.no_raw_output = False  # custom_evaluator's output (run_formats.registry says)
 
     def prompt(self, path: Path, line: int, row: dict, audit: Audit) -> tuple[str, str]:
         """(outcome, why) of the problem's prompt: sent == rebuilt?"""
@@ -246,10 +250,15 @@ class Auditor:
         return self.upstream.extract_as(self.lmstyle, output)
 
     def extraction(self, output: str, scored: str, label: str, audit: Audit) -> tuple[str, str]:
-        """(outcome, kind of difference) of one sample's extraction."""
+        """(outcome, kind of difference) of one sample's extraction; not checkable where a
+        custom_evaluator output holds the code as its output (what lcb_runner extracts from a
+        raw output is unknown without it)."""
         expected = self.extract(output)
         if expected == scored:
             return IDENTICAL, ""
+        if self.no_raw_output and output == scored:
+            audit.extraction_unchecked[NO_RAW_OUTPUT] += 1
+            return CANNOT, NO_RAW_OUTPUT
         kind = extraction_difference(expected, scored, *self.extracted)
         self._report(scored, expected, f"{label} extraction ({kind})", audit)
         return DIFFERS, kind
@@ -378,6 +387,7 @@ def audit_run(
         str(path), LCB_RUNNER, lmstyle, upstream.describe_source(), cache and str(cache.path)
     )
     auditor = Auditor(upstream, lmstyle, cache, dataset, show)
+    auditor.no_raw_output = registry.recognise(path).kind == registry.CUSTOM_EVALUATOR
     seen: set[str] = set()
     with tokenizers_memoised(lmstyle):
         try:
@@ -393,6 +403,11 @@ def audit_run(
             raise AuditInputError(str(error)) from None
     if not seen:
         raise AuditInputError(f"{path}: no rows")
+    if auditor.no_raw_output and set(audit.counts()) == {CANNOT}:  # nothing checked: never 0
+        raise AuditInputError(
+            f"{path}: no sample could be checked: "
+            + "; ".join({**audit.prompt_unchecked, **audit.extraction_unchecked})
+        )
     check_request(audit, path, Counter(), variant=variant)
     return audit
 

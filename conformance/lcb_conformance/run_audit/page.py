@@ -80,7 +80,7 @@ def to_html(audit: audit_result.Audit) -> str:
         )
         for why, count in reasons.items()
     ] + [
-        f"<li>prompt differs for {count} samples: {escape(why)}</li>"
+        f"<li>prompt not compared for {count} samples: {escape(why)}</li>"
         for why, count in audit.prompt_raised.items()
     ] + ([f"<li>{escape(audit_result.paired_by_position(audit))}</li>"]
          if audit.paired_by_position else [])  # fmt: skip

@@ -23,8 +23,10 @@ The prompt lcb_runner sent is recorded only in its ``--use_cache`` file, keyed b
 entry per problem, or per repaired attempt), as for code generation. Where lcb_runner's
 builder raises (most LMStyles at 28fef95; a self-repair attempt whose metadata it cannot
 quote) its main() stops and writes nothing: a sample there is not lcb_runner's, and its
-prompt differs ("lcb_runner raises ..."); the audit also names, from the expected-error
-goldens, where lcb_runner 28fef95 raises for the run's LMStyle in the scenario.
+prompt is not compared, there being none of lcb_runner's ("lcb_runner raises ..."): the run
+fails all the same; the audit also names, from the expected-error goldens
+(run_formats.lcb_runner_files.lcb_runner_raises, which score asks too), where lcb_runner
+28fef95 raises for the run's LMStyle in the scenario.
 """
 
 from __future__ import annotations
@@ -42,10 +44,7 @@ from lcb_conformance.run_audit.request_logs import LCB_RUNNER
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases
 from lcb_conformance.suite import scenario_cases as scenarios
-from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.scenarios import (
-    COT,
-    DIRECT,
     REPAIRED_RUN,
     SCENARIOS,
     Scenario,
@@ -93,14 +92,6 @@ def repairs(scenario: str) -> bool:
 def row_fields(declared: Scenario) -> dict:
     """The fields a results row of the scenario is checked for (not code generation's)."""
     return {**declared.audit.results_fields, **OUTPUTS, declared.audit.scored: list}
-
-
-def mode(declared: Scenario, cot: bool) -> str | None:
-    """The prompt variant, direct or CoT (the golden group's mode), of a scenario with
-    variants (code execution); None otherwise."""
-    if not declared.modes:
-        return None
-    return COT if cot else DIRECT
 
 
 def read_dataset(path: Path, scenario: str) -> dict[str, dict]:
@@ -160,21 +151,6 @@ def read_repaired(path: Path) -> dict[str, Attempts]:
     return found
 
 
-def lcb_runner_raises(scenario: str, cot: bool, lmstyle: str) -> str:
-    """Where lcb_runner 28fef95 raises for the LMStyle in the scenario (its expected-error
-    goldens), in words; "" where it builds prompts for it."""
-    declared = by_lcb_runner(scenario)
-    found = scenario_prompt.raised_for(declared.name, mode(declared, cot), lmstyle)
-    if found is None:
-        return ""
-    key, raised = found
-    return (
-        f"lcb_runner 28fef95 raises {raised['type']} ({raised['message']}) building the "
-        f"{declared.words} prompt for LMStyle.{lmstyle} (golden {key.relative}): its main() "
-        "writes no results for this pair"
-    )
-
-
 class ScenarioAuditor(auditor.Auditor):
     """The samples of one scenario's results rows, against upstream's builder and
     extractor for it."""
@@ -196,7 +172,7 @@ class ScenarioAuditor(auditor.Auditor):
         # self-repair row's original_code_list from the row at its position
         self.repaired_order = list(repaired or ())
         self.position = -1  # the row's position in the self-repair file
-        self.mode = mode(self.declared, cot)
+        self.mode = lcb_runner_files.mode(self.declared, cot)
         self.raised: set[str] = set()  # the words of each error lcb_runner raised
         if self.declared.extraction:
             self.extracted = PREDICTION
@@ -222,13 +198,14 @@ class ScenarioAuditor(auditor.Auditor):
         """(outcome, why) of a prompt against what upstream did with its input."""
         if outcome is None:
             return CANNOT, built
-        if outcome == scenarios.RAISED:
+        if outcome == scenarios.RAISED:  # no prompt of lcb_runner's exists to compare
             why = (
                 f"lcb_runner raises {built['type']} ({built['message']:.200}) building this "
-                "prompt: its main() stops there and writes no results"
+                "prompt: its main() stops there and writes no results, so there is no prompt "
+                "of lcb_runner's to compare"
             )
             self.raised.add(why)
-            return DIFFERS, why
+            return CANNOT, why
         if self.cache is None:
             return CANNOT, NO_CACHE
         return self.cached(built, outputs, label, audit)
@@ -313,10 +290,10 @@ class ScenarioAuditor(auditor.Auditor):
                     if attempts
                     else (CANNOT, why)
                 )
-            if prompt == CANNOT:
-                audit.prompt_unchecked[why] += 1
-            if why in self.raised:
+            if why in self.raised:  # not compared, and no sample lcb_runner writes
                 audit.prompt_raised[why] += 1
+            elif prompt == CANNOT:
+                audit.prompt_unchecked[why] += 1
             extraction, kind = self.extraction(output, graded, label, audit)
             notes = "; ".join(note for note in (kind, why) if note)
             audit.samples.append(Sample(name, index, prompt, extraction, notes))
@@ -358,7 +335,7 @@ def audit_scenario_run(
         cache and str(cache.path),
         scenario,
         cot,
-        lcb_runner_raises(scenario, cot, lmstyle),
+        lcb_runner_files.lcb_runner_raises(scenario, cot, lmstyle),
     )
     scenario_auditor = ScenarioAuditor(
         upstream, lmstyle, scenario, cot, cache, dataset, repaired, show

@@ -1,5 +1,6 @@
 """lcb_runner's output layout: what a results file's name records (scenario, n, temperature,
-CoT), its cache file and the code-generation run a self-repair run repaired.
+CoT), its cache file, the code-generation run a self-repair run repaired, and whether lcb_runner
+raises building its prompts for the folder's model.
 
 lcb_runner's output layout (runner/main.py, utils/path_utils.py at 28fef95): what a results
 file's name records, and the files lcb_runner keeps beside it.
@@ -29,6 +30,8 @@ from pathlib import Path
 from lcb_conformance.common import json_stream
 from lcb_conformance.run_formats.samples import LogError, Logged, check_strings
 from lcb_conformance.suite import scenarios
+from lcb_conformance.suite.families import scenario_prompt
+from lcb_conformance.upstream.model_list import ModelList
 
 CODE_GENERATION = "codegeneration"  # lcb_runner's Scenario.codegeneration
 SELF_REPAIR = scenarios.SELF_REPAIR.lcb_runner  # lcb_runner's Scenario.selfrepair
@@ -118,6 +121,43 @@ def self_repair(name: str, first: dict) -> bool:
     generation's)."""
     parsed = parse(name)
     return SELF_REPAIR_MARKER in first or (parsed is not None and parsed.scenario == SELF_REPAIR)
+
+
+def mode(declared: scenarios.Scenario, cot: bool) -> str | None:
+    """The prompt variant, direct or CoT (the golden group's mode), of a scenario with
+    variants (code execution: the file name records --cot_code_execution); None otherwise."""
+    if not declared.modes:
+        return None
+    return scenarios.COT if cot else scenarios.DIRECT
+
+
+def lcb_runner_raises(scenario: str, cot: bool, lmstyle: str | None) -> str:
+    """Where lcb_runner 28fef95 raises building the scenario's prompts for the LMStyle (its
+    expected-error goldens), in words: its main() writes no results there, so no file of that
+    pair is lcb_runner's and none of its prompts can be compared; "" where it builds them, for
+    code generation and for an LMStyle not known. The one place audit and score ask it."""
+    if lmstyle is None or scenario == CODE_GENERATION:
+        return ""
+    declared = scenarios.by_lcb_runner(scenario)
+    found = scenario_prompt.raised_for(declared.name, mode(declared, cot), lmstyle)
+    if found is None:
+        return ""
+    key, raised = found
+    return (
+        f"lcb_runner 28fef95 raises {raised['type']} ({raised['message']}) building the "
+        f"{declared.words} prompt for LMStyle.{lmstyle} (golden {key.relative}): its main() "
+        "writes no results for this pair"
+    )
+
+
+def folder_lmstyle(run: Path) -> str | None:
+    """The LMStyle of the model RUN's folder names (lcb_runner's output/<model_repr>/, or a
+    model_name as evalscope names it), by lcb_runner 28fef95's model list; None when the folder
+    is no model it lists."""
+    models = ModelList.pinned().models
+    by_folder = {listed.model_repr: listed.lmstyle for listed in models}
+    by_folder.update({listed.model_name: listed.lmstyle for listed in models})
+    return by_folder.get(run.resolve().parent.name)
 
 
 def model(path: Path) -> str | None:

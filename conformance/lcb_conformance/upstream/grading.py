@@ -7,23 +7,30 @@ lcb_runner's own grading of code-generation samples, fast: the judge of ``regrad
 Interface (agreed with ``regrade``)::
 
     grade(problems: Mapping[str, dict], samples: Iterable[Sample], *,
-          upstream: Upstream, workers: int | None = None, timeout: int = TIMEOUT)
-          -> Iterator[Graded]
+          upstream: Upstream, workers: int | None = None, timeout: int = TIMEOUT,
+          rerun_starved: bool = True, rechecks: int = 0) -> Iterator[Graded]
 
 - ``problems``: problem id -> the dataset row (code_generation_lite schema, as
   ``CodeGenerationProblem(**row)`` takes it). Only the rows of problems samples name are read,
   when a sample of a problem the grading process does not hold arrives (it holds the
   PROBLEMS_HELD last used: group a run's samples by problem).
-- ``samples``: ``Sample(problem_id, sample_index, code)``, already extracted code (regrade runs
-  lcb_runner's extraction before). Consumed lazily: memory stays flat in their number.
-- yields one ``Graded(problem_id, sample_index, graded, metadata, passed, touched)`` per
+- ``samples``: ``Sample(problem_id, sample_index, code, recheck=True)``, already extracted code
+  (regrade runs lcb_runner's extraction before). Consumed lazily: memory stays flat in their
+  number. ``recheck``: whether its verdict is rechecked when timing-sensitive.
+- yields one ``Graded(problem_id, sample_index, graded, metadata, passed, touched, timing,
+  starved, rechecks)`` per
   sample, in the order the samples came: ``graded`` is lcb_runner's graded list for the sample (what
   ``codegen_metrics`` returns in ``results[problem][i]``: True/False/-1..-4 per test, or -2
   for a sample upstream's judge could not run), ``metadata`` its metadata string (what
   ``codegen_metrics`` returns in ``final_metadata[problem][i]``: ``json.dumps`` of the dict),
   ``passed`` lcb_runner's pass rule on it (pass_k_utils.extract_instance_results),
   ``touched`` what the program did to the judge running it (upstream/judge_aware.py's
-  summary, {kind: [count, first detail]}; {} for nothing), named and never a verdict.
+  summary, {kind: [count, first detail]}; {} for nothing), named and never a verdict;
+  ``timing`` the child's (upstream/timing.py: wall and CPU seconds, the judge's execution
+  time, the global timeout); ``starved`` the first outcome ({graded, metadata, passed, timing})
+  when it was a starved time limit (``rerun_starved``: the sample was run again alone, that
+  outcome the one above), else None; ``rechecks`` the outcomes of ``rechecks`` more runs alone
+  of a timing-sensitive verdict, else None.
 - ``upstream``: an :class:`lcb_conformance.upstream.source.Upstream` (a checkout or the
   installed stand-in); :func:`check_judge` first (below) says whether its judge is 28fef95's.
 - ``workers``: how many samples run at once; None (the default): as many as lcb_runner's
@@ -63,7 +70,10 @@ that returns the child's outcome instead of starting a ``Manager`` and a process
 from upstream is only the plumbing: no pool task, Manager process and Process per sample but a
 fork, the rows decoded once per problem held, the child's result unpickled by an unpickler
 that admits only numpy's and plain builtin types (anything else counts as a child that gave
-nothing, as an unpicklable one does upstream).
+nothing, as an unpicklable one does upstream). The grading process times each child (its wall
+clock, its resource usage: upstream/timing.py) and, before answering, runs alone again a
+sample whose time limit was starved and, ``rechecks`` times, one whose verdict is
+timing-sensitive (docs/regrade-timing.md).
 """
 
 from __future__ import annotations
@@ -88,7 +98,7 @@ from lcb_conformance.adapters.untrusted import Contained
 from lcb_conformance.common import exit_codes
 from lcb_conformance.suite import goldens
 from lcb_conformance.suite.families import regrade as regrade_family
-from lcb_conformance.upstream import grading_process, judge, judge_aware
+from lcb_conformance.upstream import grading_process, judge, judge_aware, timing
 from lcb_conformance.upstream.grading_process import HeldProblems, json_data
 from lcb_conformance.upstream.source import PINNED_COMMIT, Upstream, UpstreamMissing
 
@@ -104,6 +114,7 @@ class Sample:
     problem_id: str
     sample_index: int
     code: str
+    recheck: bool = True  # rechecked when its verdict is timing-sensitive (grade's rechecks)
 
 
 @dataclass(frozen=True)
@@ -116,6 +127,9 @@ class Graded:
     # what the program did to the judge running it (judge_aware's summary; {} for nothing):
     # named, the verdict stays lcb_runner's
     touched: dict
+    timing: dict  # upstream/timing.py's measured: the final outcome's
+    starved: dict | None = None  # the starved first outcome, when it was run again alone
+    rechecks: list[dict] | None = None  # a timing-sensitive verdict's runs alone
 
 
 class GradingFailed(RuntimeError):
@@ -143,22 +157,36 @@ def grade(
     upstream: Upstream,
     workers: int | None = None,
     timeout: int = TIMEOUT,
+    rerun_starved: bool = True,
+    rechecks: int = 0,
 ) -> Iterator[Graded]:
     """lcb_runner's verdict on each sample, in their order (see the module docstring)."""
-    for sample, answer in _outcomes(problems, samples, upstream, workers, timeout):
+    runs = _Runs(workers, timeout, rerun_starved, rechecks)
+    for sample, answer in _outcomes(problems, samples, upstream, runs):
         if "rejected" in answer:
             raise ProblemRejected(sample.problem_id, answer["rejected"])
         yield Graded(
             sample.problem_id, sample.sample_index, answer["graded"], answer["metadata"],
-            answer["passed"], answer["touched"],
+            answer["passed"], answer["touched"], answer["timing"], answer.get("starved"),
+            answer.get("rechecks"),
         )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """How the grading process runs samples: at once, per-test timeout, and alone again."""
+
+    workers: int | None
+    timeout: int
+    rerun_starved: bool = True
+    rechecks: int = 0
 
 
 def _source(upstream: Upstream) -> str:
     return str(upstream.checkout or upstream.source)
 
 
-def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[Sample, dict]]:
+def _outcomes(problems, samples, upstream, runs: _Runs) -> Iterator[tuple[Sample, dict]]:
     """(sample, the grading process's answer for it), in the samples' order."""
     with tempfile.TemporaryDirectory(prefix="lcb-grading-") as directory:
         root = Path(directory)
@@ -171,8 +199,9 @@ def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[S
             process = Contained(
                 [
                     sys.executable, "-m", grading_process.__spec__.name, _source(upstream),
-                    str(workers or grading_process.AS_LCB_RUNNER), str(timeout),
-                    str(child_reads), str(child_writes),
+                    str(runs.workers or grading_process.AS_LCB_RUNNER), str(runs.timeout),
+                    str(child_reads), str(child_writes), str(int(runs.rerun_starved)),
+                    str(runs.rechecks),
                 ],
                 memory_limit=judge.MEMORY_LIMIT_BYTES,
                 read_only=[_source(upstream)],
@@ -188,7 +217,7 @@ def _outcomes(problems, samples, upstream, workers, timeout) -> Iterator[tuple[S
         os.close(child_writes)
         still_open = {to_child, from_child}
         try:
-            yield from _converse(problems, iter(samples), to_child, from_child, still_open)
+            yield from _converse(problems, iter(samples), runs, (to_child, from_child), still_open)
             # it exits once its answers are out: let it (its children's CPU time is then
             # accounted to the caller, as a benchmark reads it); stop() kills it otherwise
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -210,9 +239,11 @@ class _Ended(Exception):
     """The grading process's answers ended before every sample sent had one."""
 
 
-def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: int, still_open):
+def _converse(problems, samples: Iterator[Sample], runs: _Runs, pipes: tuple[int, int],
+              still_open):  # fmt: skip
     """Send samples (and rows the grading process lacks) as JSON lines while reading its
     answers, never blocking on one pipe while the other waits."""
+    to_child, from_child = pipes
     os.set_blocking(to_child, False)
     held = HeldProblems()
     sent: collections.deque[Sample] = collections.deque()
@@ -251,31 +282,32 @@ def _converse(problems, samples: Iterator[Sample], to_child: int, from_child: in
                         raise GradingFailed("refused the grading process's answers: one more "
                                             "answer than samples sent")  # fmt: skip
                     sample = sent.popleft()
-                    yield sample, _checked(sample, line)
+                    yield sample, _checked(sample, line, runs)
     if received:
         raise GradingFailed("refused the grading process's answers: more after the last")
 
 
-def _checked(sample: Sample, line: bytes) -> dict:
+def _checked(sample: Sample, line: bytes, runs: _Runs = _Runs(None, TIMEOUT)) -> dict:
     """The grading process's answer for ``sample``, once it is one it could have given: a
     row upstream rejected, or a graded list, its metadata, ``passed`` as lcb_runner's
-    pass_k_utils.extract_instance_results derives it (all(g > 0)) and what the program did to
-    the judge (``touched``, a summary judge_aware.checked admits). Nothing a program under
-    test can reach writes this pipe (grading_process: not dumpable); this is the second wall."""
+    pass_k_utils.extract_instance_results derives it (all(g > 0)), what the program did to
+    the judge (``touched``, a summary judge_aware.checked admits), its timing, and the runs
+    alone its timing asks for (:func:`_runs_alone_agree`). Nothing a program under test can
+    reach writes this pipe (grading_process: not dumpable); this is the second wall."""
     try:
         answer = json.loads(line)
     except ValueError:
         answer = None
     if isinstance(answer, dict) and set(answer) == {"rejected"}:
         return answer
-    graded = answer.get("graded") if isinstance(answer, dict) else None
     consistent = (
-        set(answer or ()) == {"graded", "metadata", "passed", "touched"}
-        and isinstance(graded, list)
-        and all(isinstance(grade, int) for grade in graded)  # True, False, -1 ... -5
-        and isinstance(answer["metadata"], str)
-        and answer["passed"] is all(grade > 0 for grade in graded)
+        isinstance(answer, dict)
+        and {"graded", "metadata", "passed", "touched", "timing"} <= set(answer)
+        and set(answer) <= {"graded", "metadata", "passed", "touched", "timing", "starved",
+                            "rechecks"}  # fmt: skip
+        and _outcome_agrees(answer)
         and judge_aware.checked(answer["touched"])
+        and _runs_alone_agree(sample, answer, runs)
     )
     if not consistent:
         raise GradingFailed(
@@ -285,13 +317,65 @@ def _checked(sample: Sample, line: bytes) -> dict:
     return answer
 
 
+def _outcome_agrees(outcome) -> bool:
+    """A graded list, its metadata, passed by lcb_runner's rule, and a timing that fits."""
+    graded = outcome.get("graded") if isinstance(outcome, dict) else None
+    return (
+        isinstance(graded, list)
+        and all(isinstance(grade, int) for grade in graded)  # True, False, -1 ... -5
+        and isinstance(outcome.get("metadata"), str)
+        and outcome.get("passed") is all(grade > 0 for grade in graded)
+        and timing.well_formed(outcome.get("timing"))
+        and _is_json_object(outcome["metadata"])
+        and timing.agrees(graded, outcome["metadata"], outcome["timing"])
+    )
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def _runs_alone_agree(sample: Sample, answer: dict, runs: _Runs) -> bool:
+    """A starved first outcome kept exactly when it was starved and re-running was asked; the
+    rechecks exactly when the final verdict is timing-sensitive and they were asked, as many."""
+    first = answer.get("starved")
+    if first is not None and not (
+        runs.rerun_starved
+        and set(first) == set(grading_process.RECHECKED)
+        and _outcome_agrees(first)
+        and timing.starved(first["metadata"], first["timing"])
+    ):
+        return False
+    starved = timing.starved(answer["metadata"], answer["timing"])
+    if first is None and runs.rerun_starved and starved:
+        return False
+    wanted = sample.recheck and runs.rechecks and timing.sensitive(
+        answer["passed"], answer["metadata"], answer["timing"], runs.timeout
+    )
+    rechecks = answer.get("rechecks")
+    if not wanted:
+        return rechecks is None
+    return (
+        isinstance(rechecks, list)
+        and len(rechecks) == runs.rechecks
+        and all(
+            isinstance(outcome, dict) and set(outcome) == set(grading_process.RECHECKED)
+            and _outcome_agrees(outcome)
+            for outcome in rechecks
+        )
+    )
+
+
 def _encode(problems, held: HeldProblems, sample: Sample) -> bytes:
     lines = []
     if not held.use(sample.problem_id):
         row = problems[sample.problem_id]
         held.hold(sample.problem_id)
         lines.append({"problem": sample.problem_id, "row": row})
-    lines.append({"sample": sample.problem_id, "code": sample.code})
+    lines.append({"sample": sample.problem_id, "code": sample.code, "recheck": sample.recheck})
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
@@ -309,7 +393,7 @@ def check_judge(upstream: Upstream, workers: int = WORKERS) -> list[str]:
     differing = set()
     for timeout, group in by_timeout.items():
         samples = (Sample(case.problem, number, case.program) for number, case in enumerate(group))
-        answers = _outcomes(rows, samples, upstream, workers, timeout)
+        answers = _outcomes(rows, samples, upstream, _Runs(workers, timeout))
         for case, (_, answer) in zip(group, answers, strict=True):
             if "rejected" in answer:
                 verdict = {"rejected": answer["rejected"]}

@@ -3,11 +3,13 @@ evaluate_generations_by_problem on its outcome; rows decoded by upstream's CodeG
 in a child forked before any lcb_runner import.
 
 The grading process of upstream/grading.py (``python -m lcb_conformance.upstream.grading_process
-SOURCE WORKERS TIMEOUT INCOMING OUTGOING``, under the supervisor; WORKERS a number, or
-``lcb_runner``: codegen_metrics' own default, its ``num_process_evaluate``): reads rows and
-samples as JSON lines from INCOMING, forks one child per sample running lcb_runner's
+SOURCE WORKERS TIMEOUT INCOMING OUTGOING RERUN RECHECK``, under the supervisor; WORKERS a
+number, or ``lcb_runner``: codegen_metrics' own default, its ``num_process_evaluate``): reads
+rows and samples as JSON lines from INCOMING, forks one child per sample running lcb_runner's
 ``run_test``, and writes each sample's answer to OUTGOING in the samples' order (grading.py's
-docstring says how and why).
+docstring says how and why). Each answer carries its timing (upstream/timing.py); a starved
+one (RERUN 1) is run again alone, and a timing-sensitive one RECHECK more times alone, before
+it is answered: "alone" is with no other child of this process running.
 A row is decoded while the samples already started run: nothing waits for the running
 children to end before the next problem's row, so a run of one sample per problem grades as
 many at once as one of many.
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 
 from lcb_conformance.adapters.jsonl_server import plain
 from lcb_conformance.common import exit_codes
-from lcb_conformance.upstream import judge_aware
+from lcb_conformance.upstream import judge_aware, timing
 from lcb_conformance.upstream.source import Upstream
 
 # Rows decoded and held by the grading process at once (least recently used dropped): a
@@ -52,6 +54,8 @@ PROBLEMS_HELD = 8
 AHEAD_PER_WORKER = 256
 READ_CHUNK = 1 << 16
 AS_LCB_RUNNER = "lcb_runner"  # WORKERS: as many as codegen_metrics runs by default
+# what a sample's other outcomes keep: verdict and timing (what it touched is the final's)
+RECHECKED = ("graded", "metadata", "passed", "timing")
 PROBLEM_MESSAGE = b'{"problem"'  # how a row's line starts (grading._encode)
 PR_SET_DUMPABLE = 4
 # What a child's pickled result may hold: numpy arrays and scalars, and builtin containers.
@@ -125,11 +129,24 @@ class _Problem:
     rejected: dict | None = None  # judge.rejected's: what upstream raised, {type, message}
 
 
+# Why a child runs: a sample's first run, its run alone after a starved first (its outcome
+# final), or a recheck alone of a timing-sensitive verdict.
+FIRST, RERUN, RECHECK = "first", "rerun", "recheck"
+
+
 @dataclass
-class _Running:
+class _Run:
     number: int  # the sample's position in the stream
     problem: _Problem
     code: str
+    recheck: bool  # whether its verdict is rechecked when timing-sensitive
+    purpose: str = FIRST
+
+
+@dataclass
+class _Running:
+    run: _Run
+    started: float
     pid: int
     pidfd: int
     result: int  # the read end of its result pipe
@@ -141,7 +158,8 @@ class _Grader:
     """The grading process: reads problems and samples, forks a child per sample, answers in
     order."""
 
-    def __init__(self, source: str, workers: str, timeout: int, incoming: int, outgoing: int):
+    def __init__(self, source: str, workers: str, timeout: int, incoming: int, outgoing: int,
+                 rerun: bool = True, rechecks: int = 0):  # fmt: skip
         # before anything is imported here: the decoder imports the heavy benchmark module
         self.decoder = _Decoder(source, keep_open=(incoming, outgoing))
         self.upstream = Upstream(source)
@@ -162,6 +180,9 @@ class _Grader:
         self.buffer = b""
         self.input_ended = False
         self.running: dict[int, _Running] = {}  # by pidfd
+        self.rerun, self.rechecks = rerun, rechecks
+        self.alone: collections.deque[_Run] = collections.deque()  # to run with nothing else
+        self.settling: dict[int, dict] = {}  # answers waiting for their runs alone, by number
         self.next_number = 0  # the next sample read gets this number
         self.next_answer = 0  # the next answer to write
         self.finished: dict[int, bytes] = {}
@@ -224,20 +245,26 @@ class _Grader:
             and not self.buffer
             and self.decoding is None
             and not self.running
+            and not self.alone
             and self.next_answer == self.next_number
             and not self.output
         )
 
     def _room(self) -> bool:
         return (
-            len(self.running) < self.workers
+            not self.alone
+            and all(r.run.purpose == FIRST for r in self.running.values())
+            and len(self.running) < self.workers
             and self.next_number - self.next_answer < AHEAD_PER_WORKER * self.workers
             and len(self.output) < READ_CHUNK * 16
         )
 
     def _start_samples(self) -> None:
         """Start samples in order while there is room; a row goes to the decoder at once (the
-        lines after it wait for its answer, which the caller's order of problems needs)."""
+        lines after it wait for its answer, which the caller's order of problems needs). A
+        run alone waits for every running child to end, and holds back the others."""
+        if self.alone and not self.running:
+            self._fork(self.alone.popleft())
         while self.decoding is None:
             line, found, rest = self.buffer.partition(b"\n")
             is_row = line.startswith(PROBLEM_MESSAGE)
@@ -249,7 +276,7 @@ class _Grader:
                 self.decoding = message["problem"]
                 self.decoder.send(message["row"])
             else:
-                self._start(message["sample"], message["code"])
+                self._start(message["sample"], message["code"], message.get("recheck", True))
 
     def _watch(self) -> None:
         wanted = {
@@ -279,7 +306,7 @@ class _Grader:
         tests = len(json.loads(sample["input_output"])["inputs"])
         self.held.hold(problem_id, _Problem(sample, (self.timeout + 1) * tests + 5))
 
-    def _start(self, problem_id: str, code: str) -> None:
+    def _start(self, problem_id: str, code: str, recheck: bool) -> None:
         self.held.use(problem_id)
         problem = self.held.held[problem_id]
         number = self.next_number
@@ -287,14 +314,18 @@ class _Grader:
         if problem.sample is None:
             self._answer(number, {"rejected": problem.rejected})
             return
+        self._fork(_Run(number, problem, code, recheck))
+
+    def _fork(self, run: _Run) -> None:
         reading, writing = os.pipe()
+        started = time.monotonic()
         pid = os.fork()
         if pid == 0:
-            self._child(problem.sample, code, writing)
+            self._child(run.problem.sample, run.code, writing)
         os.close(writing)
         pidfd = os.pidfd_open(pid)
-        running = _Running(number, problem, code, pid, pidfd, reading,
-                           time.monotonic() + problem.global_timeout, bytearray())  # fmt: skip
+        running = _Running(run, started, pid, pidfd, reading,
+                           started + run.problem.global_timeout, bytearray())  # fmt: skip
         self.running[pidfd] = running
         self.selector.register(pidfd, selectors.EVENT_READ, running)
         self.selector.register(reading, selectors.EVENT_READ, running)
@@ -340,7 +371,8 @@ class _Grader:
             os.killpg(running.pid, signal.SIGKILL)  # it and anything it started
         if killed:
             signal.pidfd_send_signal(running.pidfd, signal.SIGKILL)
-        os.waitpid(running.pid, 0)
+        _, _, usage = os.wait4(running.pid, 0)  # the child's CPU, and its children's it waited
+        wall = time.monotonic() - running.started
         if running.result != -1:  # what it wrote before it ended
             os.set_blocking(running.result, False)
             with contextlib.suppress(BlockingIOError):
@@ -357,16 +389,48 @@ class _Grader:
         touched = {}
         if outcome:
             touched = outcome[2] if judge_aware.checked(outcome[2]) else judge_aware.ALTERED
+        run = running.run
         results, metadata = self.metrics.evaluate_generations_by_problem(
-            ([running.code], running.problem.sample, False, self.timeout)
+            ([run.code], run.problem.sample, False, self.timeout)
         )
         passed = self.pass_k.extract_instance_results({0: results})[0][0]
-        self._answer(running.number, {
+        text = json.dumps(metadata[0])  # as codegen_metrics' final_metadata
+        self._settle(run, {
             "graded": json_data(results[0]),
-            "metadata": json.dumps(metadata[0]),  # as codegen_metrics' final_metadata
+            "metadata": text,
             "passed": bool(passed),
             "touched": touched,
+            "timing": timing.measured(wall, usage.ru_utime + usage.ru_stime, text, killed),
         })  # fmt: skip
+
+    def _settle(self, run: _Run, outcome: dict) -> None:
+        """Answer the sample, or first run it alone: again when its first outcome was starved
+        (that run's outcome final, the starved one kept as ``starved``), then ``rechecks``
+        times when its verdict is timing-sensitive (each kept in ``rechecks``)."""
+        if run.purpose == RECHECK:
+            answer = self.settling[run.number]
+            answer["rechecks"].append({name: outcome[name] for name in RECHECKED})
+        elif run.purpose == FIRST and self.rerun and timing.starved(
+            outcome["metadata"], outcome["timing"]
+        ):
+            self.settling[run.number] = {"starved": {n: outcome[n] for n in RECHECKED}}
+            self.alone.append(_Run(run.number, run.problem, run.code, run.recheck, RERUN))
+            return
+        else:
+            answer = {**outcome, **self.settling.pop(run.number, {})}
+            sensitive = timing.sensitive(
+                answer["passed"], answer["metadata"], answer["timing"], self.timeout
+            )
+            if run.recheck and self.rechecks and sensitive:
+                answer["rechecks"] = []
+                self.settling[run.number] = answer
+                self.alone.extend(
+                    _Run(run.number, run.problem, run.code, True, RECHECK)
+                    for _ in range(self.rechecks)
+                )
+        if len(answer.get("rechecks", ())) == (self.rechecks if "rechecks" in answer else 0):
+            self.settling.pop(run.number, None)
+            self._answer(run.number, answer)
 
     def _answer(self, number: int, answer: dict) -> None:
         self.finished[number] = json.dumps(answer).encode() + b"\n"
@@ -487,15 +551,17 @@ def _no_datasets() -> types.ModuleType:
     return module
 
 
-def main(source: str, workers: str, timeout: str, incoming: str, outgoing: str) -> int:
+def main(source: str, workers: str, timeout: str, incoming: str, outgoing: str,
+         rerun: str = "1", rechecks: str = "0") -> int:
     # Not dumpable (inherited by the decoder and every sample's child): a program can open no
     # other process's /proc/PID/fd, mem or environ, so it cannot write this process's answers
     # or another sample's result pipe (it has no capability in the sandbox to override that).
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    grader = _Grader(source, workers, int(timeout), int(incoming), int(outgoing))
+    grader = _Grader(source, workers, int(timeout), int(incoming), int(outgoing),
+                     rerun == "1", int(rechecks))  # fmt: skip
     grader.serve()
     return exit_codes.OK
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:6]))
+    sys.exit(main(*sys.argv[1:8]))

@@ -52,7 +52,8 @@ def _run_rows_without_one(tmp: Path) -> None:
 def _slices(tmp: Path, *slices: tuple[str, list | None, bool]) -> None:
     """Slice files s0.jsonl, s1.jsonl, ...: (run sha256, shard, finished)."""
     for number, (run, shard, finished) in enumerate(slices):
-        writer = results_file.Writer(tmp / f"s{number}.jsonl", {"run_sha256": run, "shard": shard})
+        header = {"run_sha256": run, "shard": shard, "timeout": 6, "recheck": 0}
+        writer = results_file.Writer(tmp / f"s{number}.jsonl", header)
         writer.write(inputs.regrade_sample(number, False))
         writer.close() if finished else writer.abandon()
 
@@ -62,18 +63,32 @@ def _slices(tmp: Path, *slices: tuple[str, list | None, bool]) -> None:
 DISAGREEING = [inputs.regrade_sample(0, True), *(inputs.regrade_sample(n, False) for n in (1, 2)),
                inputs.regrade_sample(3, False, harness=True)]  # fmt: skip
 AGREEING = [inputs.regrade_sample(n, n == 0) for n in range(4)]
+# A regrade with --recheck 2 (docs/regrade-timing.md): sample 0 a slow pass (its tests 4 s of
+# its 6 s limit: timing-sensitive) that timed out on its first recheck, a flip the timing band
+# shows (its number 0 in that round, not 25)
+TIME_LIMIT = json.dumps({"error_code": -3, "error_message": "Time Limit Exceeded"})
+SLOW = {"wall": 6.1, "cpu": 6.0, "execution": None, "global_timeout": False}
+RECHECKED = [
+    {**AGREEING[0], "timing": {**inputs.QUICK, "execution": 4.0, "wall": 4.1, "cpu": 4.0},
+     "rechecks": [{"passed": False, "graded": [-3], "metadata": TIME_LIMIT, "timing": SLOW},
+                  {"passed": True, "graded": [True], "metadata": "{}",
+                   "timing": {**inputs.QUICK, "execution": 3.9}}]},
+    *AGREEING[1:],
+]  # fmt: skip
 
 
-def _forged_regrade(samples: list[dict], edit, shards: int = 1):
+def _forged_regrade(samples: list[dict], edit, shards: int = 1, rechecks: int = 0):
     """A prepare: the regrade of ``samples`` (as ``shards`` slices s1.jsonl.., else
-    s0.jsonl), then ``edit(records)`` on the records of the last file, as a forger would."""
+    s0.jsonl; graded with --recheck ``rechecks``), then ``edit(records)`` on the records of
+    the last file, as a forger would."""
 
     def prepare(tmp: Path) -> None:
         numbers = range(1, shards + 1) if shards > 1 else [0]
         paths = [tmp / f"s{number}.jsonl" for number in numbers]
         for number, path in enumerate(paths, start=1):
             shard = [number, shards] if shards > 1 else None
-            writer = results_file.Writer(path, {**inputs.REGRADE_HEADER, "shard": shard})
+            header = {**inputs.REGRADE_HEADER, "shard": shard, "recheck": rechecks}
+            writer = results_file.Writer(path, header)
             for sample in samples[number - 1 :: shards]:
                 writer.write(sample)
             writer.close()
@@ -99,6 +114,20 @@ def _passed(sample: dict) -> None:
 
 def _passed_and_graded(sample: dict) -> None:
     sample["regrade"].update(passed=True, graded=[True])
+
+
+def _flip_hidden(sample: dict) -> None:
+    sample["rechecks"][0]["passed"] = True
+
+
+def _rechecks_dropped(sample: dict) -> None:
+    del sample["rechecks"]
+
+
+def _starved_kept(sample: dict) -> None:
+    """The run alone's verdict replaced by a starved time limit (6 s of wall, 0.5 of CPU)."""
+    sample["regrade"].update(graded=[-3], metadata=TIME_LIMIT)
+    sample["timing"] = {**SLOW, "cpu": 0.5}
 
 
 def _footer_samples(records: list[dict]) -> None:
@@ -359,6 +388,45 @@ CASES = [
         expect=exit_codes.UNUSABLE,
         why="a slice whose sample was edited to passed would merge into a number nobody graded",
         says=("s2.jsonl:2: sample 1 says lcb_runner passed True",),
+    ),
+    FalseGreen(
+        id="regrade-show-timing-band-flip-hidden",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(RECHECKED, _sample(0, _flip_hidden), rechecks=2),
+        expect=exit_codes.UNUSABLE,
+        why="a recheck's time limit edited to a pass narrows the timing band to the number "
+        "alone: no sample flipped",
+        says=("sample 0 says lcb_runner passed True, but its graded list [-3] is passed False",),
+    ),
+    FalseGreen(
+        id="regrade-show-timing-band-rechecks-dropped",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(RECHECKED, _sample(0, _rechecks_dropped), rechecks=2),
+        expect=exit_codes.UNUSABLE,
+        why="a timing-sensitive verdict's rechecks dropped: a band without its flip",
+        says=("sample 0 says 0 rechecks, but its timing and --recheck 2 ask 2",),
+    ),
+    FalseGreen(
+        id="regrade-merge-timing-band-edited",
+        command="regrade",
+        argv=("merge", "{tmp}/s1.jsonl", "{tmp}/s2.jsonl", "--results", "{tmp}/whole.jsonl"),
+        prepare=_forged_regrade(RECHECKED[1:] + RECHECKED[:1], _sample(0, _flip_hidden),
+                                shards=2, rechecks=2),  # fmt: skip
+        expect=exit_codes.UNUSABLE,
+        why="a slice whose recheck was edited would merge into a band nobody measured",
+        says=("s2.jsonl:", "sample 0 says lcb_runner passed True, but its graded list [-3]"),
+    ),
+    FalseGreen(
+        id="regrade-show-starved-verdict-kept",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(AGREEING, _sample(1, _starved_kept)),
+        expect=exit_codes.UNUSABLE,
+        why="a starved time limit (it waited for a core) is the machine's verdict, not the "
+        "program's: never final without its run alone",
+        says=("sample 1 says a starved time limit (far less CPU than wall time) as its verdict",),
     ),
     FalseGreen(
         id="regrade-show-unfinished",
