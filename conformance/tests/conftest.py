@@ -7,6 +7,7 @@ test is run through the case runner (lcb_conformance.runner), as `lcb-conformanc
 
 from __future__ import annotations
 
+import gc
 import shutil
 from pathlib import Path
 
@@ -87,7 +88,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     impl = config.getoption("--impl-cmd") or config.getoption("--impl")
     return [
         f"implementation under test: {impl or implementation.REFERENCE}",
-        f"upstream: {config.getoption('--upstream')}",
+        # what the upstream-marked tests will find, as their skips and stops say it
+        f"upstream: {Upstream(config.getoption('--upstream')).describe_source()}",
         f"goldens generated from: {recorded or 'unknown (no PROVENANCE.json)'}",
     ]
 
@@ -96,16 +98,14 @@ def _options(config: pytest.Config):
     return lambda name: config.getoption(f"--{name}")
 
 
-@pytest.fixture(scope="session")
-def run_spec(pytestconfig: pytest.Config) -> runner.Spec:
-    return options.spec(_options(pytestconfig))
+LOADED = pytest.StashKey[runner.Runner]()
 
 
 @pytest.fixture(scope="session")
-def case_runner(run_spec: runner.Spec):
-    """The case runner over the implementation under test (loaded once)."""
-    # the contract's properties draw the Hypothesis profile's examples (not the verdict's)
-    loaded = runner.Runner(run_spec.load(), examples=settings.default.max_examples)
+def case_runner(pytestconfig: pytest.Config):
+    """The case runner over the implementation under test (loaded once, before the first
+    test: pytest_collection_finish)."""
+    loaded = pytestconfig.stash[LOADED]
     yield loaded
     if loaded.over_process:
         loaded.impl.module.close()
@@ -149,22 +149,45 @@ def pinned_clone(pytestconfig: pytest.Config) -> Path:
     return clone
 
 
-UNUSABLE_UPSTREAM = "lcb_conformance_unusable_upstream"
+UNUSABLE = "lcb_conformance_unusable"
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """An --upstream that cannot be imported stops the run before its first test, with one
-    message naming the file and line, not a failure per case (a pytest-xdist worker hands the
-    message to the controller, which stops)."""
-    if not any("upstream" in getattr(item, "fixturenames", ()) for item in session.items):
-        return
-    try:
-        Upstream(session.config.getoption("--upstream")).check_importable()
-    except UpstreamSourceError as error:
-        message = f"--upstream: {error}"
-        if hasattr(session.config, "workeroutput"):
-            session.config.workeroutput[UNUSABLE_UPSTREAM] = message
-        pytest.exit(message, returncode=2)
+    """An implementation that cannot be loaded, or an --upstream that cannot be imported,
+    stops the run before its first test with one message (naming the file and line), not a
+    failure per case (a pytest-xdist worker hands the message to the controller, which stops)."""
+    wanted = {name for item in session.items for name in getattr(item, "fixturenames", ())}
+    if "case_runner" in wanted:
+        spec = options.spec(_options(session.config))
+        try:
+            # the contract's properties draw the Hypothesis profile's examples (not the verdict's)
+            session.config.stash[LOADED] = runner.Runner(
+                spec.load(), examples=settings.default.max_examples
+            )
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - whatever the adapter raises
+            _stop(session, f"cannot load {spec.impl_cmd or spec.impl}: {error}")
+    if "upstream" in wanted:
+        try:
+            Upstream(session.config.getoption("--upstream")).check_importable()
+        except UpstreamSourceError as error:
+            _stop(session, f"--upstream: {error}")
+
+
+def _stop(session: pytest.Session, message: str) -> None:
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput[UNUSABLE] = message
+    pytest.exit(message, returncode=2)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The session's heap (the tokenizers' vocabularies: each full collection walks them, a
+    third of a second) frozen after one last collection, before a pytest-xdist worker says it
+    finished: pytest's own five collections at exit then take no time, and the worker ends
+    within the 5 s execnet allows it before it SIGINTs it (a KeyboardInterrupt traceback,
+    PytestUnraisableExceptionWarning, in a green run on a loaded machine)."""
+    gc.collect()  # what is garbage now is still collected, its __del__ errors still reported
+    gc.freeze()
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
@@ -181,8 +204,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error) -> None:
-    if UNUSABLE_UPSTREAM in getattr(node, "workeroutput", {}):
-        pytest.exit(node.workeroutput[UNUSABLE_UPSTREAM], returncode=2)
+    if UNUSABLE in getattr(node, "workeroutput", {}):
+        pytest.exit(node.workeroutput[UNUSABLE], returncode=2)
 
 
 @pytest.fixture(scope="session")

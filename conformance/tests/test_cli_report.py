@@ -335,6 +335,44 @@ def test_an_adapter_whose_import_raises_is_unusable_in_one_line(tmp_path):
     assert "Traceback" not in result.stdout and not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.parametrize("code", ["'bye'", "0", "None"])
+@pytest.mark.parametrize("route", ["--impl", "--impl-cmd"])
+def test_an_adapter_exiting_at_import_is_unusable_in_one_line(tmp_path, route, code):
+    # tests the console's contract: an adapter ending the process is one line on stderr, exit 2
+    # (sys.exit(0) in-process was a silent exit 0)
+    (tmp_path / "exiting.py").write_text(f"import sys\nsys.exit({code})\n", "utf-8")
+    given = ["--impl", "exiting", "--impl-path", str(tmp_path)]
+    if route == "--impl-cmd":
+        given = ["--impl-cmd", f"{sys.executable} {tmp_path / 'exiting.py'}"]
+    result = run_cli(*given, "--json", "r.json", cwd=tmp_path)
+    assert result.returncode == exit_codes.UNUSABLE, result.stdout[-3000:] + result.stderr
+    [line] = result.stderr.splitlines()
+    assert line.startswith("lcb-conformance: cannot load ")
+    said = {"'bye'": "sys.exit('bye')", "0": "sys.exit(0)", "None": "sys.exit(None)"}[code]
+    if route == "--impl-cmd":
+        said = "before answering"
+    assert said in line and not result.stdout and not (tmp_path / "r.json").exists()
+
+
+def test_the_suites_own_session_stops_at_an_adapter_it_cannot_load(tmp_path):
+    # tests the console's contract: `tox -e conformance -- --impl X` is one line and exit 2,
+    # not an error per case
+    (tmp_path / "exiting.py").write_text("import sys\nsys.exit('bye')\n", "utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(TESTS / "test_conformance.py"), "-p", "no:randomly",
+         "-n", "0", "-q", "--impl", "exiting", "--impl-path", str(tmp_path)],
+        capture_output=True, text=True, cwd=TESTS.parent.parent,
+    )  # fmt: skip
+    assert result.returncode == exit_codes.UNUSABLE, result.stdout[-3000:]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert " passed" not in result.stdout and " error" not in result.stdout
+    said = [line for line in result.stdout.splitlines() if "cannot load exiting" in line]
+    assert said == [
+        "! _pytest.outcomes.Exit: cannot load exiting: --impl exiting: importing exiting called "
+        "sys.exit('bye') !"
+    ], result.stdout[-3000:]
+
+
 def test_a_broken_contract_is_apart_unless_strict(tmp_path):
     prompts = ("--only", "prompt", "--json", "r.json")
     apart = miniature("reads_private_tests", *prompts, cwd=tmp_path)

@@ -4,6 +4,7 @@ without importing its package (peers/ and docs/harness-code.md use it)."""
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -178,6 +179,42 @@ def judge_program(row, program, timeout):
     )
     return results[0][0], metadata[0][0]
 """
+
+
+# the suite's own session where the stand-in is hidden, as in an env without it
+WITHOUT_STAND_IN = f"""
+import importlib.metadata, sys
+found = importlib.metadata.distribution
+def hidden(name):
+    if name == {INSTALLED_DISTRIBUTION!r}:
+        raise importlib.metadata.PackageNotFoundError(name)
+    return found(name)
+importlib.metadata.distribution = hidden
+import pytest
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("hide", [False, True], ids=["as-installed", "stand-in-hidden"])
+def test_the_sessions_header_says_of_upstream_what_its_skips_say(hide):
+    # the header is one source of truth with the skips: "installed" named what was asked for
+    as_is = "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+    program = WITHOUT_STAND_IN if hide else as_is
+    test = "test_a_real_harness_function_runs_as_installed_without_its_package"
+    done = subprocess.run(
+        [sys.executable, "-c", program, f"{__file__}::{test}", "-p", "no:randomly", "-n", "0",
+         "-rs", "-p", "no:cacheprovider", "--upstream", "installed"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    [header] = [line for line in done.stdout.splitlines() if line.startswith("upstream: ")]
+    skipped = f"{INSTALLED_DISTRIBUTION} is not installed" in done.stdout
+    assert done.returncode == 0, done.stdout[-3000:]
+    try:
+        absent = hide or not importlib.metadata.distribution(INSTALLED_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:  # this env has no stand-in (tox -e conformance)
+        absent = True
+    assert skipped == absent == header.endswith(" (not installed)"), done.stdout[-3000:]
+    assert header.startswith(f"upstream: {INSTALLED_DISTRIBUTION} ")
 
 
 @pytest.mark.upstream

@@ -73,6 +73,41 @@ def test_a_release_dataset_passes_the_check(tmp_path, monkeypatch):
     assert len(dataset.entries) == len(releases.members("release_v1"))
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [("problems.jsonl", ": a file; "), ("absent", ": no such folder; "),
+     ("empty", ": a folder without .jsonl files; "), ("blank", ": no problems in test.jsonl; ")],
+)  # fmt: skip
+def test_a_dataset_that_is_no_dataset_folder_says_what_is_wanted_and_where_it_comes_from(
+    tmp_path, capsys, given, said
+):
+    # tests the console's contract: what --dataset was given, what it wants, where to get it
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "blank").mkdir()
+    (tmp_path / "blank" / "test.jsonl").write_text("\n", "utf-8")
+    shutil.copy(inputs.cases.FIXTURES_DIR / "problems.jsonl", tmp_path)
+    results = tmp_path / "regrade.jsonl"
+    argv = [str(inputs.LCB_RUNNER_RUN), "--dataset", str(tmp_path / given)]
+    code = cli.main(["regrade", *argv, "--results", str(results)])
+    out, err = capsys.readouterr()
+    assert code == exit_codes.UNUSABLE and not results.exists()
+    [line] = (out + err).splitlines()
+    assert f"{tmp_path / given}{said}--dataset wants a folder of LiveCodeBench's dataset" in line
+    assert "test.jsonl .. test6.jsonl" in line and "livecodebench/code_generation_lite" in line
+    assert datasets.HUB_FOLDER in line
+
+
+def test_a_dataset_of_no_release_says_whose_files_a_release_is(tmp_path, capsys):
+    folder = inputs.write(tmp_path / "mine", inputs.rows(inputs.cases.FIXTURES_DIR / "problems.jsonl"), "mine.jsonl")  # noqa: E501
+    results = tmp_path / "regrade.jsonl"
+    argv = [str(inputs.LCB_RUNNER_RUN), "--dataset", str(folder), "--results", str(results)]
+    assert cli.main(["regrade", *argv]) == exit_codes.UNUSABLE and not results.exists()
+    out, err = capsys.readouterr()
+    [line] = (out + err).splitlines()
+    assert "are no release of LiveCodeBench's (test.jsonl .. test6.jsonl of Hugging Face's " in line
+    assert "livecodebench/code_generation_lite)" in line and "--not-a-release" in line
+
+
 def test_a_missing_problem_and_other_metadata_are_named_with_the_release(tmp_path, monkeypatch):
     table = inputs.release_rows("release_v1")
     gone = table.pop(7)["question_id"]

@@ -163,6 +163,72 @@ def test_resolve_json_takes_a_file_like_every_command(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out) == written
 
 
+# The folders of LiveCodeBench/submissions 4d04b02 holding "(N=1)": its builder globbed
+# `{model_repr}/Scenario...` with the model_repr of an older lm_styles
+SUBMISSION_FOLDERS = {
+    "O1-Mini-2024-09-12 (N=1)": "o1-mini-2024-09-12",
+    "O1-Preview-2024-09-12 (N=1)": "o1-preview-2024-09-12",
+    "O1-2024-12-17 (N=1) (High)": "o1-2024-12-17__high",
+    "O1-2024-12-17 (N=1) (Low)": "o1-2024-12-17__low",
+    "O1-2024-12-17 (N=1) (Med)": "o1-2024-12-17__medium",
+    "O3-Mini-2025-01-31 (N=1) (High)": "o3-mini-2025-01-31__high",
+    "O3-Mini-2025-01-31 (N=1) (Low)": "o3-mini-2025-01-31__low",
+    "O3-Mini-2025-01-31 (N=1) (Med)": "o3-mini-2025-01-31__medium",
+    "QwQ-32B-Preview (N=1)": "Qwen/QwQ-32B-Preview",
+}
+
+
+@pytest.mark.parametrize("folder", SUBMISSION_FOLDERS)
+def test_a_leaderboard_folder_name_resolves_to_its_model(capsys, folder):
+    assert resolver.main(["--json", "-", folder]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert (answer["official"], answer["model_name"]) == (True, SUBMISSION_FOLDERS[folder])
+    assert answer["model_repr"] == resolver.SAMPLES_MARK.sub("", folder)
+    assert answer["matched_as"] == resolver.FOLDER_NAME and answer["style"]
+
+
+def test_a_name_with_samples_marked_but_no_listed_repr_is_not_listed(capsys):
+    assert resolver.main(["--json", "-", "Gemini-Flash-2.0-Thinking-01-21 (N=1)"]) == 2
+    assert json.loads(capsys.readouterr().out)["official"] is False
+
+
+def _style(capsys, *argv) -> tuple[int, dict]:
+    code = resolver.main(["--json", "-", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    "lmstyle", [name for name, mapping in styles.MAPPINGS.items() if mapping.style]
+)
+def test_an_lmstyle_and_its_lcb_prompts_style_resolve_both_ways(capsys, lmstyle):
+    code, answer = _style(capsys, "--style", lmstyle)
+    [row] = answer["styles"]
+    assert code == 0 and (answer["lmstyle"], row["lmstyle"]) == (lmstyle, lmstyle)
+    style = row["style"]
+    assert row["calls"] == styles.MAPPINGS[lmstyle].calls()
+    code, back = _style(capsys, "--style", style)  # "qwq" the style, "QwQ" the LMStyle
+    assert code == 0 and back["style"] == style
+    assert [r["lmstyle"] for r in back["styles"]] == list(styles.lmstyles_of(style))
+    assert lmstyle in [r["lmstyle"] for r in back["styles"]]
+    assert _style(capsys, lmstyle) == (0, answer)  # an LMStyle's name as MODEL_ID
+
+
+def test_a_style_answer_names_the_listed_models_and_the_user_message_it_is(capsys):
+    code, answer = _style(capsys, "--style", "OpenAIReasonPreview")
+    assert code == 0 and "o1-mini-2024-09-12" in answer["models"]
+    code, answer = _style(capsys, "--style", "generic")
+    assert code == 0 and answer["user_message_of"] == ["OpenAIReasonPreview", "Grok"]
+    assert _style(capsys, "--style", "OPENAICHAT")[1]["lmstyle"] == "OpenAIChat"  # case-blind
+
+
+def test_a_style_name_that_is_neither_or_has_no_call_is_not_green(capsys):
+    assert resolver.main(["--style", "CodeLLaMaInstruct"]) == resolver.NO_STYLE_EXIT
+    assert "no lcb_prompts style" in capsys.readouterr().out
+    assert resolver.main(["--style", "generik"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("lcb-conformance resolve: --style generik: neither an lcb_prompts")
+
+
 def test_a_table_change_of_list_entries_only_is_told_apart():
     golden = _resolver_golden()
     lines = golden.splitlines(keepends=True)

@@ -8,6 +8,8 @@ import importlib.util
 import json
 import re
 import shutil
+import subprocess
+import sys
 import urllib.request
 
 import pytest
@@ -246,6 +248,29 @@ def test_a_format_given_that_the_file_is_not_is_exit_2(capsys):
     # tests the console's contract: an input error is one line naming what is wrong
     assert run_audit.main([str(results("openai-chat")), "--format", "evalscope"]) == 2
     assert "--format evalscope, but it reads as lcb_runner" in capsys.readouterr().out
+
+
+# the command in a process where lcb_runner's own dependency `datasets` cannot be imported, as
+# in an install without the [upstream] extra
+WITHOUT_DATASETS = (
+    "import sys; sys.modules['datasets'] = None; "
+    "from lcb_conformance.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_an_upstream_without_its_dependencies_is_one_line_exit_2(pytestconfig, tmp_path):
+    # tests the console's contract: a missing extra is one line saying what to install
+    report = tmp_path / "audit-report.json"
+    argv = ["audit", str(results("openai-chat")), "--json", str(report)]
+    argv += ["--upstream", pytestconfig.getoption("--upstream")]
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_DATASETS, *argv], capture_output=True, text=True
+    )
+    assert done.returncode == run_audit.EXIT_INPUT, done
+    assert "Traceback" not in done.stdout + done.stderr and not report.exists()
+    assert done.stdout.count("\n") == 1, done.stdout
+    assert done.stdout.startswith("audit: upstream lcb_runner is not available: cannot import")
+    assert "pip install 'lcb-conformance[upstream]'" in done.stdout
 
 
 # evalscope 1.14.1's own run_task, end to end against the loopback stub server

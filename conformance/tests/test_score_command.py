@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from fractions import Fraction
 
 import pytest
 
@@ -56,6 +57,15 @@ def score_report(tmp_path, capsys, *argv) -> tuple[int, dict]:
 
 def o1_mini_dates() -> dict[str, str]:
     return {r["question_id"]: r["contest_date"][:10] for r in json.loads(O1_MINI.read_text())}
+
+
+def test_a_folder_given_as_the_run_is_said_to_be_a_folder(tmp_path, capsys):
+    # tests the console's contract: what RUN is, and what score wants instead
+    code, out, err = run_score(capsys, tmp_path, "--json", tmp_path / "r.json")
+    assert code == score.EXIT_INPUT and not (tmp_path / "r.json").exists()
+    [line] = (out + err).splitlines()
+    assert line.startswith(f"score: {tmp_path}: a folder; pass the results file in it")
+    assert "_eval_all.json" in line
 
 
 def test_both_numbers_and_why_they_differ(tmp_path, capsys, o1_mini_report):
@@ -158,13 +168,52 @@ def test_a_claim_that_is_no_figure_exits_1(tmp_path, capsys, claim):
     assert report["failures"] == [score.claim_sentence(report)]
 
 
-@pytest.mark.parametrize("claim", ["-5", "150", "101%", "nan", "inf", "fifty", "0.5", "1"])
+@pytest.mark.parametrize("claim", ["-5", "150", "101%", "nan", "inf", "fifty", "0.5", "1.0"])
 def test_an_impossible_or_vague_claim_is_refused(capsys, claim):
     # tests the console's contract: an argument error names the option and the value
     with pytest.raises(SystemExit) as stopped:
         claim_on_o1_mini(capsys, claim)
     assert stopped.value.code == 2
     assert f"--claim: {claim!r}" in capsys.readouterr().err
+
+
+# An integer is whole percent points, the figure rounded to them (exactly, not in floats):
+# compute_scores' 52.58 is 53, the leaderboard's 53.74 is 54; 0 and 1 are percents too.
+@pytest.mark.parametrize(
+    ("claim", "figures"),
+    [("53", [score_figures.COMPUTE_SCORES]), ("54", [score_figures.LEADERBOARD]), ("52", []),
+     ("0", []), ("1", []), ("53%", [score_figures.COMPUTE_SCORES])],
+)  # fmt: skip
+def test_an_integer_claim_is_whole_percent_points_said_so(tmp_path, capsys, claim, figures):
+    code, report = claim_report(tmp_path, capsys, claim)
+    assert code == report["exit_code"] == (0 if figures else 1)
+    read = report["claim"]
+    assert read["is"] == figures and not read["read_as_fraction"] and read["precision"] == 1
+    assert read["read_as"].startswith(f"a whole percent: {claim.removesuffix('%')}%")
+    assert read["claimed_percent"] == int(claim.removesuffix("%"))
+
+
+def test_a_claim_is_compared_as_a_decimal_at_its_own_precision(tmp_path, capsys, o1_mini_report):
+    """compute_scores' figure is a mean of c/n: its exact value (the report's "exact") is
+    upstream's figure, and a claim of its first 45 digits is it; one unit off in the 45th, not."""
+    lcb_runner, _ = o1_mini_report
+    _, report = claim_report(tmp_path, capsys, "52.6")
+    [figure] = [f for f in report["figures"] if f["name"] == score_figures.COMPUTE_SCORES]
+    rows = json.loads(O1_MINI.read_text())
+    kept = lcb_prompts.score.lcb_runner_rows(rows, *WINDOW)
+    exact = sum(Fraction(r["graded_list"].count(True), len(r["graded_list"])) for r in kept)
+    exact = exact * 100 / len(kept)
+    assert Fraction(figure["exact"]) == exact
+    assert abs(float(exact) - lcb_runner["pass@k"]["1"]["all"] * 100) < 1e-9  # the golden's
+    digits = int(exact * 10**43)  # its first 45 digits (2 before the point), cut
+    digits += exact * 10**43 - digits >= Fraction(1, 2)  # and rounded half up
+    for last, holds in ((0, True), (1, False)):
+        given = f"{digits + last}"
+        given = f"{given[:-43]}.{given[-43:]}"
+        assert len(given.replace(".", "")) == 45
+        code, report = claim_report(tmp_path, capsys, given)
+        assert report["claim"]["consistent"] is holds and code == (0 if holds else 1), given
+        assert report["claim"]["is"] == ([score_figures.COMPUTE_SCORES] if holds else [])
 
 
 def without_failing_problems(tmp_path, count: int) -> tuple[str, list[str]]:

@@ -3,8 +3,11 @@ the deviations list exact, the provenance matching the inputs that made the gold
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +155,34 @@ def test_reference_implementation_imports_only_the_standard_library():
     ).stdout.split()
     foreign = [m for m in loaded if m != "lcb_prompts" and m not in sys.stdlib_module_names]
     assert not foreign, f"lcb_prompts imports non-stdlib modules: {foreign}"
+
+
+# What the suite's session leaves to pytest's own collections at exit, read in its last cleanup
+EXIT_PROBE = """
+import gc, json, pytest
+def pytest_configure(config):
+    config.add_cleanup(lambda: open({target!r}, "w").write(json.dumps(
+        {{"tracked": len(gc.get_objects()), "frozen": gc.get_freeze_count()}})))
+"""
+
+
+def test_a_green_session_leaves_pytest_nothing_slow_to_collect_at_exit(tmp_path):
+    """A pytest-xdist worker still busy 5 s after it finished is SIGINTed by execnet: a
+    KeyboardInterrupt traceback (PytestUnraisableExceptionWarning) in a green run. The
+    session's heap is frozen when it finishes, so pytest's five collections at exit walk
+    little (conftest.py: pytest_sessionfinish), and the run prints no such warning."""
+    (tmp_path / "exit_probe.py").write_text(
+        EXIT_PROBE.format(target=str(tmp_path / "heap.json")), "utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(Path(__file__).parent / "test_conformance.py"),
+         "-k", "decode", "-p", "no:randomly", "-n", "0", "-q", "-p", "exit_probe",
+         "-p", "no:cacheprovider", "-W", "error::pytest.PytestUnraisableExceptionWarning"],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "Unraisable" not in done.stdout + done.stderr
+    heap = json.loads((tmp_path / "heap.json").read_text("utf-8"))
+    assert heap["frozen"] > 10 * heap["tracked"], heap

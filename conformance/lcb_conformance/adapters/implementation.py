@@ -315,6 +315,10 @@ def load(name: str = REFERENCE) -> Implementation:
             "pip install it into this environment; or, if it needs another Python or its own "
             'environment, serve it with --impl-cmd "CMD" (docs/impl-cmd.md)'
         ) from error
+    except SystemExit as error:  # its import ended the process: an unusable adapter, said so
+        raise ImportError(
+            f"--impl {name}: importing {module_name} called sys.exit({error.code!r})"
+        ) from error
     if attribute:
         for part in attribute.split("."):
             try:

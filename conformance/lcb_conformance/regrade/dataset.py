@@ -35,6 +35,13 @@ from lcb_conformance.suite import cases
 HUB_FOLDER = "datasets--livecodebench--code_generation_lite"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 SHOWN = 8  # problems named per kind of mismatch before "... and N more"
+# where the dataset comes from and the layout read, said with every refusal of what was given
+WANTED = (
+    "--dataset wants a folder of LiveCodeBench's dataset: the test.jsonl .. test6.jsonl files "
+    "of Hugging Face's livecodebench/code_generation_lite (`huggingface-cli download "
+    "livecodebench/code_generation_lite --repo-type dataset --local-dir DIR`), or the hub cache "
+    f"folder {HUB_FOLDER} that `datasets` leaves"
+)
 
 
 class DatasetError(ValueError):
@@ -97,7 +104,8 @@ def _snapshot(folder: Path) -> tuple[Path, str | None]:
     if revision not in revisions:
         raise DatasetError(
             f"{hub}: a Hugging Face cache with snapshots {', '.join(revisions) or '(none)'} "
-            "and no refs/main naming one of them: pass the snapshot folder itself"
+            "and no refs/main naming one of them: pass the snapshot folder itself (its "
+            "test*.jsonl files)"
         )
     return snapshots / revision, revision
 
@@ -114,11 +122,12 @@ def read(folder: Path) -> Dataset:
     """The dataset's index: every JSON-lines file of the folder (a release's test*.jsonl, or
     any other set's files), streamed once."""
     if not folder.is_dir():
-        raise DatasetError(f"{folder}: no such folder (the dataset's JSONL files, or a hub cache)")
+        what = "a file" if folder.exists() else "no such folder"
+        raise DatasetError(f"{folder}: {what}; {WANTED}")
     snapshot, revision = _snapshot(folder)
     files = sorted(p.name for p in snapshot.glob("*.jsonl"))
     if not files:
-        raise DatasetError(f"{snapshot}: no .jsonl files (LiveCodeBench's test*.jsonl)")
+        raise DatasetError(f"{snapshot}: a folder without .jsonl files; {WANTED}")
     dataset = Dataset(snapshot, files, revision=revision)
     for name in files:
         path = snapshot / name
@@ -135,7 +144,7 @@ def read(folder: Path) -> Dataset:
         if revision is not None and SHA256.match(blob) and digest.hexdigest() != blob:
             dataset.changed_files[name] = digest.hexdigest()
     if not dataset.entries:
-        raise DatasetError(f"{snapshot}: no problems in {', '.join(files)}")
+        raise DatasetError(f"{snapshot}: no problems in {', '.join(files)}; {WANTED}")
     return dataset
 
 

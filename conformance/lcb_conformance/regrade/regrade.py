@@ -254,8 +254,9 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     if tag is None and not args.not_a_release:
         raise RegradeError(
             f"{args.dataset}: its files ({', '.join(dataset.files)}) are no release of "
-            "LiveCodeBench's (test.jsonl .. test6.jsonl): name it with --release TAG, or grade "
-            "it anyway with --not-a-release"
+            "LiveCodeBench's (test.jsonl .. test6.jsonl of Hugging Face's livecodebench/"
+            "code_generation_lite): name it with --release TAG, or grade it anyway with "
+            "--not-a-release"
         )
     mismatches = datasets.check(dataset, tag)
     if mismatches:

@@ -1,11 +1,19 @@
 """`lcb-conformance score --claim X`: a claimed pass@1 held to the run's figures at the
-claim's own precision; it holds when it is one of them and that figure covers the scope."""
+claim's own precision; it holds when it is one of them and that figure covers the scope.
+
+Compared exactly, never as floats: the figure's exact value (a fraction over its problems)
+rounded to the claim's last digit is the claim, within half a unit of it; a figure exactly on
+the half may be claimed either way (the leaderboard's toFixed rounds it up, Python's format to
+the even digit). An integer is whole percent points ("43" is 43%: 42.5 <= figure <= 43.5;
+"0", "1" likewise); a fraction is a number at most 1 with a decimal point ("0.537", as
+lcb_runner writes pass@1)."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 
 from lcb_conformance.reports.score_figures import coverage_words, lacks_problems
 from lcb_conformance.reports.score_run import RunError
@@ -23,10 +31,18 @@ class Claim:
     unit: Decimal
     fraction: bool  # given as a fraction (at most 1, as lcb_runner writes pass@1)
 
-    def matches(self, value: float) -> bool:
-        """The figure, rounded to the claim's precision, is the claim (a half unit either
-        way: both roundings of a figure on the boundary)."""
-        return abs(Decimal(value) - self.percent) <= self.unit / 2
+    def matches(self, exact: str) -> bool:
+        """The figure's exact value ("p/q", in percent), rounded to the claim's precision, is
+        the claim (half a unit either way: both roundings of a figure exactly on the half)."""
+        return abs(Fraction(exact) - Fraction(self.percent)) <= Fraction(self.unit) / 2
+
+    def meaning(self) -> str:
+        """What the claim was read as, in words."""
+        if self.fraction:
+            return f"a fraction: {self.percent.normalize():f}%"
+        if self.unit == 1:
+            return f"a whole percent: {self.percent:f}%, the figure rounded to whole points"
+        return f"{self.percent:f}%"
 
 
 def parse_claim(text: str) -> Claim:
@@ -43,8 +59,10 @@ def parse_claim(text: str) -> Claim:
         raise argparse.ArgumentTypeError(
             f"{text!r} is no pass@1: a pass@1 is a share of problems, 0..100 percent"
         )
-    fraction = not percent_sign and given <= 1
-    percent = given * PERCENT if fraction else given
+    # an integer is percent points ("1" is 1%); a fraction has a decimal point ("0.537")
+    fraction = not percent_sign and given <= 1 and given.as_tuple().exponent < 0
+    digits = given.as_tuple()  # times 100 by its exponent: exact at any length (no context)
+    percent = Decimal((digits.sign, digits.digits, digits.exponent + 2)) if fraction else given
     unit = Decimal(1).scaleb(given.as_tuple().exponent) * (PERCENT if fraction else 1)
     if unit > 1:
         raise argparse.ArgumentTypeError(
@@ -62,13 +80,15 @@ def check_claim(claim: Claim, found: list[dict], allow_missing: bool) -> dict:
         raise RunError(
             f"claim {claim.text}: no figure to hold it to (no problem of the run in the window)"
         )
-    matched = [f for f in valued if claim.matches(f["value"])]
+    matched = [f for f in valued if claim.matches(f["exact"])]
     covered = [f for f in matched if not lacks_problems(f, allow_missing)]
     return {
         "claimed": claim.text,
         "claimed_percent": float(claim.percent),
         "precision": float(claim.unit),
         "read_as_fraction": claim.fraction,
+        "read_as": claim.meaning(),
+        "rounding": "to the claim's last digit; exactly on the half, either way",
         "is": [f["name"] for f in matched],
         "holds_with": [f["name"] for f in covered],
         "consistent": bool(covered),
@@ -80,7 +100,7 @@ def claim_sentence(report: dict) -> str:
     scope."""
     claim, found = report["claim"], {f["name"]: f for f in report["figures"]}
     text = f"claim {claim['claimed']}" + (
-        f" (a fraction: {claim['claimed_percent']:g}%)" if claim["read_as_fraction"] else ""
+        f" ({claim['read_as']})" if claim["read_as_fraction"] or claim["precision"] == 1 else ""
     )
     if claim["consistent"]:
         named = [found[name] for name in claim["holds_with"]]

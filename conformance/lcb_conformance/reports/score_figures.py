@@ -10,9 +10,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from fractions import Fraction
 
 from lcb_conformance import releases
-from lcb_conformance.reports.score_run import Run, as_percent, listed_ids, mean_of
+from lcb_conformance.reports.score_run import (
+    Run,
+    as_percent,
+    as_written,
+    exact_mean,
+    listed_ids,
+    mean_of,
+)
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
 from lcb_prompts import score as scoring
 
@@ -137,6 +145,7 @@ def lcb_runner_view(rows, scope: Scope) -> dict:
         "count": scores["count"],
         "question_ids": sorted(r["question_id"] for r in kept),
         "value": None if value != value else value * 100,
+        "exact": exact_mean([_pass_at_1(r["graded_list"]) * 100 for r in kept]),
         "pass@1": {group: as_percent(v) for group, v in scores["pass@k"]["1"].items()},
         # k above the smallest n: the estimator counts those problems as passed (1.0)
         "pass@k": {
@@ -153,14 +162,24 @@ def lcb_runner_view(rows, scope: Scope) -> dict:
     }
 
 
-def mean_fields(start: str, end: str, shown: list[dict], values: list[float]) -> dict:
+def _pass_at_1(graded: list) -> Fraction:
+    """A problem's pass@1 as compute_scores' estimator gives it, exactly: c/n (1 when n - c
+    < 1, as the estimator has it for no generations)."""
+    return Fraction(1) if not graded else Fraction(graded.count(True), len(graded))
+
+
+def mean_fields(
+    start: str, end: str, shown: list[dict], values: list[float], exact: list[Fraction]
+) -> dict:
     """A per-problem mean's fields (the leaderboard's, the site's): its window, the problems it
-    counts, its value and its value as shown (two decimals)."""
+    counts, its value, its exact value (of ``exact``, the values as their file writes them)
+    and its value as shown (two decimals)."""
     return {
         "window": [start, end],
         "count": len(shown),
         "question_ids": sorted(r["question_id"] for r in shown),
         "value": mean_of(values),
+        "exact": exact_mean(exact),
         "mean": None if not values else round(mean_of(values), 2),
     }
 
@@ -171,11 +190,12 @@ def leaderboard_view(rows, scope: Scope, start: str, end: str, zone: str) -> dic
     """
     shown = scoring.leaderboard_rows(rows, start, end, zone)
     values = [scoring.row_pass_at_1(r) for r in shown]
+    exact = [as_written(r["pass1"] if "pass1" in r else r["pass@1"]) * 100 for r in shown]
     expected = scoring.leaderboard_rows(scope.rows, start, end, zone)
     return {
         "rule": "build_leaderboard_json.py + leaderboardLib.tsx: contest_date (as UTC) + 1 day "
         f"between the date marks (midnights in {zone})",
-        **mean_fields(start, end, shown, values),
+        **mean_fields(start, end, shown, values, exact),
         "shown": scoring.leaderboard_columns(shown),
         "standard_error": as_percent(scoring.standard_error([v / 100 for v in values])),
         **_coverage(shown, [r["question_id"] for r in expected]),
@@ -208,6 +228,7 @@ def figures(report: dict) -> list[dict]:
                 "name": name,
                 "label": label(name, report["narrowed_to"], report["scenario"]),
                 "value": view["value"],
+                "exact": view["exact"],
                 "count": view["count"],
                 "expected": view["expected"],
                 "missing": view["missing"],

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from lcb_conformance.reports.score_figures import mean_fields
-from lcb_conformance.reports.score_run import RunError, listed_ids
+from lcb_conformance.reports.score_run import RunError, as_written, listed_ids
 from lcb_prompts import score as scoring
 
 
@@ -108,7 +108,7 @@ def published_view(published: Published, rows, start: str, end: str, zone: str) 
     return {
         "file": str(published.path),
         "model": published.model,
-        **mean_fields(start, end, shown, values),
+        **mean_fields(start, end, shown, values, [as_written(v) for v in values]),
         "shown": scoring.site_columns(shown),
         "differences": found,
         "differing_in_window": [d["question_id"] for d in found if d["in_window"]],

@@ -11,6 +11,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from pathlib import Path
 
 from lcb_conformance import statements
@@ -104,8 +105,6 @@ def _uneven(row: dict) -> bool:
 
 def read_run(path: Path) -> Run:
     """The run's rows (the fields scoring reads) and what its outputs show."""
-    if not path.is_file():
-        raise RunError(f"{path}: no such file")
     try:  # what the file is, as every command recognises it (run_formats.registry)
         found = registry.taken(path, registry.SCORE)
     except LogError as error:
@@ -233,3 +232,14 @@ def as_percent(value) -> float | None:
 
 def mean_of(values) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+# --- a figure's exact value (what a claim is held to: score_claims.py), beside its float ---
+def as_written(value: float) -> Fraction:
+    """A number as a JSON file writes it (its shortest decimal): 0.537 is 537/1000."""
+    return Fraction(repr(float(value)))
+
+
+def exact_mean(values: list[Fraction]) -> str | None:
+    """The mean as an exact fraction ("p/q"), as the report records it; None without values."""
+    return str(sum(values, Fraction(0)) / len(values)) if values else None

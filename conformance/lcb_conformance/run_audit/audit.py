@@ -123,15 +123,7 @@ FORMATS = (
 
 def check_run_file(path: Path) -> None:
     """RUN is a file the audit may read; AuditInputError naming what it is instead."""
-    if path.is_dir():
-        raise AuditInputError(
-            f"{path}: a folder; pass the results file in it (lcb_runner's "
-            "Scenario.<scenario>_<n>_<temperature>.json, evalscope's reviews/…jsonl, "
-            "OpenCompass's predictions/…json, lm-eval's samples_…jsonl, lighteval's "
-            "details_…parquet)"
-        )
-    if not path.is_file():
-        raise AuditInputError(f"{path}: no such file")
+    registry.check_exists(path)
     if path.stat().st_size == 0:
         raise AuditInputError(f"{path}: an empty file")
     with path.open("rb") as stream:
@@ -224,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     except LogError as error:
         print(f"audit: {error}")
         return EXIT_INPUT
+    except (UpstreamSourceError, UpstreamMissing) as error:  # found only once a row needs it
+        print(f"audit: --upstream: {error}")
+        return EXIT_INPUT
 
 
 def _audit(args: argparse.Namespace) -> int:
@@ -244,7 +239,7 @@ def _audit(args: argparse.Namespace) -> int:
     else:
         dataset = scenario_results.read_dataset(args.dataset, scenario) if args.dataset else None
         repaired_path = args.codegen_eval or scenario_results.default_repaired(args.run, scenario)
-    upstream = _upstream(args, lmstyle)
+    upstream = _upstream(args, lmstyle, scenario)
     extra = [{LCB_RUNNER: cache_path, OPENCOMPASS: results}.get(found), repaired_path]
     kind = f"{found} format"
     if found == LCB_RUNNER:
@@ -327,14 +322,17 @@ def _checked_format(args: argparse.Namespace):
     return fmt, found
 
 
-def _upstream(args: argparse.Namespace, lmstyle: str) -> Upstream:
-    """The upstream lcb_runner asked for, which must know the run's LMStyle."""
+def _upstream(args: argparse.Namespace, lmstyle: str, scenario: str) -> Upstream:
+    """The upstream lcb_runner asked for, which must know the run's LMStyle (and, for code
+    generation, import its prompt and extraction: refused before the audit starts)."""
     hf_cache.activate_offline_cache()  # before upstream imports transformers
     try:
         upstream = Upstream(args.upstream)
         styles = [style.name for style in upstream.lm_styles().LMStyle]
+        if scenario == lcb_runner_files.CODE_GENERATION:
+            upstream.check_importable()
     except (UpstreamSourceError, UpstreamMissing, PackageNotFoundError) as error:
-        raise AuditInputError(f"upstream lcb_runner is not available: {error!r}") from None
+        raise AuditInputError(f"upstream lcb_runner is not available: {error}") from None
     if lmstyle not in styles:
         given = f"--style {lmstyle}" if args.style else f"LMStyle.{lmstyle} (of the model)"
         raise AuditInputError(

@@ -177,10 +177,25 @@ def _custom_evaluator(first: dict) -> bool:
     return isinstance(outputs, list) and outputs == codes and any(outputs)
 
 
-def recognise(path: Path) -> Recognised:
-    """What ``path`` is; LogError when it cannot be read at all."""
+# the run files the commands take, named when a folder is given instead
+RUN_FILES = (
+    "lcb_runner's Scenario.<scenario>_<n>_<temperature>.json or its _eval_all.json, evalscope's "
+    "reviews/…jsonl, OpenCompass's predictions/…json, lm-eval's samples_…jsonl, lighteval's "
+    "details_…parquet"
+)
+
+
+def check_exists(path: Path) -> None:
+    """LogError when ``path`` is no file: a folder (with the files wanted named), or nothing."""
+    if path.is_dir():
+        raise LogError(f"{path}: a folder; pass the results file in it ({RUN_FILES})")
     if not path.is_file():
         raise LogError(f"{path}: no such file")
+
+
+def recognise(path: Path) -> Recognised:
+    """What ``path`` is; LogError when it cannot be read at all."""
+    check_exists(path)
     with path.open("rb") as stream:
         if stream.read(len(LFS_OPENING)) == LFS_OPENING:
             return Recognised(path, LFS_POINTER)

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.common import exit_codes, report_files, shared_options
-from lcb_conformance.suite import families, goldens, scenario_cases, scenarios
+from lcb_conformance.suite import families, goldens, scenario_cases, scenarios, styles
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
 from lcb_conformance.upstream.model_list import Listed, ModelList, table  # noqa: F401 (as resolver.*)
@@ -61,6 +61,7 @@ class Resolution:
     listed: Listed | None  # lcb_runner's entry, when it lists the model
     suggestion: str | None = None  # an LMStyle suggested for an unlisted model
     neighbours: list[tuple[Listed, float]] = field(default_factory=list)
+    matched_as: str | None = None  # how the query named it, when not by model_name or repr
 
     @property
     def lmstyle(self) -> str | None:
@@ -82,6 +83,7 @@ class Resolution:
             "official": self.listed is not None,
             "model_name": self.listed.model_name if self.listed else None,
             "model_repr": self.listed.model_repr if self.listed else None,
+            "matched_as": self.matched_as,
             "lmstyle": self.lmstyle,
             "style": mapping.style if mapping else None,
             "chat_template_tokenizer": mapping.tokenizer if mapping else None,
@@ -109,7 +111,15 @@ def family(model_id: str) -> str:
     return _SIZE.sub("*", model_id.lower().rsplit("/", 1)[-1])
 
 
-def _find(models: list[Listed], query: str) -> Listed | None:
+# "(N=1)" in a leaderboard folder name (LiveCodeBench/submissions' "O1-Mini-2024-09-12 (N=1)",
+# "O1-2024-12-17 (N=1) (High)"): the model_repr of the older lm_styles its builder globbed
+# (`{model_repr}/Scenario...`); the pinned list's model_repr has no "(N=1)"
+SAMPLES_MARK = re.compile(r"\s*\(N=\d+\)")
+FOLDER_NAME = "a leaderboard folder name (LiveCodeBench/submissions), its (N=...) dropped"
+
+
+def _find(models: list[Listed], query: str) -> tuple[Listed | None, str | None]:
+    """The listed model the query names, and how, when not by its own name or repr."""
     lowered = query.lower()
     for matches in (
         lambda m: m.model_name == query,
@@ -119,17 +129,19 @@ def _find(models: list[Listed], query: str) -> Listed | None:
     ):
         found = [model for model in models if matches(model)]
         if found:
-            return found[0]
-    return None
+            return found[0], None
+    folder = SAMPLES_MARK.sub("", query).strip().lower()
+    found = [model for model in models if folder != lowered and model.model_repr.lower() == folder]
+    return (found[0], FOLDER_NAME) if found else (None, None)
 
 
 SUGGEST_SIMILARITY = 0.75  # family similarity for a suggestion (1.0: same family, other size)
 
 
 def resolve(models: list[Listed], query: str) -> Resolution:
-    listed = _find(models, query)
+    listed, matched_as = _find(models, query)
     if listed is not None:
-        return Resolution(query, listed)
+        return Resolution(query, listed, matched_as=matched_as)
     org = query.lower().split("/", 1)[0] if "/" in query else None
     same_org = [m for m in models if org and m.model_name.lower().startswith(org + "/")]
     pool = same_org or models
@@ -156,6 +168,7 @@ def render(resolution: Resolution, source: str) -> str:
         lines.append(
             f"lcb_runner:    listed as {resolution.listed.model_name} "
             f"({resolution.listed.model_repr}) in lm_styles of {source}"
+            + (f", named by {resolution.matched_as}" if resolution.matched_as else "")
         )
     else:
         lines.append(f"lcb_runner:    NOT LISTED in lm_styles of {source}")
@@ -195,6 +208,75 @@ def render(resolution: Resolution, source: str) -> str:
         lines.append("tokenizer:     none needed for the prompt text")
     lines.append(f"note:          {mapping.note}")
     return "\n".join(lines)
+
+
+# --- resolve --style NAME: lcb_prompts' style names and lcb_runner's LMStyles, both ways ---
+def style_answer(name: str, models: list[Listed]) -> dict | None:
+    """What NAME is: an LMStyle (the lcb_prompts style giving its prompt) or an lcb_prompts
+    style (the LMStyles it gives); exact names first, then case-blind. None: neither."""
+    for same in (lambda a, b: a == b, lambda a, b: a.lower() == b.lower()):
+        lmstyle = next((known for known in styles.MAPPINGS if same(known, name)), None)
+        if lmstyle is not None:
+            mapping = styles.mapping_for(lmstyle)
+            return {"query": name, "lmstyle": lmstyle, "styles": [_style_row(lmstyle, mapping)],
+                    "models": sorted(m.model_name for m in models if m.lmstyle == lmstyle)}
+        style = next((known for known in _style_names() if same(known, name)), None)
+        if style is not None:
+            rows = [_style_row(known, styles.mapping_for(known))
+                    for known in styles.lmstyles_of(style)]
+            whose = [known for known, mapping in styles.MAPPINGS.items()
+                     if mapping.user_message_prompt == style]
+            return {"query": name, "style": style, "styles": rows, "user_message_of": whose}
+    return None  # fmt: skip
+
+
+def _style_names() -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*styles.PROMPT_STYLES, *styles.MESSAGE_STYLES)))
+
+
+def _style_row(lmstyle: str, mapping: StyleMapping) -> dict:
+    return {
+        "lmstyle": lmstyle,
+        "style": mapping.style,
+        "summary": mapping.summary(),
+        "lcb_runner_sends": mapping.sends,
+        "calls": mapping.calls(),
+        "note": mapping.note,
+    }
+
+
+def render_style(answer: dict) -> str:
+    if "lmstyle" in answer:
+        lines = [f"LMStyle:       {answer['lmstyle']} (lcb_runner's)"]
+        listed = answer["models"]
+        shown = ", ".join(listed[:6]) + (f", ... ({len(listed)} in all)" if len(listed) > 6 else "")
+        lines.append(f"models:        {shown or 'none listed'}")
+    else:
+        lines = [f"style:         {answer['style']} (lcb_prompts'), gives the LMStyles below"]
+        if answer["user_message_of"]:
+            lines.append(f"               and the one user message of "
+                         f"{', '.join(answer['user_message_of'])} (format_lcb_prompt)")  # fmt: skip
+    for row in answer["styles"]:
+        lines.append(f"LMStyle.{row['lmstyle']}: lcb_runner sends {row['lcb_runner_sends']}")
+        lines.append(f"   lcb_prompts: {row['summary']}")
+        lines += [f"      {call}" for call in row["calls"]]
+        if row["style"] is None:
+            lines.append(f"   why: {row['note']}")
+    return "\n".join(lines)
+
+
+def _answer_style(args, models: list[Listed]) -> int:
+    """--style NAME (or a MODEL_ID that is an LMStyle's name): the table's row(s), exit 0;
+    an LMStyle lcb_prompts has no style for, 1; a name that is neither, one line, exit 2."""
+    answer = style_answer(args.style, models)
+    if answer is None:
+        print(f"lcb-conformance resolve: --style {args.style}: neither an lcb_prompts style "
+              f"({', '.join(_style_names())}) nor an LMStyle ({', '.join(styles.MAPPINGS)})",
+              file=sys.stderr)  # fmt: skip
+        return exit_codes.UNUSABLE
+    if not _answer(args, answer, render_style(answer)):
+        return report_files.REPORT_NOT_WRITTEN
+    return NO_STYLE_EXIT if not any(row["style"] for row in answer["styles"]) else exit_codes.OK
 
 
 # resolve --scenario: code generation (the default) or a declared scenario
@@ -331,6 +413,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("model", nargs="?", metavar="MODEL_ID")
     parser.add_argument("--all", action="store_true", help="every listed model, as a table")
+    parser.add_argument(
+        "--style", metavar="NAME", help="an lcb_prompts style (the LMStyles it gives) or an "
+        "LMStyle (the lcb_prompts style giving its prompt), instead of a MODEL_ID"
+    )
     shared_options.add(
         parser,
         "upstream",
@@ -352,8 +438,8 @@ def main(argv: list[str] | None = None) -> int:
         "JSON instead of the text)"
     )
     args = parser.parse_args(argv)
-    if not args.all and not args.model:
-        parser.error("give a MODEL_ID or --all")
+    if sum(map(bool, (args.all, args.model, args.style))) != 1:
+        parser.error("give one of MODEL_ID, --style NAME or --all")
     if args.all and args.json:
         parser.error("--json answers for one MODEL_ID; --all prints the table (the "
                      "resolver/models golden holds it as JSON)")
@@ -366,7 +452,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.all:
             print(table(model_list), end="")
             return exit_codes.OK
-        resolution = resolve(list(model_list.models), args.model)
+        resolution = None if args.style else resolve(list(model_list.models), args.model)
+        if resolution is None or resolution.listed is None and args.model in styles.MAPPINGS:
+            args.style = args.style or args.model  # an LMStyle's name given as MODEL_ID
+            return _answer_style(args, list(model_list.models))
         if args.scenario != scenarios.CODE_GENERATION and resolution.lmstyle:
             return _answer_scenario(args, resolution, args.scenario, source)
     except (UpstreamSourceError, UpstreamMissing, LookupError) as error:
