@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from lcb_conformance.common import exit_codes
 from lcb_conformance.reports.verdict import mismatch_report
 from lcb_conformance.runner import case_child, options, results
 from lcb_conformance.runner import run as runner
@@ -86,14 +87,21 @@ def asked_for(config: pytest.Config) -> bool:
     return bool(get("impl") or get("impl-cmd") or config.getini(IMPL_INI))
 
 
+def usage_error(message: str):
+    """Stop the session before any item runs: one line on stderr and the gate's exit code for
+    an unusable input (2, as on every other route), not pytest's usage code (4, which the
+    gate's table reads as a run that did not finish)."""
+    pytest.exit(f"lcb-conformance: {message}", returncode=exit_codes.UNUSABLE)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not asked_for(config):
         return
     if (unknown := options.unknown_families(_get(config)("only"), _flag("only"))) is not None:
-        raise pytest.UsageError(f"lcb-conformance: {unknown}")  # else a green of no case
+        usage_error(unknown)  # else a green of no case
     session = ConformanceSession(config)
     if (missing := session.spec.missing_folder(_flag)) is not None:
-        raise pytest.UsageError(f"lcb-conformance: {missing}")
+        usage_error(missing)
     config.pluginmanager.register(session, "lcb-conformance-session")
 
 
@@ -122,10 +130,10 @@ class ConformanceSession:
                 self._runner = runner.Runner(self.spec.load())
             # whatever the adapter raises, once; an exit at its import too (not the session's)
             except (Exception, SystemExit) as error:  # noqa: BLE001
-                raise pytest.UsageError(
-                    f"lcb-conformance: cannot load {self.spec.impl_cmd or self.spec.impl}: "
+                usage_error(
+                    f"cannot load {self.spec.impl_cmd or self.spec.impl}: "
                     f"{type(error).__name__}: {error}"
-                ) from None
+                )
         return self._runner
 
     def answer(self, case) -> results.CaseResult:
@@ -167,10 +175,10 @@ class ConformanceSession:
             try:
                 self._writer = results.ResultsWriter(Path(self.results_path), head)
             except OSError as error:  # a folder, no such parent: one line, not a traceback
-                raise pytest.UsageError(
-                    f"lcb-conformance: cannot write {_flag('results')} {self.results_path}: "
+                usage_error(
+                    f"cannot write {_flag('results')} {self.results_path}: "
                     f"{error.strerror or error}"
-                ) from None
+                )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":  # the teardown's report carries the same properties again

@@ -96,14 +96,15 @@ def test_an_impl_option_that_differs_fails_with_the_readable_diff(eval_package):
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
 def test_an_adapter_that_cannot_be_imported_is_one_usage_error(eval_package, workers):
     """Not a failure per case (948 of them, each with the same traceback): the session stops
-    before any item runs, with pytest's usage-error code and one line saying what to fix."""
+    before any item runs, with the gate's exit code for unusable input (2) and one line saying
+    what to fix."""
     if workers:
         pytest.importorskip("xdist")
     elsewhere = eval_package / "adapters" / "elsewhere"  # a folder no --lcb-impl-path names
     elsewhere.mkdir(parents=True)
     shutil.copy(eval_package / "tiny_eval" / "lcb.py", elsewhere / "lcb.py")
     run = pytest_in(eval_package, *workers, "--lcb-impl", "elsewhere.lcb")
-    assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.stdout[-3000:] + run.stderr[-2000:]
+    assert run.returncode == exit_codes.UNUSABLE, run.stdout[-3000:] + run.stderr[-2000:]
     said = [line for line in run.stderr.splitlines() if "lcb-conformance" in line]
     assert len(said) == 1 and "cannot load elsewhere.lcb" in said[0], run.stderr[-2000:]
     assert "Traceback" not in run.stdout + run.stderr

@@ -353,7 +353,8 @@ class Verdict:
         if upstream["identical"]:
             return f"{name}: PASSED: {first}; {second}; {third}{tail}"
         # passed on its declared deviations: that first, then what they differ by
-        against = f"against lcb_runner itself, {first.removeprefix('NOT identical to lcb_runner: ')}"
+        differing = first.removeprefix("NOT identical to lcb_runner: ")
+        against = f"against lcb_runner itself, {differing}"
         return f"{name}: PASSED: {second}; {against}; {third}{tail}"
 
 

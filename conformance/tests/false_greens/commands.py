@@ -16,7 +16,6 @@ SNAPSHOT = "{fixtures}/tokenizers/Qwen__Qwen2.5-Coder-7B-Instruct"
 OTHER_SNAPSHOT = "{fixtures}/tokenizers/Qwen__Qwen3-8B"
 ONE_PROBLEM = ("--problems", "1", "--styles", "generic")
 # The plugin's codes are pytest's: a usage error stops the session before any test runs.
-USAGE_ERROR = int(pytest.ExitCode.USAGE_ERROR)
 TESTS_FAILED = int(pytest.ExitCode.TESTS_FAILED)
 
 
@@ -321,7 +320,7 @@ CASES = [
         id="plugin-unknown-family",
         command="pytest-plugin",
         argv=("--lcb-impl", "lcb_prompts", "--lcb-only", "prompts"),
-        expect=USAGE_ERROR,
+        expect=exit_codes.UNUSABLE,
         why="--lcb-only naming no family adds no case: the package's own tests would be green",
         says=("--lcb-only prompts: no such golden family",),
     ),
@@ -329,7 +328,7 @@ CASES = [
         id="plugin-results-into-a-folder",
         command="pytest-plugin",
         argv=("--lcb-impl", "lcb_prompts", "--lcb-only", "extract", "--lcb-results", "{tmp}"),
-        expect=USAGE_ERROR,
+        expect=exit_codes.UNUSABLE,
         why="the results asked for cannot be written: a session without them is not the one asked",
         says=("cannot write --lcb-results", "Is a directory"),
     ),
@@ -337,7 +336,7 @@ CASES = [
         id="plugin-missing-impl-path",
         command="pytest-plugin",
         argv=("--lcb-impl", "lcb_prompts", "--lcb-impl-path", "{tmp}/absent"),
-        expect=USAGE_ERROR,
+        expect=exit_codes.UNUSABLE,
         why="an --lcb-impl-path folder that does not exist: the adapter would come from elsewhere",
         says=("absent: no such folder", "--lcb-impl-path"),
     ),
