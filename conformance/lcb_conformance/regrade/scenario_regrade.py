@@ -131,7 +131,6 @@ def _passed(results: dict, index: int, sample: int) -> bool:
 def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
     """Score the run with lcb_runner's extractor and scorer: the report (console, --json)."""
     scenario = by_run_format(fmt.NAME)
-    _refuse_options(args, words(scenario))
     rows = _dataset(args.dataset, scenario)
     problems = _problems(args, fmt, rows)
     cot = bool(scenario.modes) and fmt.cot(args.run)
@@ -251,6 +250,8 @@ def render(report: dict) -> str:
 
 def main(args, fmt, lmstyle: str) -> int:
     """Score, print, write --json; the exit code."""
+    # the options first: a refusal of what was asked never waits on (or for) an upstream
+    _refuse_options(args, words(by_run_format(fmt.NAME)))
     try:
         upstream = Upstream(args.upstream)
         upstream.require_pinned_files(args.allow_modified_upstream)
