@@ -90,10 +90,11 @@ def _deselect_slurm(config: pytest.Config, items: list[pytest.Item]) -> None:
     marker expression asks for it (tox -e slurm)."""
     if "slurm" in (config.getoption("markexpr") or ""):
         return
-    deselected = [item for item in items if "slurm" in item.keywords]
+    # by the marker, not item.keywords: those hold every folder's name (a checkout in slurm/)
+    deselected = [item for item in items if item.get_closest_marker("slurm")]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if "slurm" not in item.keywords]
+        items[:] = [item for item in items if not item.get_closest_marker("slurm")]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -1,7 +1,7 @@
-"""A single-node Slurm cluster of this machine, for `tox -e slurm` (docs/regrade-slurm.md):
-Debian's slurm-wlm and munge installed with apt-get when absent, a slurm.conf, a munge key
-and every daemon's state in one directory, munged, slurmctld and slurmd started there and
-stopped again, leaving nothing running.
+"""A single-node Slurm cluster of this machine, started and stopped for `tox -e slurm`
+(docs/regrade-slurm.md). Debian's slurm-wlm and munge are installed with apt-get when absent;
+a slurm.conf, a munge key and every daemon's state live in one directory; munged, slurmctld
+and slurmd are started there and stopped again, leaving nothing running.
 
     python -m lcb_conformance_dev.slurm_cluster run -- COMMAND...   # up, COMMAND, down always
     python -m lcb_conformance_dev.slurm_cluster up DIR | down DIR
@@ -88,8 +88,9 @@ def write_config(folder: Path) -> Path:
     node = _node_line()
     name = node.split()[0].removeprefix("NodeName=")
     conf = folder / "slurm.conf"
-    conf.write_text(CONF.format(host=socket.gethostname().split(".")[0], dir=folder, node=node,
-                                name=name, port=_free_port(), slurmd_port=_free_port()))  # fmt: skip
+    host = socket.gethostname().split(".")[0]
+    conf.write_text(CONF.format(host=host, dir=folder, node=node, name=name, port=_free_port(),
+                                slurmd_port=_free_port()))  # fmt: skip
     return conf
 
 
