@@ -193,6 +193,8 @@ def down(folder: Path) -> None:
 
 def run(command: list[str]) -> int:
     folder = Path(tempfile.mkdtemp(prefix="lcb-slurm-"))
+    # a SIGTERM (tox's, on a timeout or interrupt) unwinds through the finally too
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         up(folder)
         return subprocess.run(command, env=_environment(folder)).returncode
