@@ -37,6 +37,8 @@ MARKERS = {
     "transformers_independent": "neither the case nor upstream's answer can depend on the "
     "transformers line (judge runs, extraction, scores: transformers_lines.py); the compat-tf* "
     "envs leave it to the default line's env",
+    "slurm": "runs on a Slurm cluster (tox -e slurm starts one: docs/regrade-slurm.md); "
+    "deselected unless -m names it",
 }
 
 
@@ -76,11 +78,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _deselect_slurm(config, items)
     if config.getoption("--real-vocab") is None:
         skip = pytest.mark.skip(reason="needs the real vocabularies: tox -e realvocab")
         for item in items:
             if "realvocab" in item.keywords:
                 item.add_marker(skip)
+
+
+def _deselect_slurm(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A slurm test needs a cluster the default runs do not start: it runs only when the
+    marker expression asks for it (tox -e slurm)."""
+    if "slurm" in (config.getoption("markexpr") or ""):
+        return
+    # by the marker, not item.keywords: those hold every folder's name (a checkout in slurm/)
+    deselected = [item for item in items if item.get_closest_marker("slurm")]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not item.get_closest_marker("slurm")]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
