@@ -60,3 +60,42 @@ def test_the_judge_report_takes_the_runs_adapter_options(tmp_path, capsys):
 )
 def test_drift_is_green_only_when_every_case_was_compared(verdict, counts, code):
     assert drift.exit_code({"verdict": verdict, "counts": counts}) == code
+
+
+# One bad input per command: (command line, the input its line must name). hub-check has no
+# exit 2 (a repo it cannot check is FAILED, exit 4).
+ABSENT = "absent-input"
+BAD_INPUTS = {
+    "run": (["run", "--impl", "x", "--impl-path", ABSENT], ABSENT),
+    "report": (["report", ABSENT], ABSENT),
+    "resolve": (["resolve", "--style", "generik"], "generik"),
+    "resolve-unlisted": (["resolve", "some-org/not-a-listed-model-7B"], "not-a-listed-model"),
+    "regen": (["regen", "--check", "--upstream", ABSENT], ABSENT),
+    "drift": (["drift", "--upstream", ABSENT], ABSENT),
+    "diff": (["diff", ABSENT], ABSENT),
+    "audit": (["audit", ABSENT], ABSENT),
+    "score": (["score", ABSENT], ABSENT),
+    "regrade": (["regrade", ABSENT, "--dataset", ABSENT], ABSENT),
+    "regrade-show": (["regrade", "show", ABSENT], ABSENT),
+    "regrade-merge": (["regrade", "merge", ABSENT, "--results", "merged.jsonl"], ABSENT),
+    "tokenizer-diff": (["tokenizer-diff", ABSENT, ABSENT], ABSENT),
+}
+
+
+def test_every_command_has_a_bad_input_below():
+    assert {argv[0] for argv, _ in BAD_INPUTS.values()} == set(cli.SUBCOMMANDS) - {"hub-check"}
+
+
+@pytest.mark.parametrize("name", BAD_INPUTS)
+def test_a_refusal_is_one_stderr_line_naming_the_input(name, tmp_path, capsys, monkeypatch):
+    # tests the console's contract: exit 2 is one line on stderr saying why (exit_codes.py)
+    monkeypatch.chdir(tmp_path)
+    # transformers' advice that PyTorch is absent, printed once where it is: not a refusal
+    monkeypatch.setenv("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    argv, named = BAD_INPUTS[name]
+    assert cli.main(argv) == exit_codes.UNUSABLE
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    (line,) = [line for line in err.splitlines() if line.strip()]
+    assert named in line and err.count("\n") == 1, err
+    assert line not in out, out

@@ -110,9 +110,9 @@ def test_an_lfs_pointer_is_named_by_every_command(tmp_path, capsys, command):
         "regrade": lambda: regrade.main([str(pointer), "--dataset", str(tmp_path)]),
     }[command]
     assert argv() == exit_codes.UNUSABLE
-    captured = capsys.readouterr()
-    line = (captured.out + captured.err).strip().splitlines()[-1]
-    assert line == (
+    out, err = capsys.readouterr()
+    (line,) = err.splitlines()  # one line, on stderr
+    assert "Git LFS pointer" not in out and line == (
         f"{command}: {pointer} is a Git LFS pointer, not the file: git lfs pull (in its "
         "clone), then pass the file"
     )
@@ -120,7 +120,7 @@ def test_an_lfs_pointer_is_named_by_every_command(tmp_path, capsys, command):
 
 def test_audit_and_regrade_on_eval_json_say_metrics_only(tmp_path, capsys):
     assert run_audit.main([str(EVAL)]) == exit_codes.UNUSABLE
-    assert capsys.readouterr().out.strip() == (
+    assert capsys.readouterr().err.strip() == (
         f"audit: {EVAL} is lcb_runner's _eval.json (metrics only, no sample): pass its "
         "Scenario.codegeneration_3_0.2.json or Scenario.codegeneration_3_0.2_eval_all.json"
     )

@@ -64,12 +64,13 @@ def _score(path: Path, tmp_path: Path, capsys, *argv: str) -> tuple[int, dict, s
     return code, json.loads(report.read_text("utf-8")), out
 
 
-def _audit(path: Path, tmp_path: Path, capsys, *argv: str) -> tuple[int, dict | None, str]:
+def _audit(path: Path, tmp_path: Path, capsys, *argv: str) -> tuple[int, dict | None, tuple]:
+    """The exit code, the --json report (None when none was written), (stdout, stderr)."""
     report = tmp_path / "audit.json"
     code = run_audit.main([str(path), "--json", str(report), *argv])
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
     data = json.loads(report.read_text("utf-8")) if report.is_file() else None
-    return code, data, out
+    return code, data, printed
 
 
 def test_provenance_names_every_file_as_it_is():
@@ -231,7 +232,7 @@ def test_audit_of_the_real_self_repair_run_compares_no_prompt_lcb_runner_cannot_
     repaired run passed gets no prompt and keeps its output, compared with that run's."""
     repaired = {row["question_id"]: row for row in _rows(REPAIRED)}
     source = pytestconfig.getoption("--upstream")
-    code, data, out = _audit(SELF_REPAIR, tmp_path, capsys, "--upstream", source)
+    code, data, (out, _) = _audit(SELF_REPAIR, tmp_path, capsys, "--upstream", source)
     assert code == exit_codes.DIFFERS
     assert f"LMStyle.{STYLE}" in data["lcb_runner_raises"]
     failed = kept = 0
@@ -274,9 +275,11 @@ def test_audit_reports_custom_evaluator_extraction_as_not_checkable(
     """No raw output: the extraction is "not checkable (no raw output)", never "differs"; with
     no prompt recorded either, nothing was checked: not exit 0."""
     source = pytestconfig.getoption("--upstream")
-    code, data, out = _audit(CUSTOM, tmp_path, capsys, "--style", STYLE, "--upstream", source)
+    code, data, (out, err) = _audit(
+        CUSTOM, tmp_path, capsys, "--style", STYLE, "--upstream", source
+    )
     assert code == exit_codes.UNUSABLE and data is None
-    assert "not checkable (no raw output)" in out and "differ" not in out
+    assert "not checkable (no raw output)" in err and "differ" not in out + err
     assert registry.CUSTOM_WORDS in out.splitlines()[0]  # the header names what the file is
 
 

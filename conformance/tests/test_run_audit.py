@@ -211,10 +211,11 @@ def test_bad_rows_are_exit_2_naming_file_line_and_sample(
     # tests the console's contract: an input error is one line naming file, line and sample
     path = damaged(tmp_path, change)
     assert audit_cli(pytestconfig, path) == run_audit.EXIT_INPUT
-    printed = capsys.readouterr().out
+    out, printed = capsys.readouterr()
     assert path in printed
     assert re.search(message, printed), printed
-    assert "Traceback" not in printed and "identical to lcb_runner" not in printed
+    assert "Traceback" not in printed and "identical to lcb_runner" not in out + printed
+    assert not re.search(message, out)
 
 
 @pytest.mark.upstream  # the file is streamed: its end is read after upstream loads
@@ -224,7 +225,7 @@ def test_a_truncated_results_file_is_exit_2_naming_file_and_line(tmp_path, capsy
     text = path.read_text("utf-8")
     path.write_text(text[: len(text) * 2 // 3], "utf-8")
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err
     assert f"{path}:" in printed and "ends early (truncated?)" in printed
 
 
@@ -241,13 +242,13 @@ def test_an_unknown_format_is_exit_2(tmp_path, capsys, content, message):
     path = tmp_path / "run.json"
     path.write_text(content, "utf-8")
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
-    assert message in capsys.readouterr().out
+    assert message in capsys.readouterr().err
 
 
 def test_a_format_given_that_the_file_is_not_is_exit_2(capsys):
     # tests the console's contract: an input error is one line naming what is wrong
     assert run_audit.main([str(results("openai-chat")), "--format", "evalscope"]) == 2
-    assert "--format evalscope, but it reads as lcb_runner" in capsys.readouterr().out
+    assert "--format evalscope, but it reads as lcb_runner" in capsys.readouterr().err
 
 
 # the command in a process where lcb_runner's own dependency `datasets` cannot be imported, as
@@ -268,9 +269,10 @@ def test_an_upstream_without_its_dependencies_is_one_line_exit_2(pytestconfig, t
     )
     assert done.returncode == run_audit.EXIT_INPUT, done
     assert "Traceback" not in done.stdout + done.stderr and not report.exists()
-    assert done.stdout.count("\n") == 1, done.stdout
-    assert done.stdout.startswith("audit: upstream lcb_runner is not available: cannot import")
-    assert "pip install 'lcb-conformance[upstream]'" in done.stdout
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("audit: upstream lcb_runner is not available: cannot import")
+    assert "pip install 'lcb-conformance[upstream]'" in done.stderr
+    assert "not available" not in done.stdout
 
 
 # evalscope 1.14.1's own run_task, end to end against the loopback stub server
@@ -287,7 +289,7 @@ def test_evalscope_reviews_are_detected():
 def test_evalscope_needs_the_dataset_it_read(capsys):
     # tests the console's contract: an input error is one line saying what to pass
     assert run_audit.main([str(REVIEWS), "--style", "OpenAIChat"]) == run_audit.EXIT_INPUT
-    assert "do not name them: pass --dataset" in capsys.readouterr().out
+    assert "do not name them: pass --dataset" in capsys.readouterr().err
 
 
 @pytest.mark.upstream
@@ -379,7 +381,7 @@ def test_bad_evalscope_lines_are_exit_2_naming_line_and_sample(
         pytestconfig, path, "--dataset", str(EVALSCOPE_DATASET), "--style", "OpenAIChat"
     )
     assert code == run_audit.EXIT_INPUT
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err
     assert re.search(message, printed), printed
     assert "Traceback" not in printed
 
@@ -392,7 +394,7 @@ def test_a_truncated_evalscope_line_is_exit_2_naming_it(tmp_path, capsys):
     path.write_text(text[: len(text) // 2], "utf-8")
     code = run_audit.main([str(path), "--dataset", str(EVALSCOPE_DATASET), "--style", "OpenAIChat"])
     assert code == run_audit.EXIT_INPUT
-    assert re.search(r"reviews.jsonl:\d+: not valid JSON", capsys.readouterr().out)
+    assert re.search(r"reviews.jsonl:\d+: not valid JSON", capsys.readouterr().err)
 
 
 def test_a_run_whose_model_cannot_be_told_asks_for_model_or_style(tmp_path, capsys):
@@ -401,17 +403,17 @@ def test_a_run_whose_model_cannot_be_told_asks_for_model_or_style(tmp_path, caps
     path.parent.mkdir()
     shutil.copy(results("openai-chat"), path)
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err
     assert "lcb_runner names its results folder by the model" in printed
     assert "'somewhere' is no model lcb_runner lists: pass --style LMSTYLE" in printed
     assert run_audit.main([str(path), "--model", "no-such-model-7b"]) == run_audit.EXIT_INPUT
-    assert "not in lcb_runner's model list" in capsys.readouterr().out
+    assert "not in lcb_runner's model list" in capsys.readouterr().err
 
 
 def test_a_missing_file_is_exit_2(tmp_path, capsys):
     # tests the console's contract: an input error is one line naming the file
     assert run_audit.main([str(tmp_path / "absent.json")]) == run_audit.EXIT_INPUT
-    assert "absent.json: no such file" in capsys.readouterr().out
+    assert "absent.json: no such file" in capsys.readouterr().err
 
 
 def test_a_truncated_cache_is_exit_2_naming_it(tmp_path, capsys):
@@ -420,7 +422,7 @@ def test_a_truncated_cache_is_exit_2_naming_it(tmp_path, capsys):
     cache = lcb_runner_files.default_cache(path)
     cache.write_text(cache.read_text("utf-8")[:500], "utf-8")
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
-    assert f"{cache}:" in capsys.readouterr().out
+    assert f"{cache}:" in capsys.readouterr().err
 
 
 def test_any_difference_wins_and_an_unchecked_prompt_does_not_hide_one():
@@ -500,7 +502,7 @@ def test_an_unknown_style_is_named_with_the_valid_ones(pytestconfig, capsys):
     """The problem is the style, not upstream: say so and list upstream's LMStyles."""
     code = audit_cli(pytestconfig, str(results("openai-chat")), "--style", "NotAStyle")
     assert code == run_audit.EXIT_INPUT
-    (line,) = capsys.readouterr().out.splitlines()
+    (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("audit: --style NotAStyle: ") and "has no such LMStyle" in line
     assert "OpenAIChat, " in line and "not available" not in line
 
@@ -525,8 +527,9 @@ def test_each_unusable_run_is_one_line_naming_it(tmp_path, capsys, name, content
     if content is not None:
         path.write_text(content, "utf-8")
     assert run_audit.main([str(path)]) == run_audit.EXIT_INPUT
-    (line,) = capsys.readouterr().out.splitlines()
-    assert message in line
+    out, err = capsys.readouterr()
+    (line,) = err.splitlines()
+    assert message in line and not out
 
 
 @pytest.mark.upstream

@@ -364,7 +364,7 @@ def test_bad_scenario_rows_are_exit_2_naming_file_line_and_sample(
     path = copy_run("code-execution", tmp_path, DIRECT)
     rewrite(path, change)
     assert audit_cli(pytestconfig, str(path)) == run_audit.EXIT_INPUT
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err
     assert str(path) in printed and re.search(message, printed), printed
     assert "Traceback" not in printed
 
@@ -382,7 +382,7 @@ def test_a_self_repair_run_beside_another_code_generation_run_is_exit_2(
     rewrite(path.with_name(REPAIRED), other_code)
     assert audit_cli(pytestconfig, str(path)) == run_audit.EXIT_INPUT
     assert "original_code_list is not the code-generation run's code_list" in (
-        capsys.readouterr().out
+        capsys.readouterr().err
     )
 
 
@@ -397,7 +397,7 @@ def test_an_option_the_scenario_does_not_read_is_exit_2(capsys, run, name, optio
     # tests the console's contract: an input error is one line naming the option
     given = results("self-repair", REPAIRED)
     assert run_audit.main([str(results(run, name)), option, str(given)]) == run_audit.EXIT_INPUT
-    assert message in capsys.readouterr().out
+    assert message in capsys.readouterr().err
 
 
 def test_renamed_code_execution_results_are_exit_2_cot_unknown(tmp_path, capsys):
@@ -405,7 +405,7 @@ def test_renamed_code_execution_results_are_exit_2_cot_unknown(tmp_path, capsys)
     path = tmp_path / "results.json"
     shutil.copy(results("code-execution", DIRECT), path)
     assert run_audit.main([str(path), "--style", "OpenAIChat"]) == run_audit.EXIT_INPUT
-    assert "only the name records --cot_code_execution" in capsys.readouterr().out
+    assert "only the name records --cot_code_execution" in capsys.readouterr().err
 
 
 def test_a_dataset_of_other_rows_is_exit_2_naming_the_field(tmp_path, capsys):
@@ -414,7 +414,7 @@ def test_a_dataset_of_other_rows_is_exit_2_naming_the_field(tmp_path, capsys):
     # execution-v2 rows for test output prediction
     dataset = str(scenarios.fixture_file(declared.CODE_EXECUTION.inputs))
     assert run_audit.main([str(path), "--dataset", dataset]) == run_audit.EXIT_INPUT
-    assert re.search(r"execution\.jsonl:1: 'question_title' must be str", capsys.readouterr().out)
+    assert re.search(r"execution\.jsonl:1: 'question_title' must be str", capsys.readouterr().err)
 
 
 @pytest.mark.upstream

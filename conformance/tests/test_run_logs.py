@@ -69,7 +69,9 @@ OWN_PROBLEMS = "--not-a-release"
 def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
     upstream = pytestconfig.getoption("--upstream")
     code = run_audit.main([*args, OWN_PROBLEMS, "--upstream", upstream])
-    return code, capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert not err or err.strip() not in out  # a refusal is said on stderr only
+    return code, err
 
 
 def audit_report(pytestconfig, tmp_path, *args: str) -> tuple[int, dict]:
@@ -338,7 +340,7 @@ def test_a_truncated_log_is_exit_2_naming_file_and_line(tmp_path, capsys, source
         [str(path), "--dataset", str(OPENCOMPASS_DATASET), "--style", "OpenAIChat"]
     )
     assert code == run_audit.EXIT_INPUT
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err
     assert re.search(rf"{re.escape(str(path))}:\d+: (not valid JSON|.*ends early)", printed), (
         printed
     )
@@ -348,7 +350,7 @@ def test_opencompass_needs_the_dataset_for_the_statements(capsys):
     # tests the console's contract: an input error is one line saying what to pass
     assert run_audit.main([str(opencompass("conformant")), "--style", "OpenAIChat"]) == 2
     assert "name the problem (gold) but not its statement: pass --dataset" in (
-        capsys.readouterr().out
+        capsys.readouterr().err
     )
 
 
@@ -411,7 +413,7 @@ def test_a_parquet_file_that_is_not_lighteval_details_is_an_unknown_format(tmp_p
     # tests the console's contract: an input error is one line naming what is wrong
     path = lighteval_details(tmp_path, [{"question": "x"}])
     assert run_audit.main([path]) == run_audit.EXIT_INPUT
-    assert "unknown format: a parquet file" in capsys.readouterr().out
+    assert "unknown format: a parquet file" in capsys.readouterr().err
 
 
 @pytest.mark.upstream
@@ -421,7 +423,7 @@ def test_a_truncated_parquet_file_is_exit_2(tmp_path, capsys):
     data = Path(path).read_bytes()
     Path(path).write_bytes(data[: len(data) // 2])
     assert run_audit.main([path]) == run_audit.EXIT_INPUT
-    assert "not a readable parquet file" in capsys.readouterr().out
+    assert "not a readable parquet file" in capsys.readouterr().err
 
 
 @pytest.mark.upstream

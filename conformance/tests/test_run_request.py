@@ -54,9 +54,10 @@ def lm_eval(run: str):
 OWN_PROBLEMS = "--not-a-release"
 
 
-def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, str]:
+def audit_cli(pytestconfig, capsys, *args: str) -> tuple[int, tuple[str, str]]:
+    """The exit code and what was printed: (stdout, stderr)."""
     code = run_audit.main([*args, "--upstream", pytestconfig.getoption("--upstream")])
-    return code, capsys.readouterr().out
+    return code, capsys.readouterr()
 
 
 def audit_request(pytestconfig, tmp_path, *args: str) -> tuple[int, dict]:
@@ -458,13 +459,13 @@ def test_a_config_file_that_cannot_be_read_is_exit_2_naming_it(
     config.write_text(change(config.read_text("utf-8")), "utf-8")
     samples = {"evalscope": REVIEWS.relative_to(source["evalscope"]), "opencompass": PREDICTIONS}
     dataset = {"evalscope": EVALSCOPE_DATASET, "opencompass": OPENCOMPASS_DATASET}
-    code, printed = audit_cli(
+    code, (out, printed) = audit_cli(
         pytestconfig, capsys, str(tmp_path / "run" / samples[fmt]), "--dataset",
         str(dataset[fmt]), "--style", "OpenAIChat",
     )  # fmt: skip
     assert code == run_audit.EXIT_INPUT
     assert re.search(message, printed), printed
-    assert "Traceback" not in printed
+    assert "Traceback" not in printed and printed.strip() not in out
 
 
 def test_request_config_is_refused_where_the_format_has_none(capsys):
@@ -472,12 +473,12 @@ def test_request_config_is_refused_where_the_format_has_none(capsys):
     code = run_audit.main([str(LCB_RUNNER_RESULTS), "--request-config", str(LIGHTEVAL_RESULTS)])
     assert code == run_audit.EXIT_INPUT
     assert "--request-config: lcb_runner's request is in its samples or file name" in (
-        capsys.readouterr().out
+        capsys.readouterr().err
     )
     code = run_audit.main([str(REVIEWS), "--request-config", "absent.yaml", "--dataset",
                            str(EVALSCOPE_DATASET), "--style", "OpenAIChat"])  # fmt: skip
     assert code == run_audit.EXIT_INPUT
-    assert "--request-config absent.yaml: no such file" in capsys.readouterr().out
+    assert "--request-config absent.yaml: no such file" in capsys.readouterr().err
 
 
 # -- the audit pages' examples ---------------------------------------------------------------
@@ -508,7 +509,7 @@ def test_the_docs_request_examples_are_the_audits_real_output(
 ):
     # tests the console's contract: docs/audit.md shows the console's lines
     monkeypatch.chdir(REPOSITORY)  # the paths are the repository's
-    _, printed = audit_cli(pytestconfig, capsys, *shlex.split(command)[2:])
+    _, (printed, _) = audit_cli(pytestconfig, capsys, *shlex.split(command)[2:])
     lines = printed.splitlines()
     for line in shown:
         assert line in lines, line
@@ -523,7 +524,7 @@ def test_a_lighteval_results_file_without_the_model_config_is_exit_2(
     del results["config_general"]["model_config"]
     damaged = tmp_path / "results.json"
     damaged.write_text(json.dumps(results), "utf-8")
-    code, printed = audit_cli(
+    code, (_, printed) = audit_cli(
         pytestconfig, capsys, str(LIGHTEVAL_DETAILS), "--dataset",
         str(AUDIT / "lighteval/dataset.jsonl"), "--style", "OpenAIChat",
         "--request-config", str(damaged),

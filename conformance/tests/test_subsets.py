@@ -236,7 +236,8 @@ def audited_rows(count: int = 3) -> list[dict]:
 
 
 def audit_record(pytestconfig, tmp_path, capsys, rows, *argv: str, name=RESULTS_NAME):
-    """The audit's exit code, its --json record (None when it wrote none) and its text."""
+    """The audit's exit code, its --json record (None when it wrote none) and its text
+    (stdout, stderr)."""
     from lcb_conformance.run_audit import audit as run_audit
 
     run = tmp_path / "output" / "O1-Mini-2024-09-12" / name
@@ -245,9 +246,9 @@ def audit_record(pytestconfig, tmp_path, capsys, rows, *argv: str, name=RESULTS_
     target = tmp_path / "audit.json"
     code = run_audit.main([str(run), "--style", "OpenAIChat", *argv, "--json", str(target),
                            "--upstream", pytestconfig.getoption("--upstream")])  # fmt: skip
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
     record = json.loads(target.read_text("utf-8")) if target.exists() else None
-    return code, record, out
+    return code, record, printed
 
 
 def headline(out: str) -> str:
@@ -258,7 +259,7 @@ def headline(out: str) -> str:
 def test_audit_of_release_problems_checks_them_and_says_first_what_it_could_not(
     pytestconfig, tmp_path, capsys
 ):
-    code, record, out = audit_record(pytestconfig, tmp_path, capsys, audited_rows())
+    code, record, (out, _) = audit_record(pytestconfig, tmp_path, capsys, audited_rows())
     assert code == record["exit_code"] == exit_codes.OK
     problems = record["problem_set"]
     assert problems["nearest"]["words"] == "3 of release_v1's 400 problems (a subset)"
@@ -271,7 +272,7 @@ def test_audit_of_release_problems_checks_them_and_says_first_what_it_could_not(
 def test_audit_names_a_rewritten_statement(pytestconfig, tmp_path, capsys):
     rows = audited_rows()
     rows[1]["question_content"] += " (rewritten)"
-    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    code, record, (out, _) = audit_record(pytestconfig, tmp_path, capsys, rows)
     assert code == record["exit_code"] == exit_codes.DIFFERS
     assert record["problem_set"]["statements"]["rewritten"] == [rows[1]["question_id"]]
     assert "NOT CONFORMANT: the problems are not the release's" in out
@@ -280,13 +281,13 @@ def test_audit_names_a_rewritten_statement(pytestconfig, tmp_path, capsys):
 @pytest.mark.upstream
 def test_audit_of_problems_in_no_release_is_not_identical(pytestconfig, tmp_path, capsys):
     rows = [row | {"question_id": f"cf_{row['question_id']}"} for row in audited_rows()]
-    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    code, record, (out, _) = audit_record(pytestconfig, tmp_path, capsys, rows)
     assert code == record["exit_code"] == exit_codes.DIFFERS
     assert record["summary"] == {"identical": 3}  # the samples themselves are lcb_runner's
     assert record["problem_set"]["in_no_release"] == sorted(r["question_id"] for r in rows)
     assert "every checkable sample identical" not in out
     assert "none of the run's 3 problems is in any release" in headline(out)
-    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows, "--not-a-release")
+    code, record, (out, _) = audit_record(pytestconfig, tmp_path, capsys, rows, "--not-a-release")
     assert code == exit_codes.OK and record["problem_set"]["not_a_release"]
     assert "NOT A RELEASE" in headline(out)
 
@@ -294,17 +295,18 @@ def test_audit_of_problems_in_no_release_is_not_identical(pytestconfig, tmp_path
 @pytest.mark.upstream
 def test_audit_of_a_file_whose_lists_are_all_empty_is_unusable(pytestconfig, tmp_path, capsys):
     rows = [row | {"output_list": [], "code_list": []} for row in audited_rows()]
-    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    code, record, (out, err) = audit_record(pytestconfig, tmp_path, capsys, rows)
     assert code == exit_codes.UNUSABLE and record is None
-    assert headline(out).endswith("no sample to audit (every problem's "
-                                                  "output_list is empty)")  # fmt: skip
+    assert headline(err).endswith("no sample to audit (every problem's "
+                                  "output_list is empty)")  # fmt: skip
+    assert err.count("\n") == 1 and "no sample to audit" not in out
 
 
 @pytest.mark.upstream
 def test_audit_names_problems_without_samples_and_is_incomplete(pytestconfig, tmp_path, capsys):
     rows = audited_rows()
     rows[2]["output_list"], rows[2]["code_list"] = [], []
-    code, record, out = audit_record(pytestconfig, tmp_path, capsys, rows)
+    code, record, (out, _) = audit_record(pytestconfig, tmp_path, capsys, rows)
     assert code == record["exit_code"] == exit_codes.INCOMPLETE
     assert record["problem_set"]["empty"] == [rows[2]["question_id"]]
     assert "INCOMPLETE: 1 of the 3 problems hold no sample" in headline(out)

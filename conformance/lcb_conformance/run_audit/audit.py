@@ -214,11 +214,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _audit(args)
     except LogError as error:
-        print(f"audit: {error}")
-        return EXIT_INPUT
+        return _refused(str(error))
     except (UpstreamSourceError, UpstreamMissing) as error:  # found only once a row needs it
-        print(f"audit: --upstream: {error}")
-        return EXIT_INPUT
+        return _refused(f"--upstream: {error}")
+
+
+def _refused(why: str) -> int:
+    """An unusable input: one line on stderr (exit_codes), nothing on stdout."""
+    print(f"audit: {' '.join(why.split())}", file=sys.stderr)
+    return EXIT_INPUT
 
 
 def _audit(args: argparse.Namespace) -> int:

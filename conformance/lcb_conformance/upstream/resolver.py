@@ -463,6 +463,9 @@ def main(argv: list[str] | None = None) -> int:
         return exit_codes.UNUSABLE
     if not _answer(args, resolution.as_dict() | {"upstream": source}, render(resolution, source)):
         return report_files.REPORT_NOT_WRITTEN
+    if resolution.listed is None:  # exit 2, the answer printed: one stderr line says why
+        print(f"lcb-conformance resolve: {args.model}: NOT LISTED in {source}: no official "
+              "prompt", file=sys.stderr)  # fmt: skip
     return resolution.exit_code()
 
 
