@@ -28,7 +28,7 @@ SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
 SHOWN = 20  # problems shown in the text view before "... and N more"
 # the headline's, where lcb_runner raises building the run's prompts (its first line says how)
 RAISES_WORDS = (
-    "no run lcb_runner could have written (28fef95 raises building its prompts for "
+    "no run lcb_runner could have written (28fef95 raises building its {} prompts for "
     "LMStyle.{}: not checked); "
 )
 NO_RELEASE = "NOT A RELEASE: graded with --not-a-release; the number is on no published problem set"
@@ -292,7 +292,9 @@ def headline(report: dict) -> str:
     on = "no release" if release["not_a_release"] else release["release"]
     band = timing_band.band_words(report.get("timing"))
     head = report["header"]
-    raised = RAISES_WORDS.format(head["lmstyle"]) if report.get("lcb_runner_raises") else ""
+    raised = ""
+    if report.get("lcb_runner_raises"):
+        raised = RAISES_WORDS.format(scenario_words(head), head["lmstyle"])
     return (
         f"{state}: {raised}lcb_runner's {scenario_words(head)} regrade "
         f"{_number(ours['pass@1']['all'])} (compute_scores{', ' + band if band else ''}), "
