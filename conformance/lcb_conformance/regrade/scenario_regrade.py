@@ -182,14 +182,6 @@ def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
     recorded = [v for p in problems.values() for _, v in p["recorded"] if v is not None]
     # no run lcb_runner wrote: audit and score fail it, and so does this
     raised = lcb_runner_files.lcb_runner_raises(scenario.lcb_runner, cot, lmstyle)
-    if raised:
-        code = exit_codes.DIFFERS
-    elif unjudged:
-        code = exit_codes.INCOMPLETE
-    elif changed:
-        code = exit_codes.DIFFERS
-    else:  # scored by a modified tree (--allow-modified-upstream): never green
-        code = exit_codes.INCOMPLETE if is_modified(upstream.provenance()) else exit_codes.OK
     return {
         "run": str(args.run),
         "run_sha256": results_file.file_sha256(args.run),
@@ -211,8 +203,17 @@ def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
         "samples": sum(len(p["outputs"]) for p in problems.values()),
         "harness": {"passed": sum(recorded), "judged": len(recorded), "unjudged": unjudged},
         "changed": changed,
-        "exit_code": code,
+        "exit_code": _exit_code(raised, unjudged, bool(changed), upstream),
     }
+
+
+def _exit_code(raised: str, unjudged: str, changed: bool, upstream: Upstream) -> int:
+    if raised or (changed and not unjudged):
+        return exit_codes.DIFFERS
+    if unjudged:
+        return exit_codes.INCOMPLETE
+    # scored by a modified tree (--allow-modified-upstream): never green
+    return exit_codes.INCOMPLETE if is_modified(upstream.provenance()) else exit_codes.OK
 
 
 def _verdict(passed: bool | None) -> str:
