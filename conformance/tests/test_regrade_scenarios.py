@@ -204,3 +204,30 @@ def test_a_run_without_verdicts_is_never_green(pytestconfig, upstream, tmp_path)
     report = json.loads(out.read_text("utf-8"))
     assert code == report["exit_code"] == exit_codes.INCOMPLETE
     assert report["harness"]["judged"] == 0 and report["harness"]["unjudged"]
+
+
+@pytest.mark.upstream
+def test_a_run_lcb_runner_raises_for_building_its_prompts_is_never_green(
+    pytestconfig, upstream, tmp_path, capsys
+):
+    """lcb_runner's own test output prediction run under a model folder whose LMStyle
+    (CodeQwenInstruct) lcb_runner 28fef95 builds no such prompt for: not a run it wrote, so 1
+    and named, as audit and score fail it (run_formats.lcb_runner_files.lcb_runner_raises)."""
+    key = regrade_family.scenario_key_of("lcb_runner/test-output", cot=False)
+    run = regrade_family.scenario_runs()[key]
+    (source,) = (inputs.AUDIT / run["run"] / "output").glob(
+        "*/" + run["file"].replace(".json", "_eval_all.json")
+    )
+    path = tmp_path / "output" / "Qwen2.5-Ins-7B" / source.name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(source.read_bytes())
+    out = tmp_path / "report.json"
+    code = _regrade(pytestconfig, upstream, run, path, "--json", str(out))
+    text = capsys.readouterr().out
+    report = json.loads(out.read_text("utf-8"))
+    scenario = scenarios.SCENARIOS[run["scenario"]].lcb_runner
+    raised = lcb_runner_files.lcb_runner_raises(scenario, False, "CodeQwenInstruct")
+    assert raised and report["lcb_runner_raises"] == raised
+    assert code == report["exit_code"] == exit_codes.DIFFERS
+    assert f"NOT LCB_RUNNER'S RUN: {raised}" in text
+    assert "DIFFERS: no run lcb_runner could have written" in text

@@ -12,8 +12,14 @@ import regrade_inputs as inputs
 
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes
+from lcb_conformance.regrade import regrade
 from lcb_conformance.reports import score
-from lcb_conformance.run_formats import lcb_runner, lcb_runner_self_repair, registry
+from lcb_conformance.run_formats import (
+    lcb_runner,
+    lcb_runner_files,
+    lcb_runner_self_repair,
+    registry,
+)
 from lcb_conformance.run_formats.samples import LogError
 
 pytestmark = pytest.mark.transformers_independent
@@ -191,3 +197,52 @@ def test_a_repaired_programs_verdict_a_harness_changed_is_named(pytestconfig, up
     changed = {p["question_id"]: p["changed"] for p in report["problems"] if p["changed"]}
     assert [(c["sample"], c["why"]) for c in changed["j_two_numbers"]] == [(0, ["judge"])]
     assert list(changed) == ["j_two_numbers"]
+
+
+# --- a self-repair run lcb_runner could not have written: one verdict with audit and score ---
+
+# the fork's real self-repair run (fixtures/real-runs/PROVENANCE.json): its folder's model has
+# an LMStyle (CodeQwenInstruct) lcb_runner 28fef95 raises for building self-repair prompts
+REAL_FOLDER = inputs.cases.FIXTURES_DIR / "real-runs" / "xiangww0108-LiveCodeBench" / "output"
+REAL_SELF_REPAIR = REAL_FOLDER / "Qwen2.5-Ins-7B" / EVAL_ALL.name
+
+
+def test_regrade_resolves_the_real_self_repair_run_to_the_pair_score_fails():
+    """regrade reads the real run as score does (self-repair, its folder's LMStyle), so its
+    header records the very words score fails the file with; its problems are in no fixture
+    dataset, so the grading itself is shown on the fixture run moved under its folder below."""
+    fmt = registry.detect(REAL_SELF_REPAIR)
+    lmstyle = regrade.lmstyle_of(fmt, REAL_SELF_REPAIR, None, None)
+    raised = lcb_runner_files.lcb_runner_raises(registry.scenario(fmt), False, lmstyle)
+    assert registry.scenario(fmt) == "selfrepair" and lmstyle == "CodeQwenInstruct"
+    assert raised and raised == score.read_run(REAL_SELF_REPAIR).lcb_runner_raises
+
+
+@pytest.mark.upstream
+def test_a_self_repair_run_lcb_runner_raises_for_is_never_green(
+    pytestconfig, upstream, tmp_path, capsys
+):
+    """The fixture self-repair run (which lcb_runner graded itself, exit 0 as OpenAIChat's)
+    under the real run's model folder: every sample agrees, but no run of that folder's
+    model is lcb_runner's (it raises building the prompts), so every view names it and the
+    exit is 1, as audit's and score's; `regrade show` of its results file derives it again."""
+    run = tmp_path / "output" / REAL_SELF_REPAIR.parent.name / EVAL_ALL.name
+    run.parent.mkdir(parents=True)
+    run.write_bytes(EVAL_ALL.read_bytes())
+    results, out, page = (tmp_path / name for name in ("r.jsonl", "r.json", "r.html"))
+    code = _regrade(pytestconfig, upstream, str(run), "--dataset",
+                    str(_judge_rows(tmp_path / "dataset")), "--not-a-release", "--results",
+                    str(results), "--json", str(out), "--html", str(page))  # fmt: skip
+    text = capsys.readouterr().out
+    report = json.loads(out.read_text("utf-8"))
+    raised = score.read_run(run).lcb_runner_raises
+    assert raised and report["header"]["lmstyle"] == "CodeQwenInstruct"
+    assert report["header"]["lcb_runner_raises"] == raised == report["lcb_runner_raises"]
+    assert code == exit_codes.DIFFERS == report["exit_code"], text
+    lines = text.splitlines()
+    first = next(n for n, line in enumerate(lines) if line.startswith("regrade: "))
+    assert lines[first + 1].startswith(f"NOT LCB_RUNNER'S RUN: {raised}")  # before the numbers
+    headline = "DIFFERS: no run lcb_runner could have written (28fef95 raises building"
+    assert lines[-1].startswith(headline)
+    assert "no run lcb_runner could have written" in page.read_text("utf-8")
+    assert cli.main(["regrade", "show", str(results)]) == exit_codes.DIFFERS

@@ -53,15 +53,17 @@ as each slice holds them (docs/regrade.md: a job array's recipe).
 
 Exit codes: 0 every sample graded and the harness's own verdict (or its per-problem score)
 equal to lcb_runner's on every problem; 1 some problem's harness verdict or recorded extraction
-differs from lcb_runner's (named, with why); 2 unusable input, named in one line before
-anything is graded: the run, the dataset (not the release it was meant to be: a file not
-the published one, a problem missing or other metadata, a file changed since download; no
-release without ``--not-a-release``), a problem the dataset lacks, an unknown model, an
-upstream tree that is not the pinned commit's, a judge that differs from the pinned commit's,
-slices of other runs or given twice, a results file (a slice) whose samples or footer disagree
-with what they hold; 4 not everything asked for is covered: a problem whose log records no
-verdict nor score of the harness (nothing to compare), a modified upstream tree graded with
-``--allow-modified-upstream``, a slice missing or unfinished at merge; 6 a report not written.
+differs from lcb_runner's (named, with why), or the run is of a scenario and LMStyle lcb_runner
+28fef95 raises for building the prompts (no run it wrote, as audit and score fail it); 2
+unusable input, named in one line before anything is graded: the run, the dataset (not the
+release it was meant to be: a file not the published one, a problem missing or other metadata,
+a file changed since download; no release without ``--not-a-release``), a problem the dataset
+lacks, an unknown model, an upstream tree that is not the pinned commit's, a judge that differs
+from the pinned commit's, slices of other runs or given twice, a results file (a slice) whose
+samples or footer disagree with what they hold; 4 not everything asked for is covered: a
+problem whose log records no verdict nor score of the harness (nothing to compare), a modified
+upstream tree graded with ``--allow-modified-upstream``, a slice missing or unfinished at
+merge; 6 a report not written.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ from lcb_conformance.regrade.results_file import (  # noqa: F401 (as regrade.*)
     why,
 )
 from lcb_conformance.reports import run_lint, score
-from lcb_conformance.run_formats import registry
+from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
 from lcb_conformance.upstream import grading, resolver
 from lcb_conformance.upstream.source import (
@@ -275,14 +277,17 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
         differs = judge_differences(upstream, args.accept_judge_differences)
     except (UpstreamSourceError, UpstreamMissing) as error:
         raise RegradeError(f"--upstream: {error}") from None
+    scenario = registry.scenario(fmt)
     chosen = set(ids if args.shard is None else ids[args.shard[0] - 1 :: args.shard[1]])
     header = {
         "run": str(args.run),
         "run_sha256": file_sha256(args.run),
         "format": fmt.NAME,
-        "scenario": registry.scenario(fmt),
+        "scenario": scenario,
         "lmstyle": lmstyle,
         "upstream": upstream.provenance(),
+        # where lcb_runner raises building the prompts: no run it wrote (as audit and score)
+        "lcb_runner_raises": lcb_runner_files.lcb_runner_raises(scenario, False, lmstyle),
         "judge_differs": differs,
         "timeout": args.timeout,
         "recheck": args.recheck,

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, lcb_runner_raises
 from lcb_conformance.upstream import judge, timing
 
 SCHEMA = "lcb-conformance-regrade/3"
@@ -120,11 +121,34 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
             yield number, record
 
 
+def prompts_raise(head: dict) -> str:
+    """Where lcb_runner 28fef95 raises building the header's scenario's prompts for its LMStyle
+    (lcb_runner_files.lcb_runner_raises, as audit and score ask it), in words; "" where it
+    builds them. Derived from the scenario and LMStyle, never read from the header."""
+    lmstyle = head.get("lmstyle")
+    scenario = head.get("scenario", CODE_GENERATION)
+    return lcb_runner_raises(scenario, False, lmstyle if isinstance(lmstyle, str) else None)
+
+
 def header(path: Path) -> dict:
+    """The file's header; RegradeFileError for a file that is none, or whose recorded
+    ``lcb_runner_raises`` is not :func:`prompts_raise`'s (absent before the header held it:
+    derived all the same)."""
     for _, record in _records(path):
         head = record.get("header")
         if not isinstance(head, dict) or head.get("schema") not in READABLE:
             raise RegradeFileError(f"{path}:1: not a regrade results file (schema {SCHEMA})")
+        try:
+            claimed, derived = head.get("lcb_runner_raises"), prompts_raise(head)
+        except ValueError as error:  # a scenario no regrade writes
+            raise RegradeFileError(f"{path}:1: {error}") from None
+        if claimed is not None and claimed != derived:
+            found = "raises building" if derived else "builds"
+            raise RegradeFileError(
+                f"{path}:1: the header says lcb_runner_raises {claimed!r}, but lcb_runner "
+                f"28fef95 {found} the {head.get('scenario', CODE_GENERATION)} prompts for "
+                f"LMStyle.{head.get('lmstyle')}: the file is not what the regrade found"
+            )
         return head
     raise RegradeFileError(f"{path}: empty")
 

@@ -18,9 +18,10 @@ one is graded only with ``--not-a-release`` and the output says so. Options of t
 generation regrade that do not apply (slices, results file, window, HTML, release, timeout)
 are refused, not ignored.
 
-Exit codes: 0 every sample's recorded prediction and verdict equal lcb_runner's; 1 some
-differ (named, with why); 2 unusable input, before scoring; 4 the run records no verdicts
-(a results file, not its _eval_all); 6 a report not written.
+Exit codes: 0 every sample's recorded prediction and verdict equal lcb_runner's; 1 some differ
+(named, with why), or lcb_runner 28fef95 raises building the scenario's prompts for the LMStyle
+(no run it wrote, as audit and score fail it); 2 unusable input, before scoring; 4 the run
+records no verdicts (a results file, not its _eval_all); 6 a report not written.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 from lcb_conformance.adapters import sandbox
 from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import results_file
+from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases, scenario_cases
 from lcb_conformance.suite.scenarios import Scenario, by_run_format, get
 from lcb_conformance.upstream import grading, scenarios
@@ -178,17 +180,14 @@ def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
                     }
                 )
     recorded = [v for p in problems.values() for _, v in p["recorded"] if v is not None]
-    if unjudged:
-        code = exit_codes.INCOMPLETE
-    elif changed:
-        code = exit_codes.DIFFERS
-    else:  # scored by a modified tree (--allow-modified-upstream): never green
-        code = exit_codes.INCOMPLETE if is_modified(upstream.provenance()) else exit_codes.OK
+    # no run lcb_runner wrote: audit and score fail it, and so does this
+    raised = lcb_runner_files.lcb_runner_raises(scenario.lcb_runner, cot, lmstyle)
     return {
         "run": str(args.run),
         "run_sha256": results_file.file_sha256(args.run),
         "format": fmt.NAME,
         "lmstyle": lmstyle,
+        "lcb_runner_raises": raised,
         "upstream": upstream.provenance(),
         "dataset": {
             "path": str(args.dataset),
@@ -204,8 +203,17 @@ def report_of(args, fmt, lmstyle: str, upstream: Upstream) -> dict:
         "samples": sum(len(p["outputs"]) for p in problems.values()),
         "harness": {"passed": sum(recorded), "judged": len(recorded), "unjudged": unjudged},
         "changed": changed,
-        "exit_code": code,
+        "exit_code": _exit_code(raised, unjudged, bool(changed), upstream),
     }
+
+
+def _exit_code(raised: str, unjudged: str, changed: bool, upstream: Upstream) -> int:
+    if raised or (changed and not unjudged):
+        return exit_codes.DIFFERS
+    if unjudged:
+        return exit_codes.INCOMPLETE
+    # scored by a modified tree (--allow-modified-upstream): never green
+    return exit_codes.INCOMPLETE if is_modified(upstream.provenance()) else exit_codes.OK
 
 
 def _verdict(passed: bool | None) -> str:
@@ -223,6 +231,11 @@ def render(report: dict) -> str:
         f"lcb_runner's metrics: {json.dumps(regraded['metrics'], sort_keys=True)} "
         f"({report['passed']} of {report['samples']} samples pass)",
     ]
+    not_written = ""
+    if report["lcb_runner_raises"]:
+        lines.insert(1, f"NOT LCB_RUNNER'S RUN: {report['lcb_runner_raises']}: its prompts are "
+                     "not lcb_runner's and could not be checked")  # fmt: skip
+        not_written = "no run lcb_runner could have written (28fef95 raises building its prompts); "
     harness = report["harness"]
     if harness["unjudged"]:
         lines.append(f"the run's own verdicts: none ({harness['unjudged']})")
@@ -239,7 +252,7 @@ def render(report: dict) -> str:
             )
     verdicts = {
         exit_codes.OK: "OK: every prediction and verdict is lcb_runner's",
-        exit_codes.DIFFERS: f"DIFFERS: {len(report['changed'])} problems",
+        exit_codes.DIFFERS: f"DIFFERS: {not_written}{len(report['changed'])} problems",
         exit_codes.INCOMPLETE: "INCOMPLETE: "
         + ("the run records no verdicts to compare" if report["harness"]["unjudged"]
            else f"scored by a MODIFIED lcb_runner ({ALLOW_MODIFIED})"),

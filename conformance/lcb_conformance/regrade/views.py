@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from lcb_conformance import releases
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import timing_band
-from lcb_conformance.regrade.results_file import Regrade
+from lcb_conformance.regrade.results_file import Regrade, prompts_raise
 from lcb_conformance.reports import run_lint, score
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, SCENARIO_WORDS
@@ -26,6 +26,11 @@ from lcb_conformance.upstream.source import ALLOW_MODIFIED, is_modified, named
 SCHEMA = "lcb-conformance-regrade-report/1"
 SAME, DIFFERS, NOT_COMPARED = "same", "differs", "not compared"
 SHOWN = 20  # problems shown in the text view before "... and N more"
+# the headline's, where lcb_runner raises building the run's prompts (its first line says how)
+RAISES_WORDS = (
+    "no run lcb_runner could have written (28fef95 raises building its {} prompts for "
+    "LMStyle.{}: not checked); "
+)
 NO_RELEASE = "NOT A RELEASE: graded with --not-a-release; the number is on no published problem set"
 
 
@@ -160,7 +165,9 @@ def build(regraded: Regrade, window) -> dict:
     # graded by a tree that is not 28fef95's lcb_runner (--allow-modified-upstream): what
     # differs is named in every view, and its number is never green
     report["upstream_modified"] = head["upstream"].get("tree", {}).get("changes", [])
-    if report["counts"].get(DIFFERS):
+    # no run lcb_runner wrote: audit and score fail it (derived, as the header's was checked)
+    report["lcb_runner_raises"] = prompts_raise(head)
+    if report["counts"].get(DIFFERS) or report["lcb_runner_raises"]:
         report["exit_code"] = exit_codes.DIFFERS
     elif report["counts"].get(NOT_COMPARED) or is_modified(head["upstream"]):
         report["exit_code"] = exit_codes.INCOMPLETE
@@ -206,6 +213,9 @@ def render(report: dict) -> str:
         dataset_line(head),
         f"upstream: {named(head['upstream'])}",
     ]
+    if report.get("lcb_runner_raises"):
+        lines.insert(1, f"NOT LCB_RUNNER'S RUN: {report['lcb_runner_raises']}: its prompts are "
+                     "not lcb_runner's and could not be checked")  # fmt: skip
     if head["judge_differs"]:
         lines.append(
             f"  its judge differs from 28fef95's on {len(head['judge_differs'])} judge cases "
@@ -281,8 +291,12 @@ def headline(report: dict) -> str:
     release = report["header"]["dataset"]
     on = "no release" if release["not_a_release"] else release["release"]
     band = timing_band.band_words(report.get("timing"))
+    head = report["header"]
+    raised = ""
+    if report.get("lcb_runner_raises"):
+        raised = RAISES_WORDS.format(scenario_words(head), head["lmstyle"])
     return (
-        f"{state}: lcb_runner's {scenario_words(report['header'])} regrade "
+        f"{state}: {raised}lcb_runner's {scenario_words(head)} regrade "
         f"{_number(ours['pass@1']['all'])} (compute_scores{', ' + band if band else ''}), "
         f"{_number(board['mean'])} (leaderboard), on {on}; "
         f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"

@@ -63,6 +63,7 @@ def _slices(tmp: Path, *slices: tuple[str, list | None, bool]) -> None:
 DISAGREEING = [inputs.regrade_sample(0, True), *(inputs.regrade_sample(n, False) for n in (1, 2)),
                inputs.regrade_sample(3, False, harness=True)]  # fmt: skip
 AGREEING = [inputs.regrade_sample(n, n == 0) for n in range(4)]
+RAISED_FOR = "CodeQwenInstruct"  # an LMStyle lcb_runner 28fef95 builds no self-repair prompt for
 # A regrade with --recheck 2 (docs/regrade-timing.md): sample 0 a slow pass (its tests 4 s of
 # its 6 s limit: timing-sensitive) that timed out on its first recheck, a flip the timing band
 # shows (its number 0 in that round, not 25)
@@ -104,6 +105,20 @@ def _sample(n: int, change):
 
     def edit(records: list[dict]) -> None:
         change(next(r["sample"] for r in records if r.get("sample", {}).get("n") == n))
+
+    return edit
+
+
+def _self_repair_header(claims: dict):
+    """An edit: the header a self-repair run of a Qwen2.5-Ins-7B folder's (LMStyle
+    CodeQwenInstruct, for which lcb_runner 28fef95 raises building self-repair prompts) would
+    have, with ``claims`` over it."""
+
+    def edit(records: list[dict]) -> None:
+        head = records[0]["header"]
+        head.update(format="lcb_runner_self_repair", scenario="selfrepair", lmstyle=RAISED_FOR)
+        head.pop("lcb_runner_raises", None)
+        head.update(claims)
 
     return edit
 
@@ -370,6 +385,26 @@ CASES = [
         why="a sample the harness graded otherwise, its why emptied: the headline would say "
         "no problem graded differently",
         says=("sample 3 says why [], but its verdicts give ['judge']",),
+    ),
+    FalseGreen(
+        id="regrade-show-header-claims-lcb-runner-builds-the-prompts",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(AGREEING, _self_repair_header({"lcb_runner_raises": ""})),
+        expect=exit_codes.UNUSABLE,
+        why="a self-repair run of an LMStyle lcb_runner raises for is no run it wrote: a header "
+        "claiming it builds those prompts would make the regrade's agreement a green",
+        says=("the header says lcb_runner_raises '', but lcb_runner 28fef95 raises building",),
+    ),
+    FalseGreen(
+        id="regrade-show-lcb-runner-raises-unrecorded",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_regrade(AGREEING, _self_repair_header({})),
+        expect=exit_codes.DIFFERS,
+        why="every sample agreeing is no green for a run lcb_runner could not have written: "
+        "derived from the scenario and LMStyle, not read from the header",
+        says=("NOT LCB_RUNNER'S RUN", "no run lcb_runner could have written"),
     ),
     FalseGreen(
         id="regrade-show-footer-edited",
