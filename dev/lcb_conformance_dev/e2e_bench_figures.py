@@ -1,0 +1,96 @@
+"""The end-to-end regrade benchmark's figures, read from the record it wrote
+(bench/regrade-e2e.json, by ``python bench/bench_regrade_e2e.py ... --json
+bench/regrade-e2e.json``): the whole command against codegen_metrics at each scale, the
+loaded-machine run, and which of the issue's goals the record meets. The record holds its own
+date, command, machine and load, so docs/performance-regrade.md shows them dated."""
+
+from __future__ import annotations
+
+from lcb_conformance_dev.bench_figures import read_record
+
+RECORD = "bench/regrade-e2e.json"
+# the goals the benchmark is held to: speedup at a scale, and memory flat across them
+SPEEDUP_GOALS = {"1x": 3.0, "10x": 4.0}
+FIRST_VERDICT_GOAL_SECONDS = 2.0
+FLAT_MEMORY = 1.10  # the 10x run's peak within 10 % of the 1x run's
+
+
+def record() -> dict:
+    return read_record(RECORD)
+
+
+def measured_on() -> str:
+    data = record()
+    machine = data["machine"]
+    command = data["command"].replace(data["upstream"].get("path") or "\0", "CHECKOUT_28fef95")
+    return (
+        f"Measured {data['date']} with `{command}`: {machine['cpus']} CPUs shared with other "
+        f"sessions' tests, 1-minute load {machine['load_1min_at_start']} at the start and "
+        f"{machine['load_1min_at_end']} at the end, CPython {machine['python']}, lcb_runner "
+        f"{(data['upstream'].get('commit') or data['upstream'].get('version', ''))[:7]}."
+    )
+
+
+def table() -> str:
+    """One row per scale: both processes' wall and CPU, the first verdict, the peak memory."""
+    lines = [
+        "| samples | `codegen_metrics` process (call) | `regrade` command | wall ratio "
+        "| CPU, each tree | first verdict | `regrade` peak PSS | verdicts as lcb_runner's |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for f in record()["figures"].values():
+        same = f["samples"] - f["verdicts_flipped"] - f["failure_kind_changed"]
+        lines.append(
+            f"| {f['samples']:,} ({f['problems']} problems) "
+            f"| {f['codegen_metrics_process_seconds']:.1f} s "
+            f"({f['codegen_metrics_call_seconds']:.1f} s) | {f['regrade_seconds']:.1f} s "
+            f"| **{f['speedup']:.1f}×** | {f['codegen_metrics_cpu_seconds']:.1f} s / "
+            f"{f['regrade_cpu_seconds']:.1f} s ({f['cpu_ratio']:.1f}×) "
+            f"| {f['regrade_first_verdict_seconds']:.1f} s | {f['regrade_peak_pss_mib']:.0f} MiB "
+            f"| {same:,} |"
+        )
+    return "\n".join(lines)
+
+
+def loaded() -> str:
+    """The 1x run beside the busy loops: what moved against lcb_runner's idle verdicts."""
+    data = record()
+    lines = [
+        f"| `regrade`, {data['hogs']} busy loops beside it | wall | verdicts flipped "
+        "| failure kind changed | starved, run again alone | rechecked | flipped in the band |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, f in data["loaded"].items():
+        lines.append(
+            f"| {name} | {f['regrade_seconds']:.1f} s | {f['verdicts_flipped']} "
+            f"| {f['failure_kind_changed']} | {f['starved_run_again']} | {f['rechecked']} "
+            f"| {f['band_flipped']} |"
+        )
+    return "\n".join(lines)
+
+
+def goals() -> str:
+    """Each goal, met or not, by the record's figures."""
+    figures = record()["figures"]
+    said = []
+    for scale, goal in SPEEDUP_GOALS.items():
+        if scale in figures:
+            f = figures[scale]
+            met = "met" if f["speedup"] >= goal else "**not met**"
+            said.append(f"≥ {goal:.0f}× at {f['samples']:,} samples: {f['speedup']:.1f}×, {met}")
+    first = figures["1x"]["regrade_first_verdict_seconds"]
+    met = "met" if first <= FIRST_VERDICT_GOAL_SECONDS else "**not met**"
+    said.append(f"first verdict within ~{FIRST_VERDICT_GOAL_SECONDS:.0f} s: {first:.1f} s, {met}")
+    if "10x" in figures:
+        low, high = (figures[s]["regrade_peak_pss_mib"] for s in ("1x", "10x"))
+        met = "met" if high <= FLAT_MEMORY * low else "**not met**"
+        said.append(f"memory flat from 1× to 10×: {low:.0f} and {high:.0f} MiB, {met}")
+    return "; ".join(said) + "."
+
+
+FIGURES = {
+    "regrade-e2e-measured": measured_on,
+    "regrade-e2e-table": table,
+    "regrade-e2e-loaded": loaded,
+    "regrade-e2e-goals": goals,
+}
