@@ -20,13 +20,13 @@ samples). Both sides are separate processes on the same outputs and rows:
   process tree (every descendant's proportional set size summed, polled every 50 ms; the
   bwrap trees are descendants too).
 
-Every regraded list and metadata string must be lcb_runner's (normalised as the judge goldens
-are) on an idle machine; the bench counts and names the others. Then the loaded machine:
+Every regraded list and metadata string is compared with lcb_runner's (normalised as the judge
+goldens are): the bench counts and names those that differ. Then the loaded machine:
 ``--hogs`` busy-loop processes started beside the 1x run's regrade, killed when it ends, on
 the default settings and with ``--recheck 2``: how many verdicts differ from lcb_runner's idle
 ones, how many were run again alone as starved, and how many the timing band names as flipped.
-Figures for docs/performance-regrade.md (dev/lcb_conformance_dev/e2e_bench_figures.py), not
-assertions; not in any default tox env (it measures the machine).
+Figures for docs/performance-regrade-e2e.md (dev/lcb_conformance_dev/e2e_bench_figures.py),
+not assertions; not in any default tox env (it measures the machine).
 """
 
 from __future__ import annotations
@@ -161,9 +161,10 @@ def write_inputs(folder: Path, raw: dict[str, list[str]], lcb_runner: dict) -> l
     return [str(run), "--dataset", str(dataset), "--not-a-release", "--style", STYLE]
 
 
-def tree_pss_kib(root: int) -> int:
-    """The proportional set size of ``root`` and every descendant, summed (from /proc): the
-    pages a fork shares with its parent counted once, not per process as RSS would."""
+def tree_pss_kib(root: int) -> tuple[int, int]:
+    """The proportional set size of ``root`` and every descendant, summed (from /proc: the
+    pages a fork shares with its parent counted once, not per process as RSS would), and the
+    largest one process's."""
     parents: dict[int, int] = {}
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
@@ -172,14 +173,14 @@ def tree_pss_kib(root: int) -> int:
             except OSError:
                 continue
             parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
-    total = 0
+    sizes = []
     for pid in parents:
         ancestor = pid
         while ancestor not in (0, 1, root):
             ancestor = parents.get(ancestor, 0)
         if ancestor == root:
-            total += _pss_kib(pid)
-    return total
+            sizes.append(_pss_kib(pid))
+    return sum(sizes), max(sizes, default=0)
 
 
 def _pss_kib(pid: int) -> int:
@@ -207,7 +208,9 @@ def watch(process: subprocess.Popen, results: Path, start: float, seen: dict) ->
         if "first_verdict" not in seen and first_sample_line(results):
             seen["first_verdict"] = now - start
         if now - last_sampled >= 0.05:
-            seen["peak_pss_kib"] = max(seen.get("peak_pss_kib", 0), tree_pss_kib(process.pid))
+            total, largest = tree_pss_kib(process.pid)
+            seen["peak_pss_kib"] = max(seen.get("peak_pss_kib", 0), total)
+            seen["largest_pss_kib"] = max(seen.get("largest_pss_kib", 0), largest)
             last_sampled = now
         time.sleep(0.01)
 
@@ -232,12 +235,13 @@ def run_command(upstream_arg: str, arguments: list[str], results: Path, extra=()
         raise SystemExit(f"regrade exited {process.returncode}: {stderr.decode()[-2000:]}")
     return {
         "exit_code": process.returncode,
-        "headline": stdout.decode().splitlines()[0] if stdout else "",
+        "headline": ([""] + stdout.decode().strip().splitlines())[-1],  # the console's last line
         "wall": wall,
         "cpu": children_cpu() - cpu + child.get("contained_cpu", 0.0),
         "phases": phase_seconds(epoch, child.get("phases", {})),
         "first_verdict": seen.get("first_verdict", wall),
         "peak_pss_kib": seen.get("peak_pss_kib", 0),
+        "largest_pss_kib": seen.get("largest_pss_kib", 0),
     }
 
 
@@ -313,6 +317,7 @@ def side_by_side(options, upstream: Upstream, folder: Path, scale: int) -> tuple
         "regrade_first_verdict_seconds": round(mine["first_verdict"], 2),
         "regrade_phases_seconds": mine["phases"],
         "regrade_peak_pss_mib": round(mine["peak_pss_kib"] / 1024, 1),
+        "regrade_largest_process_pss_mib": round(mine["largest_pss_kib"] / 1024, 1),
         "regrade_exit_code": mine["exit_code"],
         "speedup": round(lcb_runner["wall"] / mine["wall"], 2),
         "cpu_ratio": round(lcb_runner["cpu"] / mine["cpu"], 2),
@@ -324,8 +329,8 @@ def side_by_side(options, upstream: Upstream, folder: Path, scale: int) -> tuple
 def loaded(options, inputs: dict, folder: Path) -> dict:
     """The 1x run beside --hogs busy loops: default settings, then --recheck 2."""
     found = {}
-    for name, extra in (("default", ()), ("recheck 2", ("--recheck", "2"))):
-        results = folder / f"loaded-{name.replace(' ', '')}.jsonl"
+    for name, extra in (("default", ()), ("recheck-2", ("--recheck", "2"))):
+        results = folder / f"loaded-{name}.jsonl"
         mine = with_hogs(
             options.hogs, run_command, options.upstream, inputs["arguments"], results, extra
         )

@@ -2,7 +2,7 @@
 (bench/regrade-e2e.json, by ``python bench/bench_regrade_e2e.py ... --json
 bench/regrade-e2e.json``): the whole command against codegen_metrics at each scale, the
 loaded-machine run, and which of the issue's goals the record meets. The record holds its own
-date, command, machine and load, so docs/performance-regrade.md shows them dated."""
+date, command, machine and load, so docs/performance-regrade-e2e.md shows them dated."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from lcb_conformance_dev.bench_figures import read_record
 RECORD = "bench/regrade-e2e.json"
 # the goals the benchmark is held to: speedup at a scale, and memory flat across them
 SPEEDUP_GOALS = {"1x": 3.0, "10x": 4.0}
+LOADED_RUNS = {"default": "default settings", "recheck-2": "`--recheck 2`"}
 FIRST_VERDICT_GOAL_SECONDS = 2.0
 FLAT_MEMORY = 1.10  # the 10x run's peak within 10 % of the 1x run's
 
@@ -62,9 +63,9 @@ def loaded() -> str:
     ]
     for name, f in data["loaded"].items():
         lines.append(
-            f"| {name} | {f['regrade_seconds']:.1f} s | {f['verdicts_flipped']} "
-            f"| {f['failure_kind_changed']} | {f['starved_run_again']} | {f['rechecked']} "
-            f"| {f['band_flipped']} |"
+            f"| {LOADED_RUNS.get(name, name)} | {f['regrade_seconds']:.1f} s "
+            f"| {f['verdicts_flipped']} | {f['failure_kind_changed']} "
+            f"| {f['starved_run_again']} | {f['rechecked']} | {f['band_flipped']} |"
         )
     return "\n".join(lines)
 
@@ -83,9 +84,50 @@ def goals() -> str:
     said.append(f"first verdict within ~{FIRST_VERDICT_GOAL_SECONDS:.0f} s: {first:.1f} s, {met}")
     if "10x" in figures:
         low, high = (figures[s]["regrade_peak_pss_mib"] for s in ("1x", "10x"))
+        one, ten = (figures[s]["regrade_largest_process_pss_mib"] for s in ("1x", "10x"))
         met = "met" if high <= FLAT_MEMORY * low else "**not met**"
-        said.append(f"memory flat from 1× to 10×: {low:.0f} and {high:.0f} MiB, {met}")
+        said.append(
+            f"memory flat from 1× to 10×: the tree's peak {low:.0f} and {high:.0f} MiB, {met} "
+            f"(its largest one process {one:.0f} and {ten:.0f} MiB)"
+        )
     return "; ".join(said) + "."
+
+
+PHASES = {
+    "imports": "the interpreter and the imports",
+    "checks": "the run, dataset, upstream tree and judge checks, up to grading's call",
+    "grading_start": "the grading process's start to its first verdict",
+}
+
+
+def phases() -> str:
+    """What the 1x run's command did before its first verdict, phase by phase."""
+    found = record()["figures"]["1x"]["regrade_phases_seconds"]
+    return "; ".join(f"{words} {found[name]:.2f} s" for name, words in PHASES.items())
+
+
+def cores(scale: str) -> str:
+    """The cores each side's tree had on average (its CPU over its wall time) at a scale."""
+    f = record()["figures"][scale]
+    mine = f["regrade_cpu_seconds"] / f["regrade_seconds"]
+    theirs = f["codegen_metrics_cpu_seconds"] / f["codegen_metrics_process_seconds"]
+    total = record()["machine"]["cpus"]
+    return f"`regrade` {mine:.2f} of the {total} cores, `codegen_metrics` {theirs:.2f}"
+
+
+def figure(scale: str, field: str) -> str:
+    """One figure of a scale's run (``1x``, ``10x``; ``loaded:NAME`` for a loaded run), as the
+    tables show it: a ratio, seconds, MiB or a count."""
+    group, _, name = scale.partition(":")
+    found = record()["loaded"][name] if group == "loaded" else record()["figures"][scale]
+    value = found[field]
+    if field in ("speedup", "cpu_ratio"):
+        return f"{value:.1f}×"
+    if field.endswith("seconds"):
+        return f"{value:.1f} s"
+    if field.endswith("mib"):
+        return f"{value:.0f} MiB"
+    return f"{value:,}"
 
 
 FIGURES = {
@@ -93,4 +135,7 @@ FIGURES = {
     "regrade-e2e-table": table,
     "regrade-e2e-loaded": loaded,
     "regrade-e2e-goals": goals,
+    "regrade-e2e-phases": phases,
+    "regrade-e2e-cores": cores,
+    "regrade-e2e": figure,
 }
