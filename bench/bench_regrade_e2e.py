@@ -25,7 +25,7 @@ goldens are): the bench counts and names those that differ. Then the loaded mach
 ``--hogs`` busy-loop processes started beside the 1x run's regrade, killed when it ends, on
 the default settings and with ``--recheck 2``: how many verdicts differ from lcb_runner's idle
 ones, how many were run again alone as starved, and how many the timing band names as flipped.
-Figures for docs/performance-regrade-e2e.md (dev/lcb_conformance_dev/e2e_bench_figures.py),
+Figures for docs/performance-regrade-e2e.md (dev/lcb_conformance_dev/end_to_end_figures.py),
 not assertions; not in any default tox env (it measures the machine).
 """
 

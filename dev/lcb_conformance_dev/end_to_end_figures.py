@@ -22,13 +22,14 @@ def record() -> dict:
 
 def measured_on() -> str:
     data = record()
-    machine = data["machine"]
-    command = data["command"].replace(data["upstream"].get("path") or "\0", "CHECKOUT_28fef95")
+    machine, upstream = data["machine"], data["upstream"]
+    command = data["command"].replace(upstream.get("path") or "\0", "CHECKOUT_28fef95")
+    version = (upstream.get("commit") or upstream.get("version", ""))[:7]
     return (
-        f"Measured {data['date']} with `{command}`: {machine['cpus']} CPUs shared with other "
-        f"sessions' tests, 1-minute load {machine['load_1min_at_start']} at the start and "
-        f"{machine['load_1min_at_end']} at the end, CPython {machine['python']}, lcb_runner "
-        f"{(data['upstream'].get('commit') or data['upstream'].get('version', ''))[:7]}."
+        f"Finished {data['date']} (its record's time), `{command}`: {machine['cpus']} CPUs "
+        f"shared with other sessions' tests, 1-minute load {machine['load_1min_at_start']} "
+        f"at the start and {machine['load_1min_at_end']} at the end, CPython "
+        f"{machine['python']}, lcb_runner {version}."
     )
 
 
