@@ -45,6 +45,7 @@ from lcb_conformance.tokenizer_checks import tokenizer_diff
 from lcb_conformance.upstream import differential, judge
 from lcb_conformance_dev import (
     bench_figures,
+    end_to_end_figures,
     hypothesis_profiles,
     layout_table,
     peers,
@@ -357,6 +358,8 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "scenario-raising-lmstyles": _scenario_raising_lmstyles,
     # the regrade benchmark's record (bench/regrade.json)
     **bench_figures.FIGURES,
+    # the end-to-end regrade benchmark's record (bench/regrade-e2e.json)
+    **end_to_end_figures.FIGURES,
     # the time-to-first-verdict benchmark's record (bench/time-to-verdict.json)
     **verdict_bench_figures.FIGURES,
 }

@@ -273,7 +273,9 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     try:
         upstream = Upstream(args.upstream)
         upstream.require_pinned_files(args.allow_modified_upstream)
-        upstream.lmstyle(lmstyle)
+        # its extract_code runs for the style now (the LMStyle and the extraction module
+        # checked before anything is graded; the prompt side's imports are not needed)
+        upstream.extract_as(lmstyle, "")
         differs = judge_differences(upstream, args.accept_judge_differences)
     except (UpstreamSourceError, UpstreamMissing) as error:
         raise RegradeError(f"--upstream: {error}") from None

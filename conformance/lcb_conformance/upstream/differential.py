@@ -118,7 +118,7 @@ def _available_upstream(source: str):
     """(upstream, its description), imported now; LookupError saying why it cannot be."""
     try:
         upstream = _row_cached_upstream(source)
-        upstream.lmstyle("OpenAIChat")  # imports lcb_runner
+        upstream.check_importable()  # imports lcb_runner's prompt side now, or says why not
         return upstream, upstream.describe_source()
     except (UpstreamSourceError, importlib.metadata.PackageNotFoundError) as error:
         raise LookupError(str(error) or repr(error)) from None

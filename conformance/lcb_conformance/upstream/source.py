@@ -68,11 +68,21 @@ def _working_directory(path: Path):
         os.chdir(previous)
 
 
+# the prompt side's modules, by the names _function asks for them with
+PROMPT_SIDE = {
+    "lm_styles": "lm_styles",
+    "problems": "benchmarks.code_generation",
+    "prompts": "prompts.code_generation",
+    "extraction": "utils.extraction_utils",
+}
+
+
 class Upstream:
     """lcb_runner as found at ``source`` ("installed" or a checkout path)."""
 
     def __init__(self, source: str = INSTALLED):
         self.source = source
+        self._prompt_modules: dict[str, ModuleType] = {}
         if source == INSTALLED:
             self.package = "livecodebench"
             self.checkout = None
@@ -102,24 +112,24 @@ class Upstream:
         with _working_directory(self.checkout):
             return importlib.import_module(module_name)
 
-    @cached_property
-    def _modules(self) -> dict[str, ModuleType]:
-        try:
-            return {
-                "lm_styles": self._import("lm_styles"),
-                "problems": self._import("benchmarks.code_generation"),
-                "prompts": self._import("prompts.code_generation"),
-                "extraction": self._import("utils.extraction_utils"),
-            }
-        except UpstreamSourceError:
-            raise
-        except Exception as error:  # its code does not import: it is unusable, say where
-            raise self._cannot_import("upstream", error) from error
+    def _prompt_module(self, key: str) -> ModuleType:
+        """One of the prompt side's modules (PROMPT_SIDE), imported when first asked for:
+        extraction needs neither the benchmark's ``datasets`` nor the prompts' ``anthropic``,
+        whose imports take seconds before a regrade's first verdict."""
+        if key not in self._prompt_modules:
+            try:
+                self._prompt_modules[key] = self._import(PROMPT_SIDE[key])
+            except UpstreamSourceError:
+                raise
+            except Exception as error:  # its code does not import: it is unusable, say where
+                raise self._cannot_import("upstream", error) from error
+        return self._prompt_modules[key]
 
     def check_importable(self) -> None:
         """Import lcb_runner's prompt and extraction modules now: UpstreamSourceError, naming
         the file and line, when they cannot be (a syntax error, a missing dependency)."""
-        self._modules  # noqa: B018 (imported for its error)
+        for key in PROMPT_SIDE:
+            self._prompt_module(key)
 
     def _cannot_import(self, what: str, error: Exception) -> UpstreamSourceError:
         """Why ``what`` of this upstream cannot be imported, in one line: the file and line
@@ -161,7 +171,7 @@ class Upstream:
         )
 
     def _function(self, module: str, name: str):
-        function = getattr(self._modules[module], name, None)
+        function = getattr(self._prompt_module(module), name, None)
         if function is None:
             raise UpstreamMissing(f"{self.describe_source()} has no {module}.{name}")
         return function
@@ -177,7 +187,7 @@ class Upstream:
             raise self._cannot_import(name, error) from error
 
     def lmstyle(self, name: str):
-        lmstyle_enum = self._modules["lm_styles"].LMStyle
+        lmstyle_enum = self._prompt_module("lm_styles").LMStyle
         try:
             return lmstyle_enum[name]
         except KeyError:
