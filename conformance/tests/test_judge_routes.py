@@ -15,7 +15,10 @@ from pathlib import Path
 import interpreters
 import pytest
 
+from lcb_conformance import cli
 from lcb_conformance.adapters import implementation, jsonl_server, process
+from lcb_conformance.common import exit_codes
+from lcb_conformance.reports import verdict
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import DIFFERS, ERROR, IDENTICAL, NOT_PROVIDED
 from lcb_conformance.suite import goldens, judge_cases
@@ -264,3 +267,46 @@ def test_a_harness_judge_in_its_own_environment_gets_the_in_process_results(
     statuses = {result["status"] for result in over_process}
     assert statuses == {IDENTICAL, DIFFERS}, statuses  # graded against every golden
 
+
+
+# ---- a time limit where lcb_runner passes: it differs, and every view says it may be the load
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_time_limit_where_lcb_runner_passes_differs_and_is_timing_sensitive(route):
+    """The judge's answer is a time limit, lcb_runner's golden a pass: the case still differs,
+    and its result says why the machine's load may have decided it; a wrong answer is no
+    timing matter, nor is a raise."""
+    found = judged("time_limit_everywhere", route, [GRADED])[GRADED]
+    assert found.status == DIFFERS
+    assert found.timing_sensitive == "pass vs time limit"
+    assert "pass vs time limit: timing-sensitive: may be the machine's load" in (
+        verdict.mismatch_report(found).splitlines()[0]
+    )
+    raised = judged("raises_key_error", route, [GRADED])[GRADED]
+    assert raised.status == ERROR and raised.timing_sensitive is None
+
+
+def test_every_view_names_a_timing_sensitive_difference_and_report_rederives_it(tmp_path):
+    """Console failure groups, the JSON and HTML reports and the results file name the
+    timing-sensitive difference; `report RESULTS` derives the field again from the golden and
+    the answer the file holds, and exits 1 on it as the run did: a timing-sensitive
+    difference still differs."""
+    results_file, json_file, html_file = (tmp_path / n for n in ("r.jsonl", "r.json", "r.html"))
+    argv = ["run", "--impl", "miniature_judges:time_limit_everywhere", "--impl-path",
+            str(TESTS), "--only", goldens.JUDGE, "--no-contract", "--results", str(results_file),
+            "--json", str(json_file), "--html", str(html_file)]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.cli", *argv],
+        capture_output=True, text=True, cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == exit_codes.DIFFERS, done.stderr[-2000:]
+    said = "pass vs time limit: timing-sensitive: may be the machine's load"
+    assert said in done.stdout and "differs (timing-sensitive)" in done.stdout
+    rows = [json.loads(line)["result"] for line in results_file.read_text().splitlines()[1:-1]]
+    assert {r["id"]: r for r in rows}[GRADED]["timing_sensitive"] == "pass vs time limit"
+    failures = json.loads(json_file.read_text())["failures"]
+    [failure] = [entry for entry in failures if entry["case"] == GRADED]
+    assert failure["timing_sensitive"] == "pass vs time limit" and said in failure["report"]
+    assert "timing-sensitive: may be the machine&#x27;s load" in html_file.read_text()
+    assert cli.main(["report", str(results_file)]) == exit_codes.DIFFERS

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lcb_conformance.runner import results
-from lcb_conformance.runner.run import _cases_by_id, compare
+from lcb_conformance.runner.run import _cases_by_id, compare, judge_timing
 from lcb_conformance.suite import families, goldens, index
 
 # The statuses a golden case's row may claim holding no answer: what the file cannot disprove
@@ -64,6 +64,8 @@ def rederive(found: results.ConformanceRun, path: Path) -> None:
         what = _disagreement(result, deviations)
         if not what and result.ran and lacks & set(result.function.split(",")):
             what = f"its header says {impl.get('name')} does not provide {result.function}"
+        if not what and result.timing_sensitive != (derived := judge_timing(result)):
+            what = f"its timing_sensitive is {result.timing_sensitive!r}, its answer's {derived!r}"
         if what:
             raise results.ResultsFileError(
                 f"{path}:{number}: {result.id} says {result.status}, but {what}: the file is "

@@ -98,6 +98,9 @@ class CaseResult:
     actual_repr: str | None = None  # an answer that is not text, as repr
     difference: dict | None = None  # how it differs: kind, offset, detail (showdiff.describe)
     seconds: float = 0.0
+    # a judge case that differs where either side is a time limit: why ("time limit vs wrong
+    # answer"), from its golden and answer (run.judge_timing); it still differs
+    timing_sensitive: str | None = None
 
     @property
     def ran(self) -> bool:

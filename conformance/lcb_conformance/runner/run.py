@@ -18,6 +18,7 @@ cases run in child processes the run outlives, each under the case time limit
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -48,7 +49,7 @@ from lcb_conformance.runner.results import (
 )
 from lcb_conformance.suite import families, goldens, index, judge_cases
 from lcb_conformance.suite.families import judge as judge_family
-from lcb_conformance.upstream import judge
+from lcb_conformance.upstream import judge, timing
 
 CONTRACT_ROW = "API contract"  # the contract's rows of the verdict, by group
 CHUNKS_PER_JOB = 4
@@ -302,6 +303,7 @@ class Runner:
             outcome = outcomes[goldens.key_of(case["id"]).case]
             found.append(self._judged(case, outcome))
             found[-1].seconds = each
+            found[-1].timing_sensitive = judge_timing(found[-1])
         return found
 
     def _judged(self, case: dict, outcome: dict) -> CaseResult:
@@ -365,6 +367,23 @@ class Runner:
             else:
                 found.append(self.contract(contracts[case_id]).to_json())
         return found
+
+
+def judge_timing(result: CaseResult) -> str | None:
+    """Why a judge case's difference may be the machine's load ("time limit vs wrong answer"),
+    or None: upstream/timing.py's rule on the golden it was held to and its answer, so a
+    results file's reader derives it again (runner/records.py). It never changes a status."""
+    differs = result.status in (DIFFERS, WHITESPACE)
+    if result.family != goldens.JUDGE or not differs or None in (result.actual, result.golden):
+        return None
+    try:
+        golden = json.loads(goldens.read(goldens.key_of(result.golden)) or "null")
+        answer = json.loads(result.actual)
+    except ValueError:  # an answer that is no verdict: nothing to say about its timing
+        return None
+    if not isinstance(golden, dict) or not isinstance(answer, dict):
+        return None
+    return timing.judged_sensitive(golden, answer)
 
 
 def _contract_result(case: contract.ContractCase, status: str, **details) -> CaseResult:
