@@ -26,7 +26,7 @@ from lcb_conformance.runner.results import ERROR, IDENTICAL, NOT_PROVIDED
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.cases import FixtureError
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge
+from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge, timing
 
 pytestmark = pytest.mark.transformers_independent  # the judge runs programs
 
@@ -504,3 +504,23 @@ def test_a_raise_where_lcb_runner_raises_is_held_to_what_it_raises():
     assert judge_report.compare(same) == []
     other = _as_outcomes(malformed_private_payload=_raised("KeyError", "builtins", "'x'"))
     assert [entry["difference"] for entry in judge_report.compare(other)] == [judge_report.DETAIL]
+
+
+def _golden(case_id: str) -> dict:
+    return json.loads(goldens.read(GoldenKey(goldens.JUDGE, "", case_id)))
+
+
+@pytest.mark.parametrize(
+    "golden, answer, why",
+    [
+        ("sum_infinite_loop", "average_integer_division", "time limit vs wrong answer"),
+        ("sum_ignores_alarm", "sum_input_correct", "global time limit vs pass"),
+        ("sum_input_correct", "sum_infinite_loop", "pass vs time limit"),
+        ("average_integer_division", "bad_json_input", None),  # wrong vs runtime: no timing
+        ("average_integer_division", "sum_input_correct", None),
+    ],
+)
+def test_a_judge_difference_at_a_time_limit_is_timing_sensitive(golden, answer, why):
+    """upstream/timing.py's rule on two of lcb_runner's own judge verdicts: either a time
+    limit (error_code -3) or the global limit (graded [-2], error_code -5: nothing came back)."""
+    assert timing.judged_sensitive(_golden(golden), _golden(answer)) == why

@@ -287,7 +287,9 @@ def test_a_time_limit_where_lcb_runner_passes_differs_and_is_timing_sensitive(ro
     assert raised.status == ERROR and raised.timing_sensitive is None
 
 
-def test_every_view_names_a_timing_sensitive_difference_and_report_rederives_it(tmp_path):
+def test_every_view_names_a_timing_sensitive_difference_and_report_rederives_it(
+    tmp_path, capsys
+):
     """Console failure groups, the JSON and HTML reports and the results file name the
     timing-sensitive difference; `report RESULTS` derives the field again from the golden and
     the answer the file holds, and exits 1 on it as the run did: a timing-sensitive
@@ -310,3 +312,14 @@ def test_every_view_names_a_timing_sensitive_difference_and_report_rederives_it(
     assert failure["timing_sensitive"] == "pass vs time limit" and said in failure["report"]
     assert "timing-sensitive: may be the machine&#x27;s load" in html_file.read_text()
     assert cli.main(["report", str(results_file)]) == exit_codes.DIFFERS
+    # the field is re-derived, not believed: dropped from a row, the file is refused
+    lines = results_file.read_text().splitlines()
+    number = next(n for n, line in enumerate(lines) if f'"{GRADED}"' in line)
+    record = json.loads(lines[number])
+    record["result"]["timing_sensitive"] = None
+    lines[number] = json.dumps(record)
+    results_file.write_text("\n".join(lines) + "\n")
+    assert cli.main(["report", str(results_file)]) == exit_codes.UNUSABLE
+    assert "its timing_sensitive is None, its answer's 'pass vs time limit'" in (
+        capsys.readouterr().err
+    )

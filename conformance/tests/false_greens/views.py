@@ -91,6 +91,21 @@ def _forged(adapter: str, edit):
     return prepare
 
 
+def _timing_sensitive_claimed_identical(tmp: Path) -> None:
+    """A run of a judge answering "time limit" where lcb_runner passes (every judge case then
+    differs, timing-sensitive), each row edited to say identical, the field that says the
+    machine's load may have decided it kept, and the footer recounted."""
+    argv = ["run", "--impl", "miniature_judges:time_limit_everywhere", "--impl-path",
+            str(paths.ROOT / "conformance" / "tests"), "--only", "judge", "--no-contract"]  # fmt: skip
+    assert cli.main([*argv, "--results", str(tmp / RUN)]) == exit_codes.DIFFERS
+    lines = (tmp / RUN).read_text("ascii").splitlines()
+    rows = [json.loads(line) for line in lines[1:-1]]
+    for row in rows:
+        assert row["result"]["timing_sensitive"], row["result"]["id"]
+        row["result"].update(status=results.IDENTICAL, reason="", difference=None)
+    _write(tmp, [lines[0], *map(json.dumps, rows), _footer({results.IDENTICAL: len(rows)})])
+
+
 def _claiming(status: str):
     """An edit: a differing row made to claim ``status``, its answer left in place."""
 
@@ -186,6 +201,16 @@ CASES = [
         why="a footer whose counts are not its rows: the file is not what the run wrote",
         prepare=_edited(lambda lines: [*lines[:-1], _footer({"identical": 14})]),
         says=("the footer counts",),
+    ),
+    FalseGreen(
+        id="report-timing-sensitive-claimed-identical",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="a judge's time limits where lcb_runner passes, called identical because the "
+        "machine's load may have decided them: a timing-sensitive difference still differs",
+        prepare=_timing_sensitive_claimed_identical,
+        says=("says identical, but its answer against its golden is differs",),
     ),
     FalseGreen(
         id="report-differs-claimed-identical",
