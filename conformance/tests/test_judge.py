@@ -506,10 +506,6 @@ def test_a_raise_where_lcb_runner_raises_is_held_to_what_it_raises():
     assert [entry["difference"] for entry in judge_report.compare(other)] == [judge_report.DETAIL]
 
 
-def _golden(case_id: str) -> dict:
-    return json.loads(goldens.read(GoldenKey(goldens.JUDGE, "", case_id)))
-
-
 @pytest.mark.parametrize(
     "golden, answer, why",
     [
@@ -523,4 +519,19 @@ def _golden(case_id: str) -> dict:
 def test_a_judge_difference_at_a_time_limit_is_timing_sensitive(golden, answer, why):
     """upstream/timing.py's rule on two of lcb_runner's own judge verdicts: either a time
     limit (error_code -3) or the global limit (graded [-2], error_code -5: nothing came back)."""
-    assert timing.judged_sensitive(_golden(golden), _golden(answer)) == why
+    assert timing.judged_sensitive(golden_verdict(golden), golden_verdict(answer)) == why
+
+
+def test_the_judge_report_names_a_timing_sensitive_difference():
+    """A time limit where lcb_runner passes is a false fail all the same, said to be one the
+    machine's load may have decided; a runtime error there is not."""
+    changed = _as_outcomes(
+        sum_input_correct={"verdict": golden_verdict("sum_infinite_loop")},
+        average_correct={"verdict": golden_verdict("bad_json_input")},
+    )
+    found = {entry["case"]: entry for entry in judge_report.compare(changed)}
+    assert found["sum_input_correct"]["difference"] == judge_report.FALSE_FAIL
+    assert found["sum_input_correct"]["timing_sensitive"] == "pass vs time limit"
+    assert found["average_correct"]["timing_sensitive"] is None
+    table = "\n".join(judge_report.table_lines(list(found.values())))
+    assert "false fail (pass vs time limit: timing-sensitive: may be the machine's load)" in table

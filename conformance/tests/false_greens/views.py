@@ -95,8 +95,9 @@ def _timing_sensitive_claimed_identical(tmp: Path) -> None:
     """A run of a judge answering "time limit" where lcb_runner passes (every judge case then
     differs, timing-sensitive), each row edited to say identical, the field that says the
     machine's load may have decided it kept, and the footer recounted."""
-    argv = ["run", "--impl", "miniature_judges:time_limit_everywhere", "--impl-path",
-            str(paths.ROOT / "conformance" / "tests"), "--only", "judge", "--no-contract"]  # fmt: skip
+    tests = str(paths.ROOT / "conformance" / "tests")
+    argv = ["run", "--impl", "miniature_judges:time_limit_everywhere", "--impl-path", tests,
+            "--only", "judge", "--no-contract"]  # fmt: skip
     assert cli.main([*argv, "--results", str(tmp / RUN)]) == exit_codes.DIFFERS
     lines = (tmp / RUN).read_text("ascii").splitlines()
     rows = [json.loads(line) for line in lines[1:-1]]
