@@ -5,6 +5,7 @@ never a phrase; and no judge reads the gate's own stdin."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -13,15 +14,18 @@ import sys
 from pathlib import Path
 
 import interpreters
+import miniature_judges
 import pytest
 
 from lcb_conformance import cli
 from lcb_conformance.adapters import implementation, jsonl_server, process
 from lcb_conformance.common import exit_codes
 from lcb_conformance.reports import verdict
+from lcb_conformance.runner import records
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import DIFFERS, ERROR, IDENTICAL, NOT_PROVIDED
 from lcb_conformance.suite import goldens, judge_cases
+from lcb_conformance.upstream import judge as judge_module
 
 pytestmark = pytest.mark.selftest
 
@@ -280,11 +284,38 @@ def test_a_time_limit_where_lcb_runner_passes_differs_and_is_timing_sensitive(ro
     found = judged("time_limit_everywhere", route, [GRADED])[GRADED]
     assert found.status == DIFFERS
     assert found.timing_sensitive == "pass vs time limit"
+    assert found.rechecked == found.actual  # re-run alone, a time limit again: both recorded
     assert "pass vs time limit: timing-sensitive: may be the machine's load" in (
         verdict.mismatch_report(found).splitlines()[0]
     )
     raised = judged("raises_key_error", route, [GRADED])[GRADED]
     assert raised.status == ERROR and raised.timing_sensitive is None
+
+
+def test_a_timing_sensitive_difference_is_identical_only_when_its_re_run_alone_gives_the_golden(
+    monkeypatch,
+):
+    """The batch's answer a time limit, the re-run alone lcb_runner's own verdict: identical,
+    both answers kept, and `report` re-derives it so; the same file with the re-run's answer
+    on a difference that is no timing matter is refused."""
+    golden = json.loads(goldens.read(goldens.key_of(GRADED)))
+    time_limit = miniature_judges.time_limit_everywhere.judge_program(None, "", 6)
+    calls = []
+
+    def judge(self, cases):  # the batch answers a time limit, the re-run alone the golden
+        calls.append([case.id for case in cases])
+        verdict = golden if len(calls) > 1 else judge_module.normalise(*time_limit)
+        return {case.id: {"verdict": verdict} for case in cases}
+
+    monkeypatch.setattr(runner.Runner, "_judge", judge)
+    [found] = runner.Runner(load("own", "in-process")).sandboxed([JUDGE_CASES[GRADED]])
+    assert calls == [["sum_input_correct"], ["sum_input_correct"]]
+    assert (found.status, found.timing_sensitive) == (IDENTICAL, "pass vs time limit")
+    assert found.rechecked == goldens.read(goldens.key_of(GRADED)) != found.actual
+    deviations = ()
+    assert records._disagreement(found, deviations) == ""
+    wrong = dataclasses.replace(found, actual=json.dumps({**golden, "passed": False}))
+    assert records._disagreement(wrong, deviations).endswith("its golden is differs")
 
 
 def test_every_view_names_a_timing_sensitive_difference_and_report_rederives_it(
