@@ -126,3 +126,11 @@ def _time_limit_everywhere(row, program, timeout):
 
 # a judge answering "time limit" where lcb_runner passes: a timing-sensitive difference
 time_limit_everywhere = types.SimpleNamespace(judge_program=_time_limit_everywhere)
+
+
+def _wrong_answer_everywhere(row, program, timeout):
+    return [WRONG], {"error_code": WRONG, "error_message": "Wrong Answer"}
+
+
+# a judge answering "wrong answer" everywhere: a difference that is no timing matter
+wrong_answer_everywhere = types.SimpleNamespace(judge_program=_wrong_answer_everywhere)

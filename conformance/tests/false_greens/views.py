@@ -19,6 +19,7 @@ from false_greens import FalseGreen
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.runner import results
+from lcb_conformance.suite import goldens
 
 RUN = "run.jsonl"
 ONLY = "reference-impl/decode_context"
@@ -91,20 +92,26 @@ def _forged(adapter: str, edit):
     return prepare
 
 
-def _timing_sensitive_claimed_identical(tmp: Path) -> None:
-    """A run of a judge answering "time limit" where lcb_runner passes (every judge case then
-    differs, timing-sensitive), each row edited to say identical, the field that says the
-    machine's load may have decided it kept, and the footer recounted."""
-    tests = str(paths.ROOT / "conformance" / "tests")
-    argv = ["run", "--impl", "miniature_judges:time_limit_everywhere", "--impl-path", tests,
-            "--only", "judge", "--no-contract"]  # fmt: skip
-    assert cli.main([*argv, "--results", str(tmp / RUN)]) == exit_codes.DIFFERS
-    lines = (tmp / RUN).read_text("ascii").splitlines()
-    rows = [json.loads(line) for line in lines[1:-1]]
-    for row in rows:
-        assert row["result"]["timing_sensitive"], row["result"]["id"]
-        row["result"].update(status=results.IDENTICAL, reason="", difference=None)
-    _write(tmp, [lines[0], *map(json.dumps, rows), _footer({results.IDENTICAL: len(rows)})])
+def _judge_rows_claimed_identical(judge: str, rechecked: bool):
+    """A prepare: a run of the miniature judge ``judge`` (every judge case differs), each row
+    edited to say identical (``rechecked``: its re-run alone's answer forged to be its golden),
+    and the footer recounted."""
+
+    def prepare(tmp: Path) -> None:
+        tests = str(paths.ROOT / "conformance" / "tests")
+        argv = ["run", "--impl", f"miniature_judges:{judge}", "--impl-path", tests,
+                "--only", "judge", "--no-contract"]  # fmt: skip
+        assert cli.main([*argv, "--results", str(tmp / RUN)]) == exit_codes.DIFFERS
+        lines = (tmp / RUN).read_text("ascii").splitlines()
+        rows = [json.loads(line) for line in lines[1:-1]]
+        for row in rows:
+            found = row["result"]
+            found.update(status=results.IDENTICAL, reason="", difference=None)
+            if rechecked:
+                found["rechecked"] = goldens.read(goldens.key_of(found["golden"]))
+        _write(tmp, [lines[0], *map(json.dumps, rows), _footer({results.IDENTICAL: len(rows)})])
+
+    return prepare
 
 
 def _claiming(status: str):
@@ -210,7 +217,17 @@ CASES = [
         expect=exit_codes.UNUSABLE,
         why="a judge's time limits where lcb_runner passes, called identical because the "
         "machine's load may have decided them: a timing-sensitive difference still differs",
-        prepare=_timing_sensitive_claimed_identical,
+        prepare=_judge_rows_claimed_identical("time_limit_everywhere", rechecked=False),
+        says=("says identical, but its answer against its golden is differs",),
+    ),
+    FalseGreen(
+        id="report-re-run-forged-on-a-wrong-answer",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="a judge's wrong answers, each row given a re-run alone that answered the golden: "
+        "a re-run counts only where the first answer was timing-sensitive",
+        prepare=_judge_rows_claimed_identical("wrong_answer_everywhere", rechecked=True),
         says=("says identical, but its answer against its golden is differs",),
     ),
     FalseGreen(
