@@ -116,3 +116,21 @@ def _judge_reading_stdin(row, program, timeout):
 
 # a judge returning what it read from its own stdin: /dev/null gives nothing
 reads_its_stdin = types.SimpleNamespace(judge_program=_judge_reading_stdin)
+
+
+def _time_limit_everywhere(row, program, timeout):
+    """What a judge on a starved machine may answer: every program over its first test's
+    limit, in lcb_runner's form (error_code -3), the programs lcb_runner passes included."""
+    return [TIME_LIMIT], {"error_code": TIME_LIMIT, "error_message": "Time Limit Exceeded"}
+
+
+# a judge answering "time limit" where lcb_runner passes: a timing-sensitive difference
+time_limit_everywhere = types.SimpleNamespace(judge_program=_time_limit_everywhere)
+
+
+def _wrong_answer_everywhere(row, program, timeout):
+    return [WRONG], {"error_code": WRONG, "error_message": "Wrong Answer"}
+
+
+# a judge answering "wrong answer" everywhere: a difference that is no timing matter
+wrong_answer_everywhere = types.SimpleNamespace(judge_program=_wrong_answer_everywhere)

@@ -26,7 +26,7 @@ from lcb_conformance.runner.results import ERROR, IDENTICAL, NOT_PROVIDED
 from lcb_conformance.suite import families, goldens, judge_cases
 from lcb_conformance.suite.cases import FixtureError
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge
+from lcb_conformance.upstream import CHECKOUT_HINT, INSTALLED, Upstream, drift, judge, timing
 
 pytestmark = pytest.mark.transformers_independent  # the judge runs programs
 
@@ -504,3 +504,34 @@ def test_a_raise_where_lcb_runner_raises_is_held_to_what_it_raises():
     assert judge_report.compare(same) == []
     other = _as_outcomes(malformed_private_payload=_raised("KeyError", "builtins", "'x'"))
     assert [entry["difference"] for entry in judge_report.compare(other)] == [judge_report.DETAIL]
+
+
+@pytest.mark.parametrize(
+    "golden, answer, why",
+    [
+        ("sum_infinite_loop", "average_integer_division", "time limit vs wrong answer"),
+        ("sum_ignores_alarm", "sum_input_correct", "global time limit vs pass"),
+        ("sum_input_correct", "sum_infinite_loop", "pass vs time limit"),
+        ("average_integer_division", "bad_json_input", None),  # wrong vs runtime: no timing
+        ("average_integer_division", "sum_input_correct", None),
+    ],
+)
+def test_a_judge_difference_at_a_time_limit_is_timing_sensitive(golden, answer, why):
+    """upstream/timing.py's rule on two of lcb_runner's own judge verdicts: either a time
+    limit (error_code -3) or the global limit (graded [-2], error_code -5: nothing came back)."""
+    assert timing.judged_sensitive(golden_verdict(golden), golden_verdict(answer)) == why
+
+
+def test_the_judge_report_names_a_timing_sensitive_difference():
+    """A time limit where lcb_runner passes is a false fail all the same, said to be one the
+    machine's load may have decided; a runtime error there is not."""
+    changed = _as_outcomes(
+        sum_input_correct={"verdict": golden_verdict("sum_infinite_loop")},
+        average_correct={"verdict": golden_verdict("bad_json_input")},
+    )
+    found = {entry["case"]: entry for entry in judge_report.compare(changed)}
+    assert found["sum_input_correct"]["difference"] == judge_report.FALSE_FAIL
+    assert found["sum_input_correct"]["timing_sensitive"] == "pass vs time limit"
+    assert found["average_correct"]["timing_sensitive"] is None
+    table = "\n".join(judge_report.table_lines(list(found.values())))
+    assert "false fail (pass vs time limit: timing-sensitive: may be the machine's load)" in table

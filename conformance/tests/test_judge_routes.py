@@ -5,6 +5,7 @@ never a phrase; and no judge reads the gate's own stdin."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -13,12 +14,18 @@ import sys
 from pathlib import Path
 
 import interpreters
+import miniature_judges
 import pytest
 
+from lcb_conformance import cli
 from lcb_conformance.adapters import implementation, jsonl_server, process
+from lcb_conformance.common import exit_codes
+from lcb_conformance.reports import verdict
+from lcb_conformance.runner import records
 from lcb_conformance.runner import run as runner
 from lcb_conformance.runner.results import DIFFERS, ERROR, IDENTICAL, NOT_PROVIDED
 from lcb_conformance.suite import goldens, judge_cases
+from lcb_conformance.upstream import judge as judge_module
 
 pytestmark = pytest.mark.selftest
 
@@ -264,3 +271,86 @@ def test_a_harness_judge_in_its_own_environment_gets_the_in_process_results(
     statuses = {result["status"] for result in over_process}
     assert statuses == {IDENTICAL, DIFFERS}, statuses  # graded against every golden
 
+
+
+# ---- a time limit where lcb_runner passes: it differs, and every view says it may be the load
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_time_limit_where_lcb_runner_passes_differs_and_is_timing_sensitive(route):
+    """The judge's answer is a time limit, lcb_runner's golden a pass: the case still differs,
+    and its result says why the machine's load may have decided it; a wrong answer is no
+    timing matter, nor is a raise."""
+    found = judged("time_limit_everywhere", route, [GRADED])[GRADED]
+    assert found.status == DIFFERS
+    assert found.timing_sensitive == "pass vs time limit"
+    assert found.rechecked == found.actual  # re-run alone, a time limit again: both recorded
+    assert "pass vs time limit: timing-sensitive: may be the machine's load" in (
+        verdict.mismatch_report(found).splitlines()[0]
+    )
+    raised = judged("raises_key_error", route, [GRADED])[GRADED]
+    assert raised.status == ERROR and raised.timing_sensitive is None
+
+
+def test_a_timing_sensitive_difference_is_identical_only_when_its_re_run_alone_gives_the_golden(
+    monkeypatch,
+):
+    """The batch's answer a time limit, the re-run alone lcb_runner's own verdict: identical,
+    both answers kept, and `report` re-derives it so; the same file with the re-run's answer
+    on a difference that is no timing matter is refused."""
+    golden = json.loads(goldens.read(goldens.key_of(GRADED)))
+    time_limit = miniature_judges.time_limit_everywhere.judge_program(None, "", 6)
+    calls = []
+
+    def judge(self, cases):  # the batch answers a time limit, the re-run alone the golden
+        calls.append([case.id for case in cases])
+        verdict = golden if len(calls) > 1 else judge_module.normalise(*time_limit)
+        return {case.id: {"verdict": verdict} for case in cases}
+
+    monkeypatch.setattr(runner.Runner, "_judge", judge)
+    [found] = runner.Runner(load("own", "in-process")).sandboxed([JUDGE_CASES[GRADED]])
+    assert calls == [["sum_input_correct"], ["sum_input_correct"]]
+    assert (found.status, found.timing_sensitive) == (IDENTICAL, "pass vs time limit")
+    assert found.rechecked == goldens.read(goldens.key_of(GRADED)) != found.actual
+    deviations = ()
+    assert records._disagreement(found, deviations) == ""
+    wrong = dataclasses.replace(found, actual=json.dumps({**golden, "passed": False}))
+    assert records._disagreement(wrong, deviations).endswith("its golden is differs")
+
+
+def test_every_view_names_a_timing_sensitive_difference_and_report_rederives_it(
+    tmp_path, capsys
+):
+    """Console failure groups, the JSON and HTML reports and the results file name the
+    timing-sensitive difference; `report RESULTS` derives the field again from the golden and
+    the answer the file holds, and exits 1 on it as the run did: a timing-sensitive
+    difference still differs."""
+    results_file, json_file, html_file = (tmp_path / n for n in ("r.jsonl", "r.json", "r.html"))
+    argv = ["run", "--impl", "miniature_judges:time_limit_everywhere", "--impl-path",
+            str(TESTS), "--only", goldens.JUDGE, "--no-contract", "--results", str(results_file),
+            "--json", str(json_file), "--html", str(html_file)]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.cli", *argv],
+        capture_output=True, text=True, cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == exit_codes.DIFFERS, done.stderr[-2000:]
+    said = "pass vs time limit: timing-sensitive: may be the machine's load"
+    assert said in done.stdout and "differs (timing-sensitive)" in done.stdout
+    rows = [json.loads(line)["result"] for line in results_file.read_text().splitlines()[1:-1]]
+    assert {r["id"]: r for r in rows}[GRADED]["timing_sensitive"] == "pass vs time limit"
+    failures = json.loads(json_file.read_text())["failures"]
+    [failure] = [entry for entry in failures if entry["case"] == GRADED]
+    assert failure["timing_sensitive"] == "pass vs time limit" and said in failure["report"]
+    assert "timing-sensitive: may be the machine&#x27;s load" in html_file.read_text()
+    assert cli.main(["report", str(results_file)]) == exit_codes.DIFFERS
+    # the field is re-derived, not believed: dropped from a row, the file is refused
+    lines = results_file.read_text().splitlines()
+    number = next(n for n, line in enumerate(lines) if f'"{GRADED}"' in line)
+    record = json.loads(lines[number])
+    record["result"]["timing_sensitive"] = None
+    lines[number] = json.dumps(record)
+    results_file.write_text("\n".join(lines) + "\n")
+    assert cli.main(["report", str(results_file)]) == exit_codes.UNUSABLE
+    assert "its timing_sensitive is None, its answer's 'pass vs time limit'" in (
+        capsys.readouterr().err
+    )

@@ -26,7 +26,7 @@ from lcb_conformance.common import paths
 from lcb_conformance.reports import report
 from lcb_conformance.reports import score as score_report
 from lcb_conformance.run_audit import audit
-from lcb_conformance.runner import contract, properties
+from lcb_conformance.runner import contract, judge_timing, properties
 from lcb_conformance.suite import (
     cases,
     deviations,
@@ -317,6 +317,7 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     "judge-category": _judge_cases,
     "judge-categories": lambda: len(judge_cases.CATEGORIES),
     "judge-default-timeout": lambda: judge_cases.DEFAULT_TIMEOUT,
+    "judge-rechecks-per-run": lambda: judge_timing.RECHECKS_PER_RUN,
     "judge-short-timeouts": _judge_short_timeouts,
     "judge-limit": lambda name: {
         "memory-gib": judge.MEMORY_LIMIT_BYTES // 2**30,

@@ -17,6 +17,9 @@ lcb_conformance.upstream.judge) and compared with its golden. Each difference is
                  lcb_runner raises: the implementation raises something else)
     no verdict   the implementation raised or its child died where lcb_runner gave a verdict
 
+A difference where either verdict is a time limit or the global time limit also says it is
+timing-sensitive (upstream/timing.py): the machine's load may have decided it; it still counts.
+
 Exit status (suite.exit_codes): 1 when any pass verdict differs (false pass, false fail,
 graded, no verdict), else 0 (every corpus pair judged, each verdict passing or failing as
 lcb_runner's); 2 an implementation that cannot be loaded or provides no judge_program; 6 a
@@ -32,10 +35,11 @@ from collections import Counter
 
 from lcb_conformance.adapters import impl_options, implementation
 from lcb_conformance.common import exit_codes, report_files, shared_options
+from lcb_conformance.reports.verdict import MACHINE_LOAD, TIMING_SENSITIVE
 from lcb_conformance.runner import options
 from lcb_conformance.suite import goldens
 from lcb_conformance.suite.goldens import GoldenKey
-from lcb_conformance.upstream import judge
+from lcb_conformance.upstream import judge, timing
 
 FALSE_PASS, FALSE_FAIL, GRADED, DETAIL, NO_VERDICT = (
     "false pass",
@@ -55,6 +59,8 @@ def compare(outcomes: dict[str, dict]) -> list[dict]:
         outcome = outcomes[case_id]
         kind = _difference(recorded, outcome)
         if kind:
+            verdict = outcome.get("verdict")
+            sensitive = timing.judged_sensitive(recorded, verdict) if verdict else None
             differences.append(
                 {
                     "case": case_id,
@@ -62,7 +68,9 @@ def compare(outcomes: dict[str, dict]) -> list[dict]:
                     "covers": case.covers,
                     "difference": kind,
                     "lcb_runner": recorded,
-                    "implementation": outcome.get("verdict") or _no_verdict(outcome),
+                    "implementation": verdict or _no_verdict(outcome),
+                    # why the machine's load may have decided it (it still differs), or None
+                    "timing_sensitive": sensitive,
                 }
             )
     return differences
@@ -106,8 +114,11 @@ def table_lines(differences: list[dict]) -> list[str]:
             "|---|---|---|---|---|",
         ]
         for entry in differences:
+            said = entry["difference"]
+            if entry["timing_sensitive"]:
+                said += f" ({entry['timing_sensitive']}: {TIMING_SENSITIVE}: {MACHINE_LOAD})"
             lines.append(
-                f"| {entry['case']} | {entry['category']} | {entry['difference']} | "
+                f"| {entry['case']} | {entry['category']} | {said} | "
                 f"{_brief(entry['lcb_runner'])} | {_brief(entry['implementation'])} |"
             )
         lines.append("")

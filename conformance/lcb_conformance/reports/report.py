@@ -94,6 +94,7 @@ def failure_record(result: CaseResult) -> dict:
         "actual_repr": result.actual_repr,
         "declared_deviation": result.deviation,
         "difference": result.difference,
+        "timing_sensitive": result.timing_sensitive,
         "report": mismatch_report(result),
         "diff": line_diff(result),
     }

@@ -64,6 +64,10 @@ def tokenizer_columns() -> tuple[str, ...]:
 
 
 NOT_PROVIDED_CELL = "not provided"  # a cell's status when none of its cases was provided
+# A judge case differing at a time limit (CaseResult.timing_sensitive): named as such in every
+# view, and a failure group of its own; it still differs
+TIMING_SENSITIVE = "timing-sensitive"
+MACHINE_LOAD = "may be the machine's load"
 
 
 @dataclass(frozen=True)
@@ -281,6 +285,7 @@ class Verdict:
         found: dict[tuple[str, str, str], FailureGroup] = {}
         for result in self.failures():
             kind = (result.difference or {}).get("kind", "")
+            kind = TIMING_SENSITIVE if result.timing_sensitive else kind
             key = (result.status, kind, _label(result.family))
             found.setdefault(key, FailureGroup(*key)).results.append(result)
         return list(found.values())
@@ -372,6 +377,13 @@ def mismatch_report(result: CaseResult) -> str:
     characters shown and a line diff, what it returned instead of text, the error it raised,
     or the broken contract (a Hypothesis failure with its own falsifying example)."""
     golden, actual = golden_text(result), answer(result)
+    if result.timing_sensitive:  # first: the reader weighs the rest knowing it
+        said = f"{result.id}: {result.timing_sensitive}: {TIMING_SENSITIVE}: {MACHINE_LOAD}"
+        return "\n".join([said, _mismatch(result, golden, actual)])
+    return _mismatch(result, golden, actual)
+
+
+def _mismatch(result: CaseResult, golden: str | None, actual: str | None) -> str:
     if result.status in (DIFFERS, WHITESPACE) and golden is not None and actual is not None:
         spoken = (
             showdiff.messages_differences(actual, golden)

@@ -1,11 +1,13 @@
 """A results file's rows re-derived, not believed: each status from the answer the row holds
-against its golden, compared as the run compares (report's evidence)."""
+against its golden, compared as the run compares (report's evidence); a judge case's
+timing-sensitivity from its golden and first answer, and its re-run alone's answer counted only
+where that first answer was timing-sensitive (runner/judge_timing.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from lcb_conformance.runner import results
+from lcb_conformance.runner import judge_timing, results
 from lcb_conformance.runner.run import _cases_by_id, compare
 from lcb_conformance.suite import families, goldens, index
 
@@ -42,6 +44,9 @@ def _disagreement(result: results.CaseResult, deviations: tuple[str, ...]) -> st
     answer = _answer(result, case, deviations)
     if answer is not None:
         found = compare(case, answer, deviations)
+        if result.rechecked is not None and judge_timing.sensitivity(result):
+            again = compare(case, result.rechecked, deviations)  # the re-run alone settles it
+            found = again if again["status"] == results.IDENTICAL else found
         if found["status"] != result.status:
             return f"its answer against its golden is {found['status']}"
         claimed = (result.deviation, result.upstream_identical)
@@ -64,6 +69,11 @@ def rederive(found: results.ConformanceRun, path: Path) -> None:
         what = _disagreement(result, deviations)
         if not what and result.ran and lacks & set(result.function.split(",")):
             what = f"its header says {impl.get('name')} does not provide {result.function}"
+        derived = judge_timing.sensitivity(result)
+        if not what and result.timing_sensitive != derived:
+            what = f"its timing_sensitive is {result.timing_sensitive!r}, its answer's {derived!r}"
+        if not what and result.rechecked is not None and not derived:
+            what = "it was re-run alone, but its first answer is not timing-sensitive"
         if what:
             raise results.ResultsFileError(
                 f"{path}:{number}: {result.id} says {result.status}, but {what}: the file is "

@@ -98,6 +98,12 @@ class CaseResult:
     actual_repr: str | None = None  # an answer that is not text, as repr
     difference: dict | None = None  # how it differs: kind, offset, detail (showdiff.describe)
     seconds: float = 0.0
+    # a judge case whose first answer differs where either side is a time limit: why ("time
+    # limit vs wrong answer"), from its golden and answer (runner/judge_timing.py)
+    timing_sensitive: str | None = None
+    # such a case's answer when re-run alone, as golden text (None: not re-run, or no verdict);
+    # identical only when it is the golden
+    rechecked: str | None = None
 
     @property
     def ran(self) -> bool:

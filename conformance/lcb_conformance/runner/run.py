@@ -29,7 +29,7 @@ from lcb_conformance.adapters import impl_options, implementation, process, sand
 from lcb_conformance.adapters.implementation import Declined, NotProvided
 from lcb_conformance.common import exit_codes, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
-from lcb_conformance.runner import case_child, contract, properties
+from lcb_conformance.runner import case_child, contract, judge_timing, properties
 from lcb_conformance.runner.results import (
     CONTRACT,
     DECLINED,
@@ -292,17 +292,33 @@ class Runner:
         corpus = judge_cases.judge_cases()
         judged = [corpus[goldens.key_of(c["id"]).case] for c in cases]
         started = time.perf_counter()
-        if self.over_process:
-            outcomes = judge.run_served(self.impl.module.command, judged)
-        else:
-            outcomes = judge.run_batch(judge.impl_spec(self.impl.name), judged)
+        outcomes = self._judge(judged)
         each = round((time.perf_counter() - started) / len(cases), 6)
         found = []
         for case in cases:
             outcome = outcomes[goldens.key_of(case["id"]).case]
             found.append(self._judged(case, outcome))
             found[-1].seconds = each
+            found[-1].timing_sensitive = judge_timing.sensitivity(found[-1])
+        pairs = {case["id"]: (case, one) for case, one in zip(cases, judged, strict=True)}
+        self._recheck(found, pairs)
         return found
+
+    def _recheck(self, found: list[CaseResult], by_id: dict) -> None:
+        """The timing-sensitive differences re-run after the batch, one at a time, each in a
+        child of its own (runner/judge_timing.py); a re-run giving no verdict settles nothing."""
+        for result in judge_timing.to_recheck(found):
+            case, judged = by_id[result.id]
+            verdict = self._judge([judged])[judged.id].get("verdict")
+            if verdict is not None:
+                rechecked = families.get(case["family"]).render(verdict, {})
+                compared = compare(case, rechecked, self.impl.deviations)
+                judge_timing.settled(result, rechecked, compared)
+
+    def _judge(self, judged: list[judge_cases.JudgeCase]) -> dict[str, dict]:
+        if self.over_process:
+            return judge.run_served(self.impl.module.command, judged)
+        return judge.run_batch(judge.impl_spec(self.impl.name), judged)
 
     def _judged(self, case: dict, outcome: dict) -> CaseResult:
         """A judge outcome against its golden. Where lcb_runner raises (a "rejected" golden:

@@ -70,6 +70,44 @@ def time_limited(metadata: str, timing: dict) -> bool:
     return timing["global_timeout"] or error_code(metadata) == TIME_LIMIT_CODE
 
 
+# lcb_runner's error codes as a person reads them (testing_util.run_test; -5: a child that gave
+# nothing back, which on a graded [-2] is the global limit: ``agrees``)
+OUTCOME_WORDS = {
+    -1: "compile error",
+    -2: "wrong answer",
+    TIME_LIMIT_CODE: "time limit",
+    -4: "runtime error",
+    RUNNER_ERROR_CODE: "runner error",
+}
+TIME_LIMIT, GLOBAL_TIME_LIMIT = "time limit", "global time limit"
+
+
+def verdict_outcome(verdict: dict) -> str:
+    """What a judge's normalised verdict (upstream/judge.normalise: results, passed,
+    metadata; no timing, which is the machine's) says, in words: "pass", "time limit",
+    "global time limit", "wrong answer", ..., "raises" for a rejected row."""
+    if "rejected" in verdict:
+        return "raises"
+    if verdict.get("passed") is True:
+        return "pass"
+    code = (verdict.get("metadata") or {}).get("error_code")
+    if code == RUNNER_ERROR_CODE and verdict.get("results") == [-2]:
+        return GLOBAL_TIME_LIMIT
+    return OUTCOME_WORDS.get(code, f"error_code {code}")
+
+
+def judged_sensitive(golden: dict, answer: dict) -> str | None:
+    """Why a judge's answer that differs from lcb_runner's golden may be the machine's load
+    ("time limit vs wrong answer": golden first), or None: either side a time limit or a
+    global time limit. A pass near the limit cannot be told here: a judge verdict keeps no
+    execution time (its golden must be the same bytes on every machine), and such a pass
+    that flips is a time limit on the other side."""
+    said = verdict_outcome(golden), verdict_outcome(answer)
+    if not {TIME_LIMIT, GLOBAL_TIME_LIMIT} & set(said):
+        return None
+    return " vs ".join(said)
+
+
 def starved(metadata: str, timing: dict) -> bool:
     """A time-limit outcome whose child got far less CPU than wall time: it waited."""
     return time_limited(metadata, timing) and timing["cpu"] < STARVED_CPU_SHARE * timing["wall"]

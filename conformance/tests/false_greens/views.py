@@ -19,6 +19,7 @@ from false_greens import FalseGreen
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, paths
 from lcb_conformance.runner import results
+from lcb_conformance.suite import goldens
 
 RUN = "run.jsonl"
 ONLY = "reference-impl/decode_context"
@@ -87,6 +88,28 @@ def _forged(adapter: str, edit):
             edit(row["result"])
         counts = Counter(row["result"]["status"] for row in rows)
         _write(tmp, [lines[0], *map(json.dumps, rows), _footer(dict(counts))])
+
+    return prepare
+
+
+def _judge_rows_claimed_identical(judge: str, rechecked: bool):
+    """A prepare: a run of the miniature judge ``judge`` (every judge case differs), each row
+    edited to say identical (``rechecked``: its re-run alone's answer forged to be its golden),
+    and the footer recounted."""
+
+    def prepare(tmp: Path) -> None:
+        tests = str(paths.ROOT / "conformance" / "tests")
+        argv = ["run", "--impl", f"miniature_judges:{judge}", "--impl-path", tests,
+                "--only", "judge", "--no-contract"]  # fmt: skip
+        assert cli.main([*argv, "--results", str(tmp / RUN)]) == exit_codes.DIFFERS
+        lines = (tmp / RUN).read_text("ascii").splitlines()
+        rows = [json.loads(line) for line in lines[1:-1]]
+        for row in rows:
+            found = row["result"]
+            found.update(status=results.IDENTICAL, reason="", difference=None)
+            if rechecked:
+                found["rechecked"] = goldens.read(goldens.key_of(found["golden"]))
+        _write(tmp, [lines[0], *map(json.dumps, rows), _footer({results.IDENTICAL: len(rows)})])
 
     return prepare
 
@@ -186,6 +209,26 @@ CASES = [
         why="a footer whose counts are not its rows: the file is not what the run wrote",
         prepare=_edited(lambda lines: [*lines[:-1], _footer({"identical": 14})]),
         says=("the footer counts",),
+    ),
+    FalseGreen(
+        id="report-timing-sensitive-claimed-identical",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="a judge's time limits where lcb_runner passes, called identical because the "
+        "machine's load may have decided them: a timing-sensitive difference still differs",
+        prepare=_judge_rows_claimed_identical("time_limit_everywhere", rechecked=False),
+        says=("says identical, but its answer against its golden is differs",),
+    ),
+    FalseGreen(
+        id="report-re-run-forged-on-a-wrong-answer",
+        command="report",
+        argv=(RESULTS,),
+        expect=exit_codes.UNUSABLE,
+        why="a judge's wrong answers, each row given a re-run alone that answered the golden: "
+        "a re-run counts only where the first answer was timing-sensitive",
+        prepare=_judge_rows_claimed_identical("wrong_answer_everywhere", rechecked=True),
+        says=("says identical, but its answer against its golden is differs",),
     ),
     FalseGreen(
         id="report-differs-claimed-identical",
