@@ -43,7 +43,7 @@ from lcb_conformance.suite import families, goldens, index
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance run",
         description="Run the LiveCodeBench conformance cases for an implementation and print "
         "its verdict per style and tokenizer family.",
@@ -279,7 +279,7 @@ def run_main(argv: list[str]) -> int:
 
 def report_main(argv: list[str]) -> int:
     """lcb-conformance report RESULTS: the views of a results file, without running anything."""
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance report",
         description="Render the verdict of a results file (lcb-conformance run --results FILE).",
     )

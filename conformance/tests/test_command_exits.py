@@ -3,13 +3,15 @@ stays green, and each code means what common/exit_codes.py says."""
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
 from pathlib import Path
 
 import pytest
 
 from lcb_conformance import cli
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, shared_options
 from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.upstream import drift
 
@@ -99,3 +101,55 @@ def test_a_refusal_is_one_stderr_line_naming_the_input(name, tmp_path, capsys, m
     (line,) = [line for line in err.splitlines() if line.strip()]
     assert named in line and err.count("\n") == 1, err
     assert line not in out, out
+
+
+def _commands() -> list[list[str]]:
+    """Every command line's command words, from the dispatchers: run without a word, each of
+    cli.SUBCOMMANDS, and the subcommands of a command that has its own (regrade merge)."""
+    found = [[]]
+    for name, (module, _) in cli.SUBCOMMANDS.items():
+        found.append([name])
+        if module != cli.__name__:
+            own = getattr(importlib.import_module(module), "SUBCOMMANDS", {})
+            found += [[name, word] for word in own]
+    return found
+
+
+class _Parsed(Exception):
+    """Raised in place of parsing: the command's parser, caught before it reads anything."""
+
+
+def _parser_of(command: list[str], monkeypatch) -> shared_options.CommandParser:
+    """The parser the command parses its arguments with (it must be the one-line parser)."""
+
+    def record(parser, *args, **kwargs):
+        raise _Parsed(parser)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(shared_options.CommandParser, "parse_known_args", record)
+        with pytest.raises(_Parsed) as parsed:
+            cli.main([*command, "--no-such-option"])
+    return parsed.value.args[0]
+
+
+def _required(parser: argparse.ArgumentParser) -> list[str]:
+    """A value for each argument the parser requires: the rest of a line is all it can refuse."""
+    given = []
+    for action in parser._actions:
+        if action.required:
+            given += [*action.option_strings[:1], "value"]
+    return given
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda words: " ".join(words) or "(run)")
+def test_a_bad_option_is_one_line_naming_it_and_the_commands_help(command, capsys, monkeypatch):
+    # tests the console's contract: a usage error is one stderr line, exit 2 (exit_codes.py)
+    parser = _parser_of(command, monkeypatch)
+    prog = parser.prog
+    assert prog == " ".join(["lcb-conformance", *(command or ["run"])])
+    with pytest.raises(SystemExit) as stopped:
+        cli.main([*command, *_required(parser), "--no-such-option"])
+    assert stopped.value.code == exit_codes.UNUSABLE
+    out, err = capsys.readouterr()
+    assert not out and err.count("\n") == 1, err
+    assert err == f"{prog}: unrecognized arguments: --no-such-option ({prog} --help)\n"

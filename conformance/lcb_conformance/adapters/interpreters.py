@@ -13,14 +13,13 @@ server then serves the harness's adapter from a virtual environment of it.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, shared_options
 
 PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
 
@@ -68,7 +67,7 @@ def venv(version: str, directory: Path, packages: list[str]) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lcb_conformance.adapters.interpreters")
+    parser = shared_options.CommandParser(prog="python -m lcb_conformance.adapters.interpreters")
     commands = parser.add_subparsers(dest="command", required=True)
     made = commands.add_parser("venv", help="a virtual environment of another Python")
     made.add_argument("version", help='e.g. "3.10"')

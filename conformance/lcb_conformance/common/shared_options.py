@@ -3,12 +3,18 @@
 own words where what the option holds is its own (which results, which JSON); the flag, the
 value it takes and how it is read are the same everywhere. The implementation's options
 (``--impl``, ``--impl-path``, ``--impl-cmd``) are adapters/impl_options.py's.
+
+Every command's parser is a :class:`CommandParser`: a usage error (an unknown option, a missing
+or malformed value) is one stderr line and exit 2, as every other refusal is.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import NoReturn
+
+from lcb_conformance.common import exit_codes
 
 INSTALLED = "installed"  # --upstream's word for the installed stand-in (upstream/source.py)
 
@@ -25,6 +31,15 @@ DECLARED = {
     "json": dict(type=Path, metavar="FILE", help="write the JSON report here"),
     "html": dict(type=Path, metavar="FILE", help="write the HTML report here"),
 }
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser, with its usage errors as one line naming the command and its --help
+    (argparse prints the usage block first, and its exit 2 is not read from the table)."""
+
+    def error(self, message: str) -> NoReturn:
+        said = " ".join(message.split())
+        self.exit(exit_codes.UNUSABLE, f"{self.prog}: {said} ({self.prog} --help)\n")
 
 
 def add(parser: argparse.ArgumentParser | argparse._ArgumentGroup, name: str, **own) -> None:

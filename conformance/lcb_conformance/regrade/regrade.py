@@ -414,7 +414,7 @@ def _view_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance regrade",
         description="The comparable number from a finished run: its raw outputs extracted and "
         "judged by lcb_runner's own code against LiveCodeBench's dataset (also: regrade merge "
@@ -465,7 +465,7 @@ def _refused(command: str, error: results_file.RegradeFileError) -> int:
 
 
 def merge_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance regrade merge",
         description="Join the results files of regrade --shard 1/N .. N/N into the whole run's.",
     )
@@ -482,7 +482,7 @@ def merge_main(argv: list[str]) -> int:
 
 
 def show_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance regrade show", description="The views of a regrade's results file."
     )
     parser.add_argument("results", type=Path, metavar="RESULTS")
@@ -494,12 +494,14 @@ def show_main(argv: list[str]) -> int:
         return _refused("regrade show", error)
 
 
+# regrade's own subcommands (a word first); without one, the arguments are a run's regrade.
+SUBCOMMANDS = {"merge": merge_main, "show": show_main}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["merge"]:
-        return merge_main(argv[1:])
-    if argv[:1] == ["show"]:
-        return show_main(argv[1:])
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)
     try:
         fmt = format_of(args)

@@ -28,7 +28,6 @@ report not written.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -145,7 +144,7 @@ OPTIONS = ("impl", "impl-path")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="python -m lcb_conformance.reports.judge", description=__doc__.split("\n\n")[0]
     )
     for name, arguments in impl_options.OPTIONS:

@@ -331,7 +331,7 @@ def parse_zone(text: str) -> str:
 
 
 def parser(run_help: str = "lcb_runner's eval_all JSON file") -> argparse.ArgumentParser:
-    found = argparse.ArgumentParser(
+    found = shared_options.CommandParser(
         prog="lcb-conformance score",
         description="Is this number comparable? A finished run's problem set and its score as "
         "lcb_runner computes it and as the leaderboard computes it; a claim held to them.",

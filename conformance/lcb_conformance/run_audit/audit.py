@@ -145,7 +145,7 @@ NEEDS_DATASET = {
 
 def main(argv: list[str] | None = None) -> int:
     """The command (``lcb-conformance audit``)."""
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance audit",
         description="Audit a finished evaluation sample by sample: lcb_runner's prompt and "
         "extraction, or where they differ.",

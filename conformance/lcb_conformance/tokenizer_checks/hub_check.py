@@ -13,14 +13,13 @@ repo could not be loaded (offline, gated, renamed) or the network is switched of
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import sys
 from dataclasses import dataclass
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import cases
 
@@ -53,7 +52,7 @@ def verdict(facts: SnapshotFacts, hub_template: str | None) -> tuple[int, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance hub-check", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(

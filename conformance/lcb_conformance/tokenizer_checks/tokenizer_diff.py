@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes, showdiff
+from lcb_conformance.common import exit_codes, shared_options, showdiff
 from lcb_conformance.offline_tokenizers.token_ids import (
     WITH_SPECIALS,
     first_token_difference,
@@ -192,7 +192,7 @@ def _at_least_one(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance tokenizer-diff", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("old", help="tokenizer directory, or repo_id[@revision] with network")

@@ -33,7 +33,6 @@ Speed, without changing what upstream returns (tests/test_differential.py proves
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib.metadata
 import sys
@@ -327,7 +326,7 @@ def render(result: Result, show: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     names = list(VARIANTS)
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance diff",
         description="Compare an implementation's prompts with live upstream lcb_runner on "
         "every row of an LCB dataset file and every prompt variant.",

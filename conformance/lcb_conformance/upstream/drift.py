@@ -31,7 +31,6 @@ model-list change only; 2 an upstream or repository that cannot be used; 6 a --j
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -248,7 +247,7 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance drift", description=__doc__.split("\n\n")[0]
     )
     shared_options.add(parser, "upstream")

@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance regen", description=__doc__.split("\n\n")[0]
     )
     shared_options.add(

@@ -32,7 +32,6 @@ instead of the text.
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import re
@@ -404,7 +403,7 @@ def render_scenario(resolution: Resolution, answer: ScenarioAnswer, source: str)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = shared_options.CommandParser(
         prog="lcb-conformance resolve",
         description="Which lcb_prompts style and tokenizer give MODEL_ID lcb_runner's prompt "
         "(from upstream's lm_styles). Exit 0: listed, with a style; "
