@@ -234,7 +234,7 @@ def run_main(argv: list[str]) -> int:
     except untrusted.ContainmentUnavailable:  # not the adapter's fault: main() says it, exit 3
         raise
     except Exception as error:  # noqa: BLE001 - whatever the adapter raises: one line, exit 2
-        print(f"lcb-conformance: cannot load {spec.impl_cmd or spec.impl}: "
+        print(f"lcb-conformance: cannot load {spec.given}: "
               f"{_one_line(error)}", file=sys.stderr)  # fmt: skip
         return UNUSABLE
     console.write(console.describe_impl(described))

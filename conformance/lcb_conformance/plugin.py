@@ -82,9 +82,11 @@ def _get(config: pytest.Config):
 
 
 def asked_for(config: pytest.Config) -> bool:
-    """Whether this session named an implementation to run the cases against."""
+    """Whether this session named an implementation to run the cases against (an option given
+    empty too: an unset $IMPL is refused, not a session without the cases)."""
     get = _get(config)
-    return bool(get("impl") or get("impl-cmd") or config.getini(IMPL_INI))
+    given = get("impl") is not None or get("impl-cmd") is not None
+    return given or bool(config.getini(IMPL_INI))
 
 
 def usage_error(message: str):
@@ -131,7 +133,7 @@ class ConformanceSession:
             # whatever the adapter raises, once; an exit at its import too (not the session's)
             except (Exception, SystemExit) as error:  # noqa: BLE001
                 usage_error(
-                    f"cannot load {self.spec.impl_cmd or self.spec.impl}: "
+                    f"cannot load {self.spec.given}: "
                     f"{type(error).__name__}: {error}"
                 )
         return self._runner

@@ -180,7 +180,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                 spec.load(), examples=settings.default.max_examples
             )
         except (Exception, SystemExit) as error:  # noqa: BLE001 - whatever the adapter raises
-            _stop(session, f"cannot load {spec.impl_cmd or spec.impl}: {error}")
+            _stop(session, f"cannot load {spec.given}: {error}")
     if "upstream" in wanted:
         try:
             Upstream(session.config.getoption("--upstream")).check_importable()

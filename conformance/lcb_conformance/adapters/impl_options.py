@@ -87,9 +87,10 @@ def load(get: Callable[[str], object]) -> implementation.Implementation:
     for folder in reversed(impl_path):
         if folder not in sys.path:
             sys.path.insert(0, folder)
-    if get("impl-cmd"):
+    if get("impl-cmd") is not None:  # given empty, refused: not the default run instead
         return process.load_command(get("impl-cmd"), get("impl-timeout"), get("impl-memory-mb"))
-    return implementation.load(get("impl") or implementation.REFERENCE)
+    impl = get("impl")
+    return implementation.load(implementation.REFERENCE if impl is None else impl)
 
 
 def loads_tokenizer_here(impl: implementation.Implementation, function: str) -> bool:

@@ -306,6 +306,8 @@ def _deviations_of(name: str, adapter: object) -> tuple[str, ...]:
 def load(name: str = REFERENCE) -> Implementation:
     """The implementation named ``module`` or ``module:attr``."""
     module_name, _, attribute = name.partition(":")
+    if not module_name.strip():  # an unset variable ($IMPL) must not run some other adapter
+        raise ImportError(f"--impl {name!r}: names no module; give MODULE[:ATTR]")
     try:
         adapter = importlib.import_module(module_name)
     except ImportError as error:

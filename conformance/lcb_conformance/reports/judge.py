@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         impl = spec.load()
     except Exception as error:  # noqa: BLE001 - whatever the adapter raises: one line, exit 2
-        print(f"{parser.prog}: cannot load {spec.impl}: {error}", file=sys.stderr)
+        print(f"{parser.prog}: cannot load {spec.given}: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
     if not impl.provides("judge_program"):
         print(f"{parser.prog}: {impl.name} provides no judge_program (--impl MODULE[:ATTR] "

@@ -86,7 +86,8 @@ def defaults() -> dict[str, object]:
 def spec(get: Callable[[str], object], default_impl: str | None = None) -> Spec:
     """The Spec of the options ``get(name)`` returns (a name with "-" as in OPTIONS)."""
     return Spec(
-        impl=get("impl") or default_impl or implementation.REFERENCE,
+        # given empty (an unset $IMPL), refused when loaded: not the default run instead
+        impl=get("impl") if get("impl") is not None else default_impl or implementation.REFERENCE,
         impl_path=tuple(str(folder) for folder in get("impl-path") or ()),
         impl_cmd=get("impl-cmd"),
         impl_timeout=get("impl-timeout"),

@@ -76,6 +76,12 @@ class Spec:
             return f"{flag('tokenizers')} {self.tokenizers}: no such folder"
         return impl_options.missing_folder(self.impl_path, flag)
 
+    @property
+    def given(self) -> str:
+        """The implementation as its option names it (quoted when blank: an unset $IMPL)."""
+        named = self.impl if self.impl_cmd is None else self.impl_cmd
+        return named if named.strip() else repr(named)
+
     def load(self) -> implementation.Implementation:
         """The implementation (ImportError, one line, when it cannot be loaded)."""
         if (missing := self.missing_folder()) is not None:

@@ -78,6 +78,23 @@ CASES = [
         why="`--only a b` is not `--only a --only b`: say so rather than run something else",
         says=("repeat it (--only prompt --only messages)",),
     ),
+    FalseGreen(
+        id="run-impl-given-empty",
+        command="run",
+        argv=("--impl", "", "--only", "extract"),
+        expect=exit_codes.UNUSABLE,
+        why="`--impl \"$IMPL\"` with $IMPL unset ran lcb_prompts, the reference, and was green",
+        says=("--impl '': names no module",),
+    ),
+    FalseGreen(
+        id="run-impl-cmd-given-empty",
+        command="run",
+        argv=("--impl-cmd", "", "--only", "extract"),
+        expect=exit_codes.UNUSABLE,
+        why="`--impl-cmd \"$HARNESS\"` with $HARNESS unset ran lcb_prompts, the reference, "
+        "and was green",
+        says=("cannot load '': --impl-cmd: empty command",),
+    ),
     # diff
     FalseGreen(
         id="diff-missing-dataset",
@@ -339,5 +356,14 @@ CASES = [
         expect=exit_codes.UNUSABLE,
         why="an --lcb-impl-path folder that does not exist: the adapter would come from elsewhere",
         says=("absent: no such folder", "--lcb-impl-path"),
+    ),
+    FalseGreen(
+        id="plugin-impl-given-empty",
+        command="pytest-plugin",
+        argv=("--lcb-impl", "", "--lcb-only", "extract"),
+        expect=exit_codes.UNUSABLE,
+        why="`--lcb-impl \"$IMPL\"` with $IMPL unset added no case: the package's own tests "
+        "would be green",
+        says=("--impl '': names no module",),
     ),
 ]
