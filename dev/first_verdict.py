@@ -35,8 +35,7 @@ UV_HOME = ROOT / "build" / "uv"
 # the goldens' own tokenizer stack, and this repository's tool pins (uv and tox among them)
 CONSTRAINTS = ("constraints/transformers-5.23.txt", "constraints/test-tools.txt")
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
-# transformers' advice that PyTorch is absent: a verdict needs no model
-QUIET = {"TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "PIP_ROOT_USER_ACTION": "ignore"}
+QUIET = {"PIP_ROOT_USER_ACTION": "ignore"}
 
 
 class SetupFailed(Exception):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import os
 import sys
 import traceback
 from collections import Counter
@@ -160,6 +161,8 @@ def version_text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # the console script (or python -m): the process is ours
+        quiet_transformers_advice()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["-h"], ["--help"], ["help"]):
         print(usage())
@@ -185,6 +188,14 @@ def main(argv: list[str] | None = None) -> int:
         return SUITE_BROKEN
 
 
+def quiet_transformers_advice() -> None:
+    """transformers' advice on import that PyTorch is absent ("Models won't be available"):
+    the gate loads tokenizers only, so on every command it read as a fault. Set before any
+    import of transformers (its children inherit it), and only in a process that is the
+    command's own: never in a pytest host that loads the plugin, nor a caller of main(argv)."""
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+
 def unknown_command(word: str) -> str:
     """One line: the word is no command; the nearest, and every command."""
     near = difflib.get_close_matches(word, SUBCOMMANDS, n=1)
@@ -198,6 +209,7 @@ def unknown_command(word: str) -> str:
 def deprecated_regen() -> int:
     """The lcb-conformance-regen script of earlier releases."""
     print("lcb-conformance-regen is deprecated: use `lcb-conformance regen`", file=sys.stderr)
+    quiet_transformers_advice()
     return main(["regen", *sys.argv[1:]])
 
 

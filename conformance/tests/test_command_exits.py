@@ -6,12 +6,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, shared_options
+from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.upstream import drift
 
@@ -153,3 +156,18 @@ def test_a_bad_option_is_one_line_naming_it_and_the_commands_help(command, capsy
     out, err = capsys.readouterr()
     assert not out and err.count("\n") == 1, err
     assert err == f"{prog}: unrecognized arguments: --no-such-option ({prog} --help)\n"
+
+
+def test_a_green_command_loading_a_tokenizer_prints_nothing_on_stderr(monkeypatch):
+    # tests the console's contract: transformers' advice that PyTorch is absent is not printed
+    monkeypatch.delenv("TRANSFORMERS_NO_ADVISORY_WARNINGS", raising=False)
+    advised = subprocess.run([sys.executable, "-c", "import transformers"], capture_output=True)
+    if not advised.stderr:
+        pytest.skip("transformers gives no advice on import here (PyTorch is installed)")
+    snapshot = str(hf_cache.SNAPSHOTS_DIR / "Qwen__Qwen3-8B")
+    done = subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.cli", "tokenizer-diff", snapshot, snapshot],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == exit_codes.OK and "verdict: identical" in done.stdout, done.stderr
+    assert done.stderr == ""
