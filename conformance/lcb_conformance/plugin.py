@@ -51,7 +51,10 @@ def _flag(name: str) -> str:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("lcb-conformance", "LiveCodeBench conformance (lcb_conformance)")
     for name, arguments in options.for_plugin():
-        group.addoption(_flag(name), dest=_dest(name), **arguments)
+        # a value read as text and converted in pytest_configure: a bad one is the gate's
+        # one-line usage error, exit 2, not pytest's usage block and its exit 4
+        untyped = {key: value for key, value in arguments.items() if key != "type"}
+        group.addoption(_flag(name), dest=_dest(name), **untyped)
     group.addoption(
         _flag("contract"),
         dest=_dest("contract"),
@@ -96,7 +99,20 @@ def usage_error(message: str):
     pytest.exit(f"lcb-conformance: {message}", returncode=exit_codes.UNUSABLE)
 
 
+def _convert_values(config: pytest.Config) -> None:
+    """Each typed option's value given as text, converted by its type (usage_error if not)."""
+    for name, arguments in options.for_plugin():
+        convert, given = arguments.get("type"), config.getoption(_dest(name))
+        if convert is None or not isinstance(given, str):  # the default, or a worker's copy
+            continue
+        try:
+            setattr(config.option, _dest(name), convert(given))
+        except ValueError:
+            usage_error(f"{_flag(name)}: invalid {convert.__name__} value: {given!r}")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _convert_values(config)
     if not asked_for(config):
         return
     if (unknown := options.unknown_families(_get(config)("only"), _flag("only"))) is not None:

@@ -16,6 +16,7 @@ from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.reports import judge as judge_report
+from lcb_conformance.runner import options
 from lcb_conformance.upstream import drift
 
 pytestmark = pytest.mark.selftest
@@ -171,3 +172,16 @@ def test_a_green_command_loading_a_tokenizer_prints_nothing_on_stderr(monkeypatc
     )  # fmt: skip
     assert done.returncode == exit_codes.OK and "verdict: identical" in done.stdout, done.stderr
     assert done.stderr == ""
+
+
+TYPED = [name for name, arguments in options.for_plugin() if "type" in arguments]
+
+
+@pytest.mark.parametrize("name", TYPED)
+def test_a_bad_option_value_under_the_plugin_is_one_line_and_exit_2(name, tmp_path, capsys):
+    # tests the console's contract: the plugin's usage error is the gate's, not pytest's (4)
+    flag = f"--{options.PLUGIN_PREFIX}{name}"
+    argv = ["-p", "lcb_conformance.plugin", "-q", "--lcb-impl", "lcb_prompts", flag, "x"]
+    assert pytest.main([*argv, "--rootdir", str(tmp_path), str(tmp_path)]) == exit_codes.UNUSABLE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{flag}: invalid " in err and "value: 'x'" in err, err
