@@ -20,19 +20,24 @@ FROM_MESSAGES = "messages, chat template tokenize=True"
 IDS_PER_LINE = 20
 CONTEXT_TOKENS = 3  # decoded tokens shown either side of a first difference
 _SHA = "prompt sha256 "
+# No warning that a prompt is longer than the model's model_max_length ("will result in
+# indexing errors"): the ids are compared, no model runs them.
+QUIET = {"verbose": False}
 
 
 def template_ids(tokenizer, messages: list[dict]) -> list[int]:
     """The chat template's own tokenization of ``messages`` with the generation prompt."""
-    ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
+    ids = tokenizer.apply_chat_template(
+        messages, tokenize=True, add_generation_prompt=True, tokenizer_kwargs=QUIET
+    )
     return list(ids["input_ids"] if hasattr(ids, "keys") else ids)  # a dict from transformers 5
 
 
 def sequences(tokenizer, prompt: str, messages: list[dict] | None = None) -> dict[str, list[int]]:
     """The token sequences built from a string prompt (and from its messages, if given)."""
     found = {
-        WITH_SPECIALS: tokenizer(prompt, add_special_tokens=True)["input_ids"],
-        WITHOUT_SPECIALS: tokenizer(prompt, add_special_tokens=False)["input_ids"],
+        WITH_SPECIALS: tokenizer(prompt, add_special_tokens=True, **QUIET)["input_ids"],
+        WITHOUT_SPECIALS: tokenizer(prompt, add_special_tokens=False, **QUIET)["input_ids"],
     }
     if messages is not None:
         found[FROM_MESSAGES] = template_ids(tokenizer, messages)
