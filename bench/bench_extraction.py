@@ -24,7 +24,6 @@ measurable). These are figures for docs/performance.md, not assertions: no test 
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -38,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 # Standard library only: transformers and upstream are imported once the offline cache is on.
+from lcb_conformance.common import shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner.extraction_rule import prefix_rule
 from lcb_prompts import PrefixExtractor, extract_code, extract_code_prefix, format_lcb_prompt
@@ -370,7 +370,9 @@ def _us(seconds: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = shared_options.CommandParser(
+        prog="bench/bench_extraction.py", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="small inputs, no suite run")
     parser.add_argument("--no-suite", action="store_true", help="skip the conformance run")
     parser.add_argument(

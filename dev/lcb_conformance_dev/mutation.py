@@ -23,7 +23,6 @@ by default it starts fresh.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -32,7 +31,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.common import exit_codes, paths, shared_options
 
 REPO_ROOT = paths.ROOT  # main() refuses an installed copy
 
@@ -113,7 +112,7 @@ def report(found: dict[str, str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lcb_conformance_dev.mutation")
+    parser = shared_options.CommandParser(prog="python -m lcb_conformance_dev.mutation")
     parser.add_argument("--keep", action="store_true", help="reuse mutants/ from the last run")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)

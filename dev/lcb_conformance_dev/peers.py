@@ -20,7 +20,6 @@ tests recorded). ``tox -m peers`` does both for every peer.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import importlib.metadata
 import json
@@ -30,7 +29,7 @@ import sys
 from pathlib import Path
 
 from lcb_conformance.adapters import jsonl_server
-from lcb_conformance.common import exit_codes, paths, report_files
+from lcb_conformance.common import exit_codes, paths, report_files, shared_options
 
 # The pages and the survey's predictions they check (peers_page, peers_predictions).
 from lcb_conformance_dev.peers_page import (  # noqa: F401 (as peers.*)
@@ -132,7 +131,7 @@ def load_reports(out_dir: Path) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG)
+    parser = shared_options.CommandParser(prog=PROG)
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the suite for one peer adapter")
     run_parser.add_argument("module", help="e.g. peers.evalscope_lcb")
