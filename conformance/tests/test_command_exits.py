@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import upstream_trees
 
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes, shared_options
@@ -187,3 +188,17 @@ def test_a_bad_option_value_under_the_plugin_is_one_line_and_exit_2(name, tmp_pa
     assert pytest.main([*argv, "--rootdir", str(tmp_path), str(tmp_path)]) == exit_codes.UNUSABLE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{flag}: invalid " in err and "value: 'x'" in err, err
+
+
+def test_regen_without_lcb_runners_dependencies_is_one_line(pinned_clone, tmp_path):
+    # tests the console's contract: a missing dependency (the [upstream] extra) is one line,
+    # exit 2, not a traceback per golden and exit 4
+    tree = upstream_trees.checkout_copy(pinned_clone, tmp_path / "LiveCodeBench")
+    benchmark = tree / "lcb_runner" / "benchmarks" / "code_generation.py"
+    benchmark.write_text("import no_such_dependency\n" + benchmark.read_text("utf-8"), "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "lcb_conformance.cli", "regen", "--check", "--upstream", str(tree)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == exit_codes.UNUSABLE and not done.stdout, done.stdout[-2000:]
+    assert done.stderr.count("\n") == 1 and "No module named 'no_such_dependency'" in done.stderr

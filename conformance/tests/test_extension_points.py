@@ -50,6 +50,9 @@ class FakeUpstream:
     def is_pinned(self) -> bool:
         return True
 
+    def check_importable(self) -> None:  # nothing to import: the fake is all of it
+        pass
+
     def describe_source(self) -> str:
         return "a fake lcb_runner"
 
@@ -240,6 +243,9 @@ class FakeUpstream:
 
     def is_pinned(self):
         return True
+
+    def check_importable(self):
+        pass
 
     def describe_source(self):
         return "a fake lcb_runner"

@@ -111,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     hf_cache.activate_offline_cache()
     try:
         upstream = Upstream(args.upstream)
+        # a missing dependency (no [upstream] extra): one line, not a traceback per golden
+        upstream.check_importable()
     except UpstreamSourceError as error:
         print(f"lcb-conformance regen: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
