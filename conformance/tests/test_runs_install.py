@@ -22,9 +22,8 @@ from lcb_conformance.common import exit_codes, paths, runs_install
 # refusals are tested (test_run_audit.py): with the self-tests.
 pytestmark = pytest.mark.selftest
 
-LCB_RUNNER_RUN = regrade_inputs.AUDIT / "lcb_runner" / "openai-chat" / "output" / (
-    "GPT-4O-2024-08-06/Scenario.codegeneration_3_0.2.json"
-)
+# lcb_runner's generations beside its cache (the audit's prompt record)
+LCB_RUNNER_RUN = regrade_inputs.LCB_RUNNER_RUN.with_name("Scenario.codegeneration_3_0.2.json")
 # the console, where the modules of argv[1] and the distributions of argv[2] are not installed
 WITHOUT = """
 import importlib.abc, importlib.metadata, sys
@@ -74,7 +73,9 @@ def cases(upstream: str) -> dict[str, tuple[str, list[str], str]]:
         ),
         "score, lighteval without pyarrow": ("pyarrow", ["score", lighteval], "needs pyarrow"),
         "score --dataset, lighteval without pyarrow": (
-            "pyarrow", ["score", lighteval, "--dataset", "DATASET"], "needs pyarrow"
+            "pyarrow",
+            ["score", lighteval, "--dataset", "DATASET"],
+            "needs pyarrow",
         ),
         "regrade, no stand-in": (
             "livecodebench",
