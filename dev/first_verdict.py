@@ -2,6 +2,7 @@
 in under a minute with no package cache (bench/bench_time_to_verdict.py measures it).
 
     python3 dev/first_verdict.py [lcb-conformance's options: --impl my_adapter:adapter ...]
+    python3 dev/first_verdict.py --runs [lcb-conformance's command: audit RUN ...]
 
 Builds .venv once (kept for the next run, and for the README's second command, .venv/bin/tox):
 uv (the one on PATH, or uv from PyPI into build/uv), then the gate itself editable with only
@@ -10,6 +11,11 @@ extra) pinned as tox pins it (constraints/), and tox. Then runs `lcb-conformance
 options given (none: the reference implementation) and exits with its exit code. uv resolves
 and installs in a few seconds where pip takes half a minute cold; the verdict itself is
 the case runner's, the same as `tox -e report`'s.
+
+--runs: .venv gets what `audit`, `score` and `regrade` need too, the one install they share
+(lcb_conformance.common.runs_install): the upstream extra, pinned the same way, and the
+offline stand-in for lcb_runner, nvidia-livecodebench, without its requirements (tox.ini's
+[upstream] install). Then the lcb-conformance command given runs, if one is.
 
 LCB_FIRST_VERDICT_PHASES=FILE: write each phase's wall and CPU seconds there (JSON), for the
 bench.
@@ -28,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "conformance"))
-from lcb_conformance.common import exit_codes  # noqa: E402 (the standard library only)
+from lcb_conformance.common import exit_codes, runs_install  # noqa: E402 (standard library)
 
 VENV = ROOT / ".venv"
 UV_HOME = ROOT / "build" / "uv"
@@ -72,19 +78,20 @@ def find_uv() -> str:
     return str(uv)
 
 
-def build_environment() -> Path:
-    """.venv with the gate (editable) and tox; a second run only checks it is complete."""
+def build_environment(runs: bool) -> Path:
+    """.venv with the gate (editable) and tox, and with ``runs`` what audit, score and regrade
+    need; a second run only checks it is complete."""
     python = VENV / "bin" / "python"
     doing = "checking .venv" if python.exists() else "building .venv (uv, the gate, tox; once)"
     print(f"first_verdict: {doing}", file=sys.stderr)
     uv = find_uv()
     if not python.exists():
         step("creating .venv", [uv, "venv", "--quiet", "--python", sys.executable, str(VENV)])
-    step(
-        "installing the gate into .venv",
-        [uv, "pip", "install", "--quiet", "--python", str(python), *constraint_options(),
-         "-e", str(ROOT), "tox"],
-    )  # fmt: skip
+    install = [uv, "pip", "install", "--quiet", "--python", str(python)]
+    gate = f"{ROOT}[{runs_install.EXTRA}]" if runs else str(ROOT)
+    step("installing the gate into .venv", [*install, *constraint_options(), "-e", gate, "tox"])
+    if runs:
+        step("installing the stand-in", [*install, "--no-deps", runs_install.STAND_IN])
     return VENV / "bin" / "lcb-conformance"
 
 
@@ -99,15 +106,21 @@ def main(arguments: list[str]) -> int:
         print(f"first_verdict: needs Python 3.11 or later, not {sys.version.split()[0]}",
               file=sys.stderr)  # fmt: skip
         return exit_codes.UNUSABLE
+    runs = arguments[:1] == [runs_install.FIRST_VERDICT_OPTION]
+    arguments = arguments[runs:]
     phases = {}
     start, start_cpu = time.perf_counter(), cpu_seconds()
     try:
-        command = build_environment()
+        command = build_environment(runs)
     except SetupFailed as failure:
         print(failure, file=sys.stderr)
         return exit_codes.UNUSABLE
     ready, ready_cpu = time.perf_counter(), cpu_seconds()
     phases["environment"] = {"wall_s": ready - start, "cpu_s": ready_cpu - start_cpu}
+    if runs and not arguments:
+        print(f"first_verdict: .venv ready in {ready - start:.1f} s for audit, score and "
+              f"regrade: {command} audit|score|regrade RUN ...", file=sys.stderr)  # fmt: skip
+        return exit_codes.OK
     print(f"first_verdict: .venv ready in {ready - start:.1f} s; running lcb-conformance",
           file=sys.stderr)  # fmt: skip
     env = {**os.environ, **OFFLINE, **QUIET}

@@ -1,6 +1,8 @@
 """The README's first command, dev/first_verdict.py, offline: its exit code is lcb-conformance's
 own (a differing verdict is never turned into a pass), a step of building .venv that fails is
-one line naming it and exit 2, and the options given reach lcb-conformance as given.
+one line naming it and exit 2, and the options given reach lcb-conformance as given; with
+--runs, .venv gets the install audit, score and regrade share (runs_install), and nothing more
+without it.
 
 The registry is not reachable here, so a stand-in uv on PATH plays uv: it makes .venv with a
 `lcb-conformance` that exits as FAKE_VERDICT_EXIT says and records its arguments
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.common import exit_codes, paths, runs_install
 
 # The repository's own entry point, not the gate's: tox -e upstream runs it with the self-tests.
 pytestmark = pytest.mark.selftest
@@ -25,7 +27,11 @@ pytestmark = pytest.mark.selftest
 FAKE_UV = """#!/bin/sh
 # a stand-in uv: `uv venv ... DIR` and `uv pip install ...`
 set -e
-if [ "$FAKE_UV_FAILS" = "$1" ]; then echo "uv: $1 went wrong" >&2; exit 7; fi
+printf '%s\n' "$*" >> "$(dirname "$0")/commands"
+# FAKE_UV_FAILS: a word of the command lines that fail (venv, pip, --no-deps)
+case " $* " in
+    *" ${FAKE_UV_FAILS:-(none)} "*) echo "uv: $FAKE_UV_FAILS went wrong" >&2; exit 7;;
+esac
 if [ "$1" = venv ]; then
     for last in "$@"; do :; done
     mkdir -p "$last/bin"; ln -s "$(command -v python3)" "$last/bin/python"
@@ -49,6 +55,8 @@ def checkout(tmp_path) -> Path:
         "conformance/lcb_conformance/__init__.py",
         "conformance/lcb_conformance/common/__init__.py",
         "conformance/lcb_conformance/common/exit_codes.py",
+        "conformance/lcb_conformance/common/paths.py",
+        "conformance/lcb_conformance/common/runs_install.py",
         "constraints/transformers-5.23.txt",
         "constraints/test-tools.txt",
     ):
@@ -93,3 +101,46 @@ def test_a_failing_step_is_one_line_and_exit_2(checkout: Path, failing: str):
     assert ours[-1].endswith("failed (its output is above): " + str(checkout.parent / "tools/uv"))
     assert f"uv: {failing} went wrong" in done.stderr  # uv's own words come first
     assert not (checkout / ".venv" / "bin" / "arguments").exists()  # no verdict was run
+
+
+def uv_commands(root: Path) -> list[str]:
+    """What the stand-in uv was asked to do, one command line each, the clone's path as ROOT."""
+    lines = (root.parent / "tools" / "commands").read_text("utf-8").splitlines()
+    return [line.replace(str(root), "ROOT") for line in lines]
+
+
+CONSTRAINED = "-c ROOT/constraints/transformers-5.23.txt -c ROOT/constraints/test-tools.txt"
+PIP = "pip install --quiet --python ROOT/.venv/bin/python"
+
+
+def test_the_first_verdict_installs_no_extra(checkout: Path):
+    assert first_verdict(checkout).returncode == exit_codes.OK
+    assert uv_commands(checkout)[1:] == [f"{PIP} {CONSTRAINED} -e ROOT tox"]
+
+
+def test_runs_adds_the_upstream_extra_and_the_stand_in_without_its_requirements(checkout: Path):
+    done = first_verdict(checkout, runs_install.FIRST_VERDICT_OPTION)
+    assert done.returncode == exit_codes.OK, done.stderr
+    assert uv_commands(checkout)[1:] == [
+        f"{PIP} {CONSTRAINED} -e ROOT[upstream] tox",
+        f"{PIP} --no-deps nvidia-livecodebench==26.3",
+    ]
+    assert not (checkout / ".venv" / "bin" / "arguments").exists()  # no verdict was run
+    last = done.stderr.splitlines()[-1]
+    assert last.endswith(f"for audit, score and regrade: {checkout}/.venv/bin/lcb-conformance "
+                         "audit|score|regrade RUN ...")  # fmt: skip
+
+
+def test_runs_then_the_command_given(checkout: Path):
+    done = first_verdict(checkout, runs_install.FIRST_VERDICT_OPTION, "audit", "a run.json")
+    assert done.returncode == exit_codes.OK, done.stderr
+    recorded = (checkout / ".venv" / "bin" / "arguments").read_text("utf-8")
+    assert recorded.splitlines() == ["audit", "a run.json"]
+
+
+def test_a_failing_stand_in_install_is_one_line_and_exit_2(checkout: Path):
+    done = first_verdict(checkout, runs_install.FIRST_VERDICT_OPTION, FAKE_UV_FAILS="--no-deps")
+    assert done.returncode == exit_codes.UNUSABLE
+    assert "Traceback" not in done.stderr
+    ours = [line for line in done.stderr.splitlines() if line.startswith("first_verdict:")]
+    assert ours[-1].startswith("first_verdict: installing the stand-in failed (its output is")

@@ -38,7 +38,7 @@ SHOWN = 8  # problems named per kind of mismatch before "... and N more"
 # where the dataset comes from and the layout read, said with every refusal of what was given
 WANTED = (
     "--dataset wants a folder of LiveCodeBench's dataset: the test.jsonl .. test6.jsonl files "
-    "of Hugging Face's livecodebench/code_generation_lite (`huggingface-cli download "
+    "of Hugging Face's livecodebench/code_generation_lite (`hf download "
     "livecodebench/code_generation_lite --repo-type dataset --local-dir DIR`), or the hub cache "
     f"folder {HUB_FOLDER} that `datasets` leaves"
 )

@@ -94,7 +94,9 @@ def _format(args):
     else:
         try:
             chosen = registry.detect(args.run)
-        except LogError:
+        except LogError as error:
+            if args.dataset is not None:  # a harness's log, unreadable: why, not --dataset's
+                raise score.RunError(str(error)) from None
             return None  # score's own reader names what is wrong with the file
     lcb_runners = chosen.NAME == "lcb_runner" or registry.scenario(chosen) != CODE_GENERATION
     return None if lcb_runners else chosen
@@ -351,7 +353,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = parser()
     args = commands.parse_args(argv)
-    fmt = _format(args)
+    try:
+        fmt = _format(args)
+    except score.RunError as error:
+        print(f"score: {error}", file=sys.stderr)
+        return exit_codes.UNUSABLE
     if fmt is None:
         if args.dataset is not None:
             commands.error("--dataset: lcb_runner's eval_all rows carry every problem's fields")

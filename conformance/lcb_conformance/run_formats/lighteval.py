@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from lcb_conformance.common import runs_install
 from lcb_conformance.run_formats.samples import LogError, Logged, chat_messages, check_strings
 
 NAME = "lighteval"
@@ -41,7 +42,10 @@ def _parquet(path: Path):
     try:
         import pyarrow.parquet as parquet
     except ImportError:
-        raise LogError(f"{path}: reading parquet (lighteval's details) needs pyarrow") from None
+        raise LogError(
+            f"{path}: reading parquet (lighteval's details) needs pyarrow, which comes with the "
+            f"upstream extra: `{runs_install.command()}`"
+        ) from None
     return parquet
 
 

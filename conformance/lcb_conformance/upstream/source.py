@@ -25,12 +25,13 @@ from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 
+from lcb_conformance.common import runs_install
 from lcb_conformance.common.shared_options import INSTALLED
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES, PromptVariant
 from lcb_conformance.upstream import pinned_tree
 from lcb_conformance.upstream.pinned_tree import PINNED_COMMIT
 
-INSTALLED_DISTRIBUTION = "nvidia-livecodebench"
+INSTALLED_DISTRIBUTION = runs_install.STAND_IN_DISTRIBUTION
 REPOSITORY = "https://github.com/LiveCodeBench/LiveCodeBench"
 # How to run the pinned commit where the installed stand-in cannot (named in every such skip).
 CHECKOUT_HINT = (
@@ -159,15 +160,14 @@ class Upstream:
         missing = error.name or ""
         if missing == self.package:  # the stand-in itself is not installed
             return (
-                f"install it with `pip install --no-deps {INSTALLED_DISTRIBUTION}==26.3` and "
-                "`pip install 'lcb-conformance[upstream]'`, or pass --upstream PATH (a "
+                f"install it with `{runs_install.command()}`, or pass --upstream PATH (a "
                 "LiveCodeBench checkout)"
             )
         if missing.startswith(self.package + "."):
             return "this lcb_runner has another layout (a much older or newer commit)"
         return (
             "lcb_runner's own dependencies (anthropic<1 for HUMAN_PROMPT, datasets) come with "
-            "`pip install 'lcb-conformance[upstream]'`"
+            f"the upstream extra: `{runs_install.command()}`"
         )
 
     def _function(self, module: str, name: str):
