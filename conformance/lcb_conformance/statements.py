@@ -22,17 +22,26 @@ from lcb_conformance.common import paths
 MANIFEST_FILE = paths.RELEASES_DIR / "statements.json"
 # What a statement digest covers, in the dataset's own field names.
 FIELDS = ("question_title", "question_content", "starter_code")
+# starter_code null is the "" a stdin problem's row holds, as lcb_runner 28fef95 shows it: its
+# prompts test `if question.starter_code:` (lcb_runner/prompts/code_generation.py), and
+# CodeGenerationProblem keeps the None, writing it back to eval_all as null.
+NULL_IS_EMPTY = ("starter_code",)
+
+
+def _shown(row: Mapping, field: str) -> object:
+    """The field as lcb_runner's prompt shows it."""
+    return "" if field in NULL_IS_EMPTY and row[field] is None else row[field]
 
 
 def digest(row: Mapping) -> str:
-    """sha256 of a row's FIELDS as compact sorted-key JSON (ensure_ascii)."""
-    fields = {field: row[field] for field in FIELDS}
+    """sha256 of a row's FIELDS (as shown: _shown) as compact sorted-key JSON (ensure_ascii)."""
+    fields = {field: _shown(row, field) for field in FIELDS}
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def carries_statement(row: Mapping) -> bool:
-    return all(isinstance(row.get(field), str) for field in FIELDS)
+    return all(field in row and isinstance(_shown(row, field), str) for field in FIELDS)
 
 
 @cache

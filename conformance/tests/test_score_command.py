@@ -17,6 +17,7 @@ import pytest
 import lcb_prompts.score
 from lcb_conformance import releases
 from lcb_conformance.reports import score, score_figures
+from lcb_conformance.reports.page_style import escape
 from lcb_conformance.suite import goldens, score_cases
 from lcb_conformance.suite.families import score as score_family
 from lcb_conformance.suite.goldens import GoldenKey
@@ -392,17 +393,13 @@ def test_the_console_says_the_listing_and_the_flags_in_words(tmp_path, capsys):
     report = score.build(score.parser().parse_args([run]))
     code, out, _ = run_score(capsys, run)
     assert code == report["exit_code"] == 0
-    assert [flag["kind"] for flag in report["flags"]] == [
-        "mixed_n",
-        "outputs_not_recorded",
-        "pass_at_1_derived",
-    ]
+    assert [flag["kind"] for flag in report["flags"]] == ["pass_at_1_derived"]
     assert "no leaderboard edition lists a run of 2 problems: the published builder " in out
     assert "(LiveCodeBench/submissions 4d04b02) keeps only files of exactly 880 rows" in out
     assert "editions list runs of one release each (v5: 880, v6: 1,055)" in out
-    assert "  - mixed n (n=1: 1, n=2: 1): compute_scores averages" in out
-    assert "  - outputs not recorded (no output_list/code_list): no-code and cut-off" in out
     assert "  - 1 rows lack pass@1: taken as graded_list.count(True)/len" in out
+    assert "  - problems with different numbers of samples: 1 with n=1, 1 with n=2" in out
+    assert "  - raw outputs not recorded: cut answers, unclosed <think> and missing" in out
 
 
 def test_a_file_that_disagrees_with_itself_exits_1(tmp_path, capsys):
@@ -432,7 +429,7 @@ def row(qid, graded, **fields):
     return base | fields
 
 
-def test_flags_mixed_n_no_generations_no_code_and_cut_outputs(tmp_path, capsys):
+def test_no_generations_is_flagged_mixed_n_no_code_and_cut_outputs_linted(tmp_path, capsys):
     rows = [
         row(
             "abc370_a",
@@ -449,13 +446,48 @@ def test_flags_mixed_n_no_generations_no_code_and_cut_outputs(tmp_path, capsys):
     (failure,) = report["failures"]
     assert failure.startswith("1 problems have no generations (abc370_b)")
     assert report["flags"] == [
-        {"kind": "mixed_n", "problems_by_n": [{"n": n, "problems": 1} for n in (0, 1, 2)]},
         {"kind": "without_generations", "count": 1, "question_ids": ["abc370_b"]},
-        {"kind": "no_code", "count": 1},
-        {"kind": "cut_off", "count": 1},
     ]
+    lint = {finding["kind"]: finding for finding in report["lint"]}
+    assert lint["mixed_n"]["problems_by_n"] == [{"n": n, "problems": 1} for n in (1, 2)]
+    assert lint["no_code"]["samples"] == ["abc370_a#1"]
+    assert lint["cut_in_code_block"]["samples"] == ["abc370_a#1"]
     assert report["listed"] is False and report["listing"] == score.listing(3)  # not listed
     assert report["listing"]["edition"] is None
+
+
+def test_the_samples_faults_are_said_once_by_the_lint_in_every_view(tmp_path, capsys):
+    # mixed n, no code and cut answers are the lint's findings, no flag beside them; the page
+    # shows the lint as its table only, and the flags' heading points to the lint
+    rows = [
+        row("abc370_a", [True, False], output_list=["```python\nx", "y"], code_list=["", "y"]),
+        {k: v for k, v in row("abc370_c", [True]).items() if k != "pass@1"},
+    ]
+    run = write_run(tmp_path, rows)
+    page = tmp_path / "score.html"
+    code, report = score_report(tmp_path, capsys, run, "--html", page)
+    assert code == report["exit_code"] == 0
+    assert report["schema"] == "lcb-conformance-score/4"
+    assert [flag["kind"] for flag in report["flags"]] == ["pass_at_1_derived"]
+    said = [f["words"] for f in report["lint"] if f["kind"] in ("mixed_n", "no_code",
+            "cut_in_code_block")]  # fmt: skip
+    assert len(said) == 3 and all(said)
+    _, out, _ = run_score(capsys, run)
+    html = page.read_text("utf-8")
+    for words in said:
+        assert out.count(words) == 1
+        assert html.count(escape(words)) == 1
+    assert "flags (the rows'; mixed n, no code and cut answers are the lint's, below):" in out
+    assert html.count("lint (the run's own faults") == 0 and 'id="lint"' in html
+
+
+def test_an_output_that_is_no_string_is_no_output_to_the_lint(tmp_path, capsys):
+    rows = [row("abc370_a", [True, False], output_list=["```python\nx", None],
+                code_list=["x", None])]  # fmt: skip
+    code, report = score_report(tmp_path, capsys, write_run(tmp_path, rows))
+    assert code == report["exit_code"] == 0
+    lint = {finding["kind"]: finding for finding in report["lint"]}
+    assert lint["cut_in_code_block"]["samples"] == ["abc370_a#0"]
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,9 @@ def test_a_log_without_verdicts_gives_the_checks_and_no_figure(name, dataset, tm
     assert report["figures"] == [] and report["failures"] == [] and report["not_computed"]
     assert report["harness_metric"] == {"name": metric, "mean": mean, "problems": 4}
     assert report["problems"]["matches"][0]["extra"] == FIXTURE_IDS  # the checks still made
+    # the samples' faults are the lint's, on a log without verdicts too (no flag says them)
+    kinds = {finding["kind"] for finding in report["lint"]}
+    assert {"cut_in_code_block", "no_code", "mixed_n", "errata"} <= kinds
 
 
 def test_a_claim_on_another_harness_is_held_as_on_lcb_runners_files(tmp_path, capsys):

@@ -83,6 +83,33 @@ def test_foreign_problems_are_named():
     assert not result.matches
 
 
+def test_a_null_starter_code_is_the_empty_one_lcb_runner_shows():
+    """starter_code null (what lcb_runner writes back for a dataset row holding None) is the
+    release's statement, not a missing field: lcb_runner's prompt is the same as with ""."""
+    rows = copy.deepcopy(SAMPLE)
+    stdin = next(row for row in rows if row["starter_code"] == "")
+    stdin["starter_code"] = None
+    result = statements.check(rows, V6)
+    assert result.matches and result.missing_fields == (), result
+    assert result.checked == len(SAMPLE)
+    absent = [{k: v for k, v in row.items() if k != "starter_code"} for row in SAMPLE[:1]]
+    assert statements.check(absent + SAMPLE[1:], V6).missing_fields == (SAMPLE[0]["question_id"],)
+
+
+@pytest.mark.upstream
+def test_lcb_runner_shows_a_null_starter_code_as_the_empty_one(upstream):
+    """What the test above rests on, asked of lcb_runner: a row whose starter_code is None
+    gets the prompt of the same row with "", and its eval_all row carries null."""
+    from lcb_conformance.suite import cases
+
+    nulls = [row for row in cases.problems().values() if row["starter_code"] is None]
+    assert nulls
+    for row in nulls:
+        for style in ("OpenAIChat", "GenericBase"):
+            assert upstream.format(style, row) == upstream.format(style, row | {"starter_code": ""})
+        assert upstream.problem(row).insert_output([], [])["starter_code"] is None
+
+
 def test_a_file_without_statements_is_not_checked():
     fixture = json.loads((paths.FIXTURES_DIR / "score" / "o1-mini-2024-09-12.json").read_text())
     result = statements.check(fixture, V6)

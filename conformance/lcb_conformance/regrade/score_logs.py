@@ -42,7 +42,7 @@ from lcb_conformance import releases
 from lcb_conformance.common import exit_codes, report_files
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade
-from lcb_conformance.reports import score, score_render, score_run
+from lcb_conformance.reports import run_lint, score, score_render
 from lcb_conformance.reports.run_lint import Lint
 from lcb_conformance.run_formats import registry
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
@@ -146,9 +146,9 @@ def _metadata(qid: str, sample, dataset, where: str) -> dict:
     return {"question_id": qid, **found, "contest_date": str(found["contest_date"])}
 
 
-def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | None, Lint]:
-    """(eval_all rows, flags, why the log has no verdicts: None when every sample has one, the
-    samples' lint).
+def read_log(fmt, path: Path, dataset) -> tuple[list[dict], str | None, Lint]:
+    """(eval_all rows, why the log has no verdicts: None when every sample has one, the
+    samples' lint: mixed n, no code, cut answers).
     Rows without verdicts carry ``samples`` and ``metric`` instead of a graded_list."""
     order: list[str] = []
     if dataset is not None:
@@ -159,7 +159,7 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
         order = list(dataset.entries)
     problems: dict[str, dict] = {}
     verdicts: dict[str, dict[int, bool | None]] = defaultdict(dict)
-    unjudged, no_code, cut = None, 0, 0
+    unjudged = None
     lint = Lint()
     for sample in fmt.samples(path):
         if sample.question_id is None and dataset is None:
@@ -180,8 +180,6 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
         verdicts[qid][sample.index] = sample.passed
         if sample.passed is None and unjudged is None:
             unjudged = sample.unjudged or f"{fmt.NAME} records no verdict per sample"
-        no_code += sample.scored == ""
-        cut += sample.output.count(score.FENCE) % 2
         lint.add(qid, sample.index, sample.output, sample.scored)
     if not problems:
         raise score.RunError(f"{path}: no samples")
@@ -195,11 +193,7 @@ def read_log(fmt, path: Path, dataset) -> tuple[list[dict], list[str], str | Non
         else:
             row["samples"] = len(found)
         rows.append(row)
-    # the flags read each problem's number of samples, which a graded_list's length is
-    sized = [{"question_id": r["question_id"], "graded_list": r.get("graded_list")
-              or [None] * r["samples"]} for r in rows]  # fmt: skip
-    flags = score_run.run_flags(sized, no_code, cut, 0, outputs_recorded=True)
-    return rows, flags, unjudged, lint
+    return rows, unjudged, lint
 
 
 def _coverage(kept: list[dict], expected: list[str]) -> dict:
@@ -252,6 +246,8 @@ def unjudged_report(run: score.Run, fmt, reason: str, args) -> dict:
         "coverage": coverage,
         "harness_metric": metric,
         "flags": run.flags,
+        "lint": run_lint.sample_findings(run.lint)
+        + [run_lint.errata_finding([r["question_id"] for r in kept], None, None)],
         "allow_missing": args.allow_missing,
     }
     found = []
@@ -275,7 +271,7 @@ def _claim_line(report: dict) -> str:
     )
 
 
-def render_unjudged(report: dict) -> str:
+def render_unjudged(report: dict, lint: bool = True) -> str:
     problems, window = report["problems"], report["window"]
     dates = f"{window['start']}..{window['end']}" if window["start"] else "every contest date"
     lines = [
@@ -298,7 +294,7 @@ def render_unjudged(report: dict) -> str:
             f"{metric['problems']:,} problems in the window: {metric['mean']:.2f} (the harness's "
             "figure, not a pass@1 of either computation)"
         )
-    return "\n".join(lines + score_render.closing_lines(report, _claim_line))
+    return "\n".join(lines + score_render.closing_lines(report, _claim_line, lint))
 
 
 def headline_unjudged(report: dict) -> str:
@@ -313,10 +309,10 @@ def build(args, fmt) -> tuple[dict, bool]:
     """(the report, whether its figures were computed) for a log of another harness."""
     dataset = _dataset(args.dataset)
     try:
-        rows, flags, unjudged, lint = read_log(fmt, args.run, dataset)
+        rows, unjudged, lint = read_log(fmt, args.run, dataset)
     except LogError as error:
         raise score.RunError(str(error)) from None
-    run = score.Run(args.run, rows, flags, lint=lint)
+    run = score.Run(args.run, rows, lint=lint)
     if unjudged is not None:
         if args.published:
             raise score.RunError(
@@ -369,16 +365,17 @@ def main(argv: list[str] | None = None) -> int:
     except score.RunError as error:
         print(f"score: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
-    text, head = (
-        (score.render(report), score.headline(report))
+    view, head = (
+        (score.render, score.headline(report))
         if computed
-        else (render_unjudged(report), headline_unjudged(report))
+        else (render_unjudged, headline_unjudged(report))
     )
+    text = view(report)
     written = report_files.write_reports(
         "lcb-conformance score",
         {
             "JSON": (args.json, lambda: json.dumps(report, indent=1) + "\n"),
-            "HTML": (args.html, lambda: score.to_html(report, text, head)),
+            "HTML": (args.html, lambda: score.to_html(report, view(report, lint=False), head)),
         },
     )
     print(text)

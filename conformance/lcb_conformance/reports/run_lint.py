@@ -31,6 +31,7 @@ TOKEN_LIMIT = "token_limit"
 MIXED_N = "mixed_n"
 ERRATA = "errata"
 UNREAD = "unread"  # the samples could not be read for the lint (the command's reading held)
+OUTPUTS_NOT_RECORDED = "outputs_not_recorded"  # no raw output: nothing reading them checked
 
 
 def errata() -> dict:
@@ -127,7 +128,7 @@ def sample_findings(lint: Lint, stop=None, tokens_recorded: bool = False) -> lis
          "token counts)"},
     ]  # fmt: skip
     if not recorded:
-        found.insert(0, {"kind": "outputs_not_recorded", "recorded": False, "count": 0,
+        found.insert(0, {"kind": OUTPUTS_NOT_RECORDED, "recorded": False, "count": 0,
                          "words": "raw outputs not recorded: cut answers, unclosed <think> and "
                          "missing code not checked"})  # fmt: skip
     spread = Counter(lint.sizes.values())

@@ -20,9 +20,9 @@ does, and the leaderboard's computation on this file (lcb_prompts.score, held to
 goldens), each over the problems of the scope (the window of the release named, or of the
 run's own release) with what it lacks; with ``--published``, the leaderboard site's own
 per-problem data for the model (its performances_generation.json) and the problems where it
-differs from the file. It flags mixed n, problems without generations, outputs with no code,
-outputs that look cut off, and rows whose pass@1 is not their graded_list's; its lint
-(reports/run_lint.py) names the run's own faults and ERRATA's problems, never the number.
+differs from the file. It flags problems without generations and rows whose pass@1 is not
+their graded_list's; its lint (reports/run_lint.py) names the run's own faults (mixed n, no
+code, cut answers) and ERRATA's problems, never the number.
 
 ``--claim X`` (percent, ``X%``, or a fraction when at most 1): a finished run's figures are
 deterministic, so a claim holds when it IS one of them at the claim's own precision (53.7 is
@@ -82,7 +82,6 @@ from lcb_conformance.reports.score_published import (  # noqa: F401
 )
 from lcb_conformance.reports.score_render import headline, not_checked, render, to_html
 from lcb_conformance.reports.score_run import (  # noqa: F401
-    FENCE,
     Run,
     RunError,
     listed_ids,
@@ -92,7 +91,9 @@ from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION
 from lcb_prompts import score as scoring
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = exit_codes.OK, exit_codes.DIFFERS, exit_codes.UNUSABLE
-SCHEMA = "lcb-conformance-score/3"  # 3: listing and flags are data, not sentences
+# 3: listing and flags are data, not sentences; 4: mixed_n, no_code, cut_off and
+# outputs_not_recorded are no flags: the lint's findings say them (run_lint.py), once
+SCHEMA = "lcb-conformance-score/4"
 COVERAGE = ("expected", "missing", "without_generations", "extra")
 
 

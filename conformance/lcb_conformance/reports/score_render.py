@@ -120,7 +120,8 @@ def _scenario_words(report: dict) -> str:
     return f" (lcb_runner's {SCENARIO_WORDS[report['scenario']]} results){kind}"
 
 
-def render(report: dict) -> str:
+def render(report: dict, lint: bool = True) -> str:
+    """The report as text; ``lint``: with the lint's section (the page shows it as a table)."""
     problems, window = report["problems"], report["window"]
     ours, board = report["lcb_runner"], report["leaderboard"]
     dates = f"{window['start']}..{window['end']}" if window["start"] else "every contest date"
@@ -175,7 +176,7 @@ def render(report: dict) -> str:
             f"the file disagrees with itself: pass@1 is not graded_list.count(True)/len on "
             f"{len(report['inconsistent'])} rows ({listed_ids(report['inconsistent'])})",
         ]
-    return "\n".join(lines + closing_lines(report, claim_sentence))
+    return "\n".join(lines + closing_lines(report, claim_sentence, lint))
 
 
 def listing_words(listing: dict) -> str:
@@ -208,24 +209,10 @@ def listing_words(listing: dict) -> str:
 
 
 FLAG_WORDS = {
-    score_run.MIXED_N: lambda f: (
-        "mixed n ("
-        + ", ".join(f"n={s['n']}: {s['problems']}" for s in f["problems_by_n"])
-        + "): compute_scores averages per-problem estimates anyway"
-    ),
     score_run.WITHOUT_GENERATIONS: lambda f: (
         f"{f['count']} problems without generations ({listed_ids(f['question_ids'])}): "
         "compute_scores' estimator takes n=0 as pass@k 1.0; compute_metrics_from_results then "
         "reports no pass@k at all"
-    ),
-    score_run.OUTPUTS_NOT_RECORDED: lambda f: (
-        "outputs not recorded (no output_list/code_list): no-code and cut-off outputs not checked"
-    ),
-    score_run.NO_CODE: lambda f: (
-        f"{f['count']} outputs with no code extracted (code_list entry empty)"
-    ),
-    score_run.CUT_OFF: lambda f: (
-        f"{f['count']} outputs look cut off at the token limit (an unclosed ``` fence)"
     ),
     score_run.LISTS_UNEVEN: lambda f: (
         f"{f['count']} problems whose output_list or code_list is not one entry per verdict of "
@@ -243,14 +230,18 @@ def flag_words(flag: dict) -> str:
     return FLAG_WORDS[flag["kind"]](flag)
 
 
-def closing_lines(report: dict, claim: Callable[[dict], str]) -> list[str]:
-    """What closes a score's text: the rows' flags, and the claim's sentence (``claim``)."""
+FLAGS_HEADING = "flags (the rows'; mixed n, no code and cut answers are the lint's, below):"
+
+
+def closing_lines(report: dict, claim: Callable[[dict], str], lint: bool = True) -> list[str]:
+    """What closes a score's text: the rows' flags, the claim's sentence (``claim``) and, with
+    ``lint``, the lint's section."""
     lines = []
     if report["flags"]:
-        lines += ["", "flags:", *(f"  - {flag_words(flag)}" for flag in report["flags"])]
+        lines += ["", FLAGS_HEADING, *(f"  - {flag_words(flag)}" for flag in report["flags"])]
     if "claim" in report:
         lines += ["", claim(report)]
-    return lines + run_lint.lines(report.get("lint", []))
+    return lines + (run_lint.lines(report.get("lint", [])) if lint else [])
 
 
 def not_checked(report: dict) -> list[str]:
@@ -258,7 +249,7 @@ def not_checked(report: dict) -> list[str]:
     found = []
     if not report.get("statements", {"carried": True})["carried"]:
         found.append("statements")
-    if any(f["kind"] == score_run.OUTPUTS_NOT_RECORDED for f in report["flags"]):
+    if any(f["kind"] == run_lint.OUTPUTS_NOT_RECORDED for f in report.get("lint", [])):
         found.append("outputs")
     return found
 
@@ -293,10 +284,11 @@ def headline(report: dict) -> str:
 
 
 def to_html(report: dict, text: str | None = None, head: str | None = None) -> str:
-    """The page; ``text`` and ``head`` (default: render's and headline's) for another view of
-    a run (regrade/score_logs.py's on a log without verdicts)."""
+    """The page; ``text`` (without the lint, which the page shows as a table) and ``head``
+    (default: render's and headline's) for another view of a run (regrade/score_logs.py's on a
+    log without verdicts)."""
     status = "pass" if report["exit_code"] == exit_codes.OK else "fail"
-    text = render(report) if text is None else text
+    text = render(report, lint=False) if text is None else text
     head = headline(report) if head is None else head
     matches = "".join(
         f"<tr><td>{escape(m['tag'])}</td><td>{escape(m['words'])}</td>"

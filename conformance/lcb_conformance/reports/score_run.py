@@ -1,14 +1,14 @@
 """`lcb-conformance score`'s input: lcb_runner's eval_all file, read and checked row by row.
 
 `lcb-conformance score`'s input: lcb_runner's eval_all file read and checked row by row
-(streamed; RunError names file, line and row), with what the rows flag (mixed n, problems
-without generations, outputs with no code or cut off, a pass@1 not its graded_list's)."""
+(streamed; RunError names file, line and row), with what the rows flag (problems without
+generations, a pass@1 derived or not its graded_list's, lists not one entry per verdict); the
+samples' own faults (mixed n, no code, cut answers) are the lint's (reports/run_lint.py)."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -25,9 +25,6 @@ REQUIRED = ("question_id", "contest_date", "difficulty", "graded_list")
 
 
 SHOWN = 12  # problems listed by id before "... and N more"
-
-
-FENCE = "```"
 
 
 class RunError(ValueError):
@@ -112,8 +109,7 @@ def read_run(path: Path) -> Run:
     named = lcb_runner_files.parse(path.name)
     run = Run(path, kind=found.kind, lmstyle=lcb_runner_files.folder_lmstyle(path))
     repaired: set[bool] = set()  # whether each row is self-repair's (original_code_list)
-    no_code = cut = derived_pass_1 = 0
-    outputs_recorded = False
+    derived_pass_1 = 0
     seen: set[str] = set()
     try:
         for index, (line, element) in enumerate(json_stream.iter_array(path)):
@@ -123,9 +119,6 @@ def read_run(path: Path) -> Run:
                 raise RunError(f"{path}:{line}: row {index}: question_id {qid} appears twice")
             seen.add(qid)
             repaired.add(lcb_runner_files.SELF_REPAIR_MARKER in row)
-            outputs_recorded |= "output_list" in row or "code_list" in row
-            no_code += sum(1 for code in row.get("code_list") or () if not code)
-            cut += sum(1 for out in row.get("output_list") or () if out.count(FENCE) % 2)
             _lint_row(run.lint, qid, row)
             kept = {name: row[name] for name in REQUIRED}
             kept["question_id"] = qid
@@ -154,7 +147,7 @@ def read_run(path: Path) -> Run:
         raise RunError(f"{path}: no rows (an eval_all file is a JSON array of rows)")
     run.scenario = _scenario(path, named, repaired)
     run.lcb_runner_raises = lcb_runner_files.lcb_runner_raises(run.scenario, False, run.lmstyle)
-    run.flags = run_flags(run.rows, no_code, cut, derived_pass_1, outputs_recorded)
+    run.flags = run_flags(run.rows, derived_pass_1)
     if run.uneven:
         uneven = {"kind": LISTS_UNEVEN, "count": len(run.uneven), "question_ids": run.uneven}
         run.flags.append(uneven)
@@ -191,32 +184,22 @@ def _scenario(path: Path, named, repaired: set[bool]) -> str:
 
 
 # What a flag of the rows is about (its "kind"); reports/score_render.py says each in words.
-MIXED_N = "mixed_n"
+# The samples' faults (mixed n, no code, cut answers, outputs not recorded) are no flag: the
+# lint says them (reports/run_lint.py), once.
 WITHOUT_GENERATIONS = "without_generations"
-OUTPUTS_NOT_RECORDED = "outputs_not_recorded"
-NO_CODE = "no_code"
-CUT_OFF = "cut_off"
 PASS_AT_1_DERIVED = "pass_at_1_derived"
 LISTS_UNEVEN = "lists_uneven"
 
 
-def run_flags(rows, no_code: int, cut: int, derived: int, outputs_recorded: bool) -> list[dict]:
-    """What the rows flag, each {"kind", ...its fields}: mixed_n's problems_by_n [{n,
-    problems}]; without_generations' count and question_ids; no_code's and cut_off's count of
-    outputs; pass_at_1_derived's count of rows; outputs_not_recorded none."""
+def run_flags(rows, derived: int) -> list[dict]:
+    """What the rows flag, each {"kind", ...its fields}: without_generations' count and
+    question_ids; pass_at_1_derived's count of rows."""
     flags = []
-    sizes = Counter(len(r["graded_list"]) for r in rows)
-    if len(sizes) > 1:
-        spread = [{"n": n, "problems": count} for n, count in sorted(sizes.items())]
-        flags.append({"kind": MIXED_N, "problems_by_n": spread})
     empty = sorted(r["question_id"] for r in rows if not r["graded_list"])
     if empty:
         flags.append({"kind": WITHOUT_GENERATIONS, "count": len(empty), "question_ids": empty})
-    if not outputs_recorded:
-        flags.append({"kind": OUTPUTS_NOT_RECORDED})
-    for kind, count in ((NO_CODE, no_code), (CUT_OFF, cut), (PASS_AT_1_DERIVED, derived)):
-        if count:
-            flags.append({"kind": kind, "count": count})
+    if derived:
+        flags.append({"kind": PASS_AT_1_DERIVED, "count": derived})
     return flags
 
 
