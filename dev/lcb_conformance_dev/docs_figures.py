@@ -44,6 +44,7 @@ from pathlib import Path
 from lcb_conformance.common import exit_codes, paths, report_files
 
 # The figures themselves, computed (figure_values.py).
+from lcb_conformance_dev.journeys import JourneyError
 from lcb_conformance_dev.figure_values import (  # noqa: F401 (as docs_figures.*)
     BUILT,
     FIGURES,
@@ -310,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         unmarked = [str(u) for page in pages() for u in unmeasured(page)]
         problems += [f"{UNMEASURED_ADVICE}:", *unmarked] if unmarked else []
         problems += [f"NOT_MEASURED lists a phrase no page has: {s}" for s in stale_allowances()]
-    except (FigureError, OSError, report_files.ReportNotWritten) as error:
+    except (FigureError, JourneyError, OSError, report_files.ReportNotWritten) as error:
         print(f"docs_figures: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
     print("\n".join(problems) or "every figure is the suite's, every measurement dated")
