@@ -280,6 +280,16 @@ def _first_per_cell(report: dict) -> list[dict]:
     return firsts
 
 
+# The journey's last section (docs/journeys.json: this page is the peers journey's).
+NEXT = [
+    "## Next",
+    "",
+    "- Your harness against the same cases: `lcb-conformance --impl my_adapter:adapter` "
+    "([implementations.md](implementations.md)).",
+    "- Re-running a peer, or adding one: [running-peers.md](running-peers.md).",
+]
+
+
 def render(reports: list[dict]) -> str:
     lines = [
         "# Peers: other LiveCodeBench harnesses under the conformance suite",
@@ -337,7 +347,7 @@ def render(reports: list[dict]) -> str:
     lines.append("")
     if missing:
         lines += [f"No run stored for: {', '.join(missing)}.", ""]
-    lines += request_lines(reports) + score_lines(reports)
+    lines += request_lines(reports) + score_lines(reports) + ["", *NEXT]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
