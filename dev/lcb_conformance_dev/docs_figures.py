@@ -44,7 +44,6 @@ from pathlib import Path
 from lcb_conformance.common import exit_codes, paths, report_files
 
 # The figures themselves, computed (figure_values.py).
-from lcb_conformance_dev.journeys import JourneyError
 from lcb_conformance_dev.figure_values import (  # noqa: F401 (as docs_figures.*)
     BUILT,
     FIGURES,
@@ -52,6 +51,7 @@ from lcb_conformance_dev.figure_values import (  # noqa: F401 (as docs_figures.*
     compute,
     wheel_figures,
 )
+from lcb_conformance_dev.journeys import JourneyError  # the journeys' map, unreadable
 
 WRITE_COMMAND = "python -m lcb_conformance_dev.docs_figures --write"
 WHEEL_COMMAND = (

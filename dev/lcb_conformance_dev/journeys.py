@@ -49,7 +49,10 @@ class Budget:
 def _map() -> dict:
     if paths.CHECKOUT is None:
         raise JourneyError(f"{MAP} is the repository's: run this in a checkout")
-    return json.loads((paths.CHECKOUT / MAP).read_text("utf-8"))
+    try:
+        return json.loads((paths.CHECKOUT / MAP).read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise JourneyError(f"{MAP}: {error}") from None
 
 
 @cache
@@ -84,7 +87,7 @@ def box(name: str, reading: str | None = None) -> str:
         ("install", journey.install),
         ("run", f"`{journey.run}`"),
         ("exit codes", exits),
-        ("reading", f"{reading or _reading(words(name))}, this page: the whole journey"),
+        ("reading", f"{reading or _reading(words(name))}: this page holds the whole journey"),
         ("reference", ", ".join(map(_link, journey.references)) or "none"),
     ]
     return "\n".join(["| | |", "|---|---|", *(f"| {key} | {value} |" for key, value in rows)])
@@ -94,7 +97,7 @@ def words(name: str) -> int:
     """The words a reader of the journey's page reads: as rendered, its box included."""
     journey = journeys()[name]
     text = (paths.CHECKOUT / "docs" / journey.page).read_text("utf-8")
-    own = re.compile(rf"(<!-- figure: journey-box {re.escape(name)} -->).*?(<!-- /figure -->)", re.S)
+    own = re.compile(rf"<!-- figure: journey-box {re.escape(name)} -->.*?<!-- /figure -->", re.S)
     text = own.sub(lambda match: box(name, PLACEHOLDER), text)
     return len(WORD.findall(COMMENT.sub(" ", text)))
 
