@@ -15,7 +15,8 @@ A generated figure is a marked span; the marks are HTML comments, invisible when
 A figure's name may take arguments (``judge-category decimal``), and a trailing ``:words``
 spells a small number out (``tokenizers:words``: six). ``--write`` computes every figure from
 the suite's own data (the case index, the golden families and their goldens, the fixtures, the
-style table, the release manifests, the limits the code sets) and writes the pages;
+style table, the release manifests, the limits the code sets, the journeys' map and the
+words of each journey's page) and writes the pages;
 ``--check`` lists each that differs (exit 1), as test_docs_figures.py does. The wheel's size
 and file count need a build: ``--wheel`` fills or checks them, and test_installed_wheel.py
 checks them against the wheel it builds.
