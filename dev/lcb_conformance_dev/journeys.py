@@ -111,4 +111,8 @@ def reading(name: str) -> str:
     return _reading(words(name))
 
 
-FIGURES = {"journey-box": box, "journey-reading": reading}
+FIGURES = {
+    "journey-box": box,
+    "journey-reading": reading,
+    "journey-budget": lambda: budget().words,
+}
