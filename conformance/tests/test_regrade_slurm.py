@@ -1,5 +1,5 @@
-"""docs/regrade.md's job array run on a real Slurm cluster (tox -e slurm starts a single-node
-one: dev/lcb_conformance_dev/slurm_cluster.py, docs/regrade-slurm.md): the page's job script
+"""docs/regrade-slurm.md's job array run on a real Slurm cluster (tox -e slurm starts a single-node
+one: dev/lcb_conformance_dev/slurm_cluster.py): the page's job script
 submitted with `sbatch --wait`, each array task a `regrade --shard I/N` in its own Slurm job
 (bubblewrap containment under slurmd), the page's `regrade merge` of the slices, equal to an
 unsliced regrade of the same run byte for byte but for what was measured, `--recheck`
@@ -24,7 +24,7 @@ from lcb_conformance.regrade import results_file
 
 pytestmark = pytest.mark.slurm
 
-PAGE = paths.ROOT / "docs" / "regrade.md"
+PAGE = paths.ROOT / "docs" / "regrade-slurm.md"
 RECIPE = re.compile(r"<!-- needs: slurm[^>]*-->\n```bash\n(?P<script>.*?)^```", re.M | re.S)
 MERGE = re.compile(r"^(lcb-conformance regrade merge slices/\*\.jsonl .*)$", re.M)
 SLICES = 2  # the machine's cores: one array task each

@@ -15,7 +15,8 @@ A generated figure is a marked span; the marks are HTML comments, invisible when
 A figure's name may take arguments (``judge-category decimal``), and a trailing ``:words``
 spells a small number out (``tokenizers:words``: six). ``--write`` computes every figure from
 the suite's own data (the case index, the golden families and their goldens, the fixtures, the
-style table, the release manifests, the limits the code sets) and writes the pages;
+style table, the release manifests, the limits the code sets, the journeys' map and the
+words of each journey's page) and writes the pages;
 ``--check`` lists each that differs (exit 1), as test_docs_figures.py does. The wheel's size
 and file count need a build: ``--wheel`` fills or checks them, and test_installed_wheel.py
 checks them against the wheel it builds.
@@ -51,6 +52,7 @@ from lcb_conformance_dev.figure_values import (  # noqa: F401 (as docs_figures.*
     compute,
     wheel_figures,
 )
+from lcb_conformance_dev.journeys import JourneyError  # the journeys' map, unreadable
 
 WRITE_COMMAND = "python -m lcb_conformance_dev.docs_figures --write"
 WHEEL_COMMAND = (
@@ -310,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         unmarked = [str(u) for page in pages() for u in unmeasured(page)]
         problems += [f"{UNMEASURED_ADVICE}:", *unmarked] if unmarked else []
         problems += [f"NOT_MEASURED lists a phrase no page has: {s}" for s in stale_allowances()]
-    except (FigureError, OSError, report_files.ReportNotWritten) as error:
+    except (FigureError, JourneyError, OSError, report_files.ReportNotWritten) as error:
         print(f"docs_figures: {error}", file=sys.stderr)
         return exit_codes.UNUSABLE
     print("\n".join(problems) or "every figure is the suite's, every measurement dated")

@@ -47,6 +47,7 @@ from lcb_conformance_dev import (
     bench_figures,
     end_to_end_figures,
     hypothesis_profiles,
+    journeys,
     layout_table,
     peers,
     verdict_bench_figures,
@@ -363,6 +364,8 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     **end_to_end_figures.FIGURES,
     # the time-to-first-verdict benchmark's record (bench/time-to-verdict.json)
     **verdict_bench_figures.FIGURES,
+    # the journeys' map (docs/journeys.json): each journey page's box, its reader's total
+    **journeys.FIGURES,
 }
 
 
