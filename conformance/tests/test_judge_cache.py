@@ -6,18 +6,17 @@ write leaves nothing; a cached check is named in every view."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 
+import forged_judge_cache as forged
 import pytest
 import regrade_inputs as inputs
 
 from lcb_conformance import cli
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import regrade, results_file
-from lcb_conformance.suite import goldens
 from lcb_conformance.upstream import Upstream, grading, judge, judge_cache, pinned_tree
 
 pytestmark = pytest.mark.selftest
@@ -32,12 +31,8 @@ def _tree(folder: Path, files: dict[str, str] = FILES) -> Upstream:
     return Upstream(str(folder))
 
 
-def golden_verdicts() -> dict[str, str]:
-    return {case_id: goldens.read(goldens.GoldenKey(goldens.JUDGE, "", case_id))
-            for case_id in judge.judge_cases()}  # fmt: skip
-
-
 FIRST_CASE = next(iter(judge.judge_cases()))
+GOLDEN_FIRST = forged.golden_verdicts()[FIRST_CASE]
 
 
 @pytest.fixture
@@ -47,7 +42,7 @@ def checks(monkeypatch) -> list[Upstream]:
 
     def verdicts(upstream, workers=grading.WORKERS):
         checked.append(upstream)
-        return {**golden_verdicts(), FIRST_CASE: '{"passed": "never"}'}
+        return {**forged.golden_verdicts(), FIRST_CASE: '{"passed": "never"}'}
 
     monkeypatch.setattr(grading, "judge_verdicts", verdicts)
     return checked
@@ -95,52 +90,23 @@ def _entry(tmp_path: Path, checks) -> tuple[Upstream, Path]:
     return upstream, next(cache.iterdir())
 
 
-def _resealed(entry: Path, change) -> None:
-    """The entry changed by ``change`` and its sha256 made its content's again (a forger's)."""
-    found = json.loads(entry.read_text("ascii"))
-    del found["sha256"]
-    change(found)
-    body = json.dumps(found, sort_keys=True, separators=(",", ":")).encode()
-    found["sha256"] = hashlib.sha256(body).hexdigest()
-    entry.write_text(json.dumps(found), "ascii")
-
-
-def _edited(entry: Path) -> None:
-    """Its differing case's verdict made the golden, its sha256 left as it was."""
-    found = json.loads(entry.read_text("ascii"))
-    found["verdicts"][FIRST_CASE] = golden_verdicts()[FIRST_CASE]
-    entry.write_text(json.dumps(found), "ascii")
-
-
-def _symlinked(entry: Path) -> None:
-    target = entry.with_name("elsewhere.json")
-    entry.rename(target)
-    entry.symlink_to(target)
-
-
 TAMPERED = {
-    "truncated": (lambda entry: entry.write_bytes(entry.read_bytes()[:500]), "JSON"),
-    "edited": (_edited, "edited"),
-    "symlinked": (_symlinked, "symlink"),
-    "writable by others": (lambda entry: entry.chmod(0o666), "writable by others"),
+    "truncated": (forged.truncated, "JSON"),
+    "edited": (lambda entry: forged.edited(entry, FIRST_CASE, GOLDEN_FIRST), "edited"),
+    "symlinked": (forged.symlinked, "symlink"),
+    "writable by others": (forged.writable_by_others, "writable by others"),
     "a key given twice": (
         lambda entry: entry.write_text('{"schema": 1, ' + entry.read_text("ascii")[1:], "ascii"),
         "given twice",
     ),
-    "another tree's": (
-        lambda entry: _resealed(entry, lambda e: e["key"].update(tree_sha256="1" * 64)),
-        "tree_sha256 differ",
-    ),
+    "another tree's": (forged.of_another_tree, "tree_sha256 differ"),
     "other checking code's": (
-        lambda entry: _resealed(entry, lambda e: e["key"].update(code_sha256="1" * 64)),
+        lambda entry: forged.resealed(entry, lambda e: e["key"].update(code_sha256="1" * 64)),
         "code_sha256 differ",
     ),
-    "another schema": (
-        lambda entry: _resealed(entry, lambda e: e.update(schema="lcb-conformance-judge-check/0")),
-        "not a lcb-conformance-judge-check/1 entry",
-    ),
+    "another schema": (forged.of_another_schema, "not a lcb-conformance-judge-check/1 entry"),
     "a case missing": (
-        lambda entry: _resealed(entry, lambda e: e["verdicts"].pop(FIRST_CASE)),
+        lambda entry: forged.resealed(entry, lambda e: e["verdicts"].pop(FIRST_CASE)),
         "a verdict for each judge case",
     ),
     "not JSON": (lambda entry: entry.write_bytes(b"\xff\xfe"), "JSON"),
