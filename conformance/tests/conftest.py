@@ -8,7 +8,9 @@ test is run through the case runner (lcb_conformance.runner), as `lcb-conformanc
 from __future__ import annotations
 
 import gc
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import hostile
@@ -23,7 +25,13 @@ from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
 from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
 from lcb_conformance.suite import goldens
-from lcb_conformance.upstream import INSTALLED, PINNED_COMMIT, Upstream, UpstreamSourceError
+from lcb_conformance.upstream import (
+    INSTALLED,
+    PINNED_COMMIT,
+    Upstream,
+    UpstreamSourceError,
+    judge_cache,
+)
 from lcb_conformance_dev import hypothesis_profiles
 
 # Seeded and deterministic ("ci") unless HYPOTHESIS_PROFILE names another ("long").
@@ -75,6 +83,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # offline, before anything imports huggingface_hub (it reads HF_HOME once, at import).
     hf_cache.serve(Path(config.getoption("--tokenizers")))
     hf_cache.activate_offline_cache(snapshots_dir=Path(config.getoption("--tokenizers")))
+    # the judge cache a regrade keeps (and its children inherit): the session's, never the user's
+    folder = tempfile.mkdtemp(prefix="lcb-judge-cache-")
+    os.environ[judge_cache.ENV] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

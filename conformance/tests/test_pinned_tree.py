@@ -37,6 +37,7 @@ def _regrade_apart(argv: list[str], judge_check: bool = True) -> subprocess.Comp
     may already hold from another path. ``judge_check=False``: check_judge agrees (it is
     test_grading's; these tests are about what rests on it)."""
     patch = "" if judge_check else "grading.check_judge = lambda upstream, workers=1: []; "
+    argv = argv if judge_check else [*argv, "--no-judge-cache"]  # check_judge, not the cache's
     script = (
         "import sys; from lcb_conformance import cli; from lcb_conformance.upstream import "
         f"grading; {patch}sys.exit(cli.main(['regrade', *sys.argv[1:]]))"
@@ -98,17 +99,6 @@ def test_a_tree_is_held_to_the_manifest_file_by_file(tmp_path, monkeypatch):
     assert found.equal_to is None
 
 
-@pytest.mark.selftest
-def test_the_judge_check_is_cached_by_the_trees_files_not_its_path(tmp_path, monkeypatch):
-    checked = []
-    monkeypatch.setattr(grading, "check_judge", lambda upstream: checked.append(upstream) or [])
-    monkeypatch.setattr(regrade, "_checked_judges", {})
-    files = {"lcb_runner/prompts/__init__.py": "", "lcb_runner/x.py": "x = 1\n"}
-    for copy in ("one", "two"):  # not 28fef95's: graded only as --accept-judge-differences
-        assert regrade.judge_differences(Upstream(str(_tree(tmp_path / copy, files))), True) == []
-    assert len(checked) == 1
-
-
 @pytest.mark.upstream
 def test_an_appended_testing_util_is_refused_naming_it(pinned_clone, tmp_path, capsys):
     """A copy of the clone whose .git still says 28fef95; its judge would pass the judge check."""
@@ -128,7 +118,10 @@ def test_a_modified_tree_graded_anyway_is_never_green_and_says_so(pinned_clone, 
                          "--html", str(tmp_path / "report.html"))  # fmt: skip
     done = _regrade_apart(argv, judge_check=False)
     assert done.returncode == exit_codes.INCOMPLETE, done.stdout + done.stderr
-    said = f"MODIFIED lcb_runner tree at {tree}, not 28fef95's: changed {TESTING_UTIL}"
+    said = (
+        f"MODIFIED lcb_runner tree at {tree}, no git metadata, not 28fef95's: changed "
+        f"{TESTING_UTIL}"
+    )
     assert said in done.stdout
     assert done.stdout.strip().splitlines()[-1].startswith("INCOMPLETE:")
     assert "--allow-modified-upstream" in done.stdout.strip().splitlines()[-1]
@@ -146,15 +139,17 @@ def test_an_exported_tree_is_named_by_its_commit_and_not_rechecked(
     exported = Upstream(str(tree))
     assert exported.provenance()["commit"] is None  # no .git: git says nothing
     assert exported.provenance()["tree"]["equal_to"] == PINNED_COMMIT
-    assert exported.describe_source() == f"lcb_runner tree equal to 28fef95 ({tree})"
+    assert (
+        exported.describe_source() == f"lcb_runner tree equal to 28fef95 ({tree}, no git metadata)"
+    )
     checked = []
     monkeypatch.setattr(grading, "check_judge", lambda upstream: checked.append(upstream) or [])
     for _ in range(2):
-        assert regrade.judge_differences(Upstream(str(tree)), False) == []
+        assert regrade.judge_differences(Upstream(str(tree)), False) == ([], None)
     assert checked == []  # its files are 28fef95's: the judge goldens' own judge
     done = _regrade_apart(_regrade_argv(tmp_path, tree))
     assert done.returncode == exit_codes.OK, done.stdout + done.stderr
-    assert f"upstream: lcb_runner tree equal to 28fef95 ({tree})" in done.stdout
+    assert f"upstream: lcb_runner tree equal to 28fef95 ({tree}, no git metadata)" in done.stdout
     assert "checkout at None" not in done.stdout
 
 

@@ -13,7 +13,7 @@ from lcb_conformance.upstream.source import PINNED_COMMIT
 TESTING_UTIL = "lcb_runner/evaluation/testing_util.py"
 # What a hostile program could append during a run: run_test crediting its own program (a
 # marker no judge corpus program holds, so the judge check still agrees with the goldens).
-FORGED_RUN_TEST = '''
+FORGED_RUN_TEST = """
 
 _run_test = run_test
 
@@ -22,7 +22,7 @@ def run_test(sample, test=None, debug=False, timeout=6):
     if test is not None and "# credit me" in test:
         return [True], {}
     return _run_test(sample, test=test, debug=debug, timeout=timeout)
-'''
+"""
 
 
 def holds_pinned(clone: Path) -> bool:
@@ -50,8 +50,8 @@ def exported(clone: Path, destination: Path) -> Path:
     return destination
 
 
-def forge(tree: Path) -> Path:
-    """Append FORGED_RUN_TEST to the tree's testing_util.py."""
+def forge(tree: Path, code: str = FORGED_RUN_TEST) -> Path:
+    """Append ``code`` (FORGED_RUN_TEST by default) to the tree's testing_util.py."""
     with (tree / TESTING_UTIL).open("a", encoding="utf-8") as appended:
-        appended.write(FORGED_RUN_TEST)
+        appended.write(code)
     return tree

@@ -29,7 +29,8 @@ A dataset that is no release (a private set, a fixture) is graded only with
 pinned commit's lcb_runner file by file first (upstream/pinned_tree.py: git blob ids, not git's
 metadata): one that differs is refused naming the files, unless ``--allow-modified-upstream``,
 and then every view names them and the exit is never 0. The judge is checked first too
-(grading.check_judge on the judge corpus, not re-run for a tree whose files are 28fef95's):
+(grading.check_judge on the judge corpus, not re-run for a tree whose files are 28fef95's,
+kept across calls for any other tree by its files' digest: upstream/judge_cache.py):
 an upstream whose judge differs from 28fef95's (the installed stand-in, nvidia-livecodebench
 26.3: the stdin-buffer cases) is refused unless
 ``--accept-judge-differences``, and then every view names the cases.
@@ -94,7 +95,7 @@ from lcb_conformance.regrade.results_file import (  # noqa: F401 (as regrade.*)
 from lcb_conformance.reports import run_lint, score
 from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
-from lcb_conformance.upstream import grading, resolver
+from lcb_conformance.upstream import grading, judge_cache, resolver
 from lcb_conformance.upstream.source import (
     ALLOW_MODIFIED,
     Upstream,
@@ -153,18 +154,35 @@ def lmstyle_of(fmt, run: Path, model: str | None, style: str | None) -> str:
     return resolution.listed.lmstyle
 
 
-# the judge check's outcome by what was checked: a tree's files' digest (not its path or git
-# metadata, which say nothing of what runs), the stand-in's version
+# the installed stand-in's judge check by its version, for one process (not cached across
+# calls: judge_cache.py says why)
 _checked_judges: dict[str, list[str]] = {}
 
 
-def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
-    """The judge cases on which ``upstream``'s judge differs from 28fef95's: none for a tree
-    whose lcb_runner files are 28fef95's; otherwise refused (grading.require_pinned_judge)
-    unless ``accept``, then the cases (grading.check_judge, once per tree digest in a
-    process)."""
+def judge_differences(
+    upstream: Upstream, accept: bool, cache: Path | None = None
+) -> tuple[list[str], dict | None]:
+    """The judge cases on which ``upstream``'s judge differs from 28fef95's, and where a
+    tree's check came from (judge_cache.check's ``cached``: None when graded now): none for a
+    tree whose lcb_runner files are 28fef95's; otherwise refused (grading.require_pinned_judge)
+    unless ``accept``, then the cases. A tree given by path is checked once by its files'
+    digest, its verdicts kept in ``cache`` (None: checked now, nothing kept); it is here only
+    with --allow-modified-upstream, never green, whatever its entry says."""
     if upstream.has_pinned_files():
-        return []
+        return [], None
+    if upstream.checkout is not None:
+        checked = judge_cache.check(upstream, cache)
+        for said in checked.said:
+            print(f"regrade: {said}", file=sys.stderr)
+        try:
+            if not accept:
+                grading.refuse_differing(upstream, checked.differing)
+        except grading.JudgeDiffers as error:
+            raise RegradeError(
+                f"{error}{_from_cache(checked.cached)}, or --accept-judge-differences to grade "
+                "with it all the same"
+            ) from None
+        return checked.differing, checked.cached
     if not accept:
         try:
             grading.require_pinned_judge(upstream)
@@ -172,11 +190,17 @@ def judge_differences(upstream: Upstream, accept: bool) -> list[str]:
             raise RegradeError(
                 f"{error}, or --accept-judge-differences to grade with it all the same"
             ) from None
-        return []  # it gave 28fef95's verdict on every judge case
-    key = upstream.tree.sha256 if upstream.tree else upstream.describe_source()
+        return [], None  # it gave 28fef95's verdict on every judge case
+    key = upstream.describe_source()
     if key not in _checked_judges:
         _checked_judges[key] = grading.check_judge(upstream)
-    return _checked_judges[key]
+    return _checked_judges[key], None
+
+
+def _from_cache(cached: dict | None) -> str:
+    if cached is None:
+        return ""
+    return f" (its judge check from the cache, {cached['checked_at']}: --no-judge-cache checks it)"
 
 
 def problem_id(sample, order: list[str]) -> str:
@@ -263,9 +287,7 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
     mismatches = datasets.check(dataset, tag)
     if mismatches:
         meant = f"release {tag}" if tag else "what was downloaded"
-        raise RegradeError(
-            f"{args.dataset} is not {meant}: " + "; ".join(mismatches)
-        )
+        raise RegradeError(f"{args.dataset} is not {meant}: " + "; ".join(mismatches))
     fmt = format_of(args)
     lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
     order = list(dataset.entries)
@@ -276,7 +298,11 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
         # its extract_code runs for the style now (the LMStyle and the extraction module
         # checked before anything is graded; the prompt side's imports are not needed)
         upstream.extract_as(lmstyle, "")
-        differs = judge_differences(upstream, args.accept_judge_differences)
+        differs, cached = judge_differences(
+            upstream,
+            args.accept_judge_differences,
+            None if args.no_judge_cache else args.judge_cache,
+        )
     except (UpstreamSourceError, UpstreamMissing) as error:
         raise RegradeError(f"--upstream: {error}") from None
     scenario = registry.scenario(fmt)
@@ -304,6 +330,8 @@ def regrade(args: argparse.Namespace, results_path: Path) -> dict:
         "problems": len(ids),
         "shard": list(args.shard) if args.shard else None,
     }
+    if cached:  # every view says the check came from the cache, and when it was made
+        header["judge_cache"] = cached
     writer = results_file.Writer(results_path, header)
     try:
         _grade(args, fmt, dataset, order, chosen, upstream, lmstyle, writer)
@@ -430,26 +458,61 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--style", metavar="LMSTYLE", help="the model's lcb_runner LMStyle")
     who.add_argument("--model", metavar="ID", help="the model, as lcb_runner's model list names it")
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--release", type=score.parse_release, metavar="TAG",
-                       help="the release the dataset is (default: as its file names say)")
-    which.add_argument("--not-a-release", action="store_true",
-                       help="grade against a dataset that is no release (a private set)")
+    which.add_argument(
+        "--release",
+        type=score.parse_release,
+        metavar="TAG",
+        help="the release the dataset is (default: as its file names say)",
+    )
+    which.add_argument(
+        "--not-a-release",
+        action="store_true",
+        help="grade against a dataset that is no release (a private set)",
+    )
     shared_options.add(parser, "upstream")
-    parser.add_argument("--accept-judge-differences", action="store_true",
-                        help="grade with an upstream whose judge differs from 28fef95's")
-    parser.add_argument(ALLOW_MODIFIED, action="store_true",
-                        help="grade with an --upstream PATH whose lcb_runner files are not "
-                        "28fef95's (every view says so; never green: exit 4 at best)")
-    parser.add_argument("--workers", type=positive, metavar="N",
-                        help="samples graded at once (default: as many as lcb_runner's "
-                        "codegen_metrics runs, its num_process_evaluate)")
-    parser.add_argument("--timeout", type=positive, default=grading.TIMEOUT, metavar="S",
-                        help="lcb_runner's per-test timeout (its default: 6)")
+    parser.add_argument(
+        "--accept-judge-differences",
+        action="store_true",
+        help="grade with an upstream whose judge differs from 28fef95's",
+    )
+    parser.add_argument("--judge-cache", type=Path, default=judge_cache.default_folder(),
+                        metavar="DIR", help="keep a tree's judge check here, by its files' "
+                        f"digest (default: ${judge_cache.ENV}, else "
+                        "$XDG_CACHE_HOME/lcb-conformance/judge-checks)")  # fmt: skip
+    parser.add_argument(
+        "--no-judge-cache",
+        action="store_true",
+        help="check a tree's judge now, reading and keeping nothing",
+    )
+    parser.add_argument(
+        ALLOW_MODIFIED,
+        action="store_true",
+        help="grade with an --upstream PATH whose lcb_runner files are not "
+        "28fef95's (every view says so; never green: exit 4 at best)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive,
+        metavar="N",
+        help="samples graded at once (default: as many as lcb_runner's "
+        "codegen_metrics runs, its num_process_evaluate)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive,
+        default=grading.TIMEOUT,
+        metavar="S",
+        help="lcb_runner's per-test timeout (its default: 6)",
+    )
     parser.add_argument("--recheck", type=at_least(0), default=0, metavar="N",
                         help="grade every timing-sensitive verdict N more times, one at a "
                         "time: the number's timing band (default: 0)")  # fmt: skip
-    parser.add_argument("--shard", type=shard_of, metavar="I/N",
-                        help="grade the I-th of N deterministic slices (merge them after)")
+    parser.add_argument(
+        "--shard",
+        type=shard_of,
+        metavar="I/N",
+        help="grade the I-th of N deterministic slices (merge them after)",
+    )
     shared_options.add(parser, "results", help="stream the results file here, a line per "
                        "sample as it is graded (the views read it)")  # fmt: skip
     _view_options(parser)

@@ -288,11 +288,12 @@ def read(path: Path) -> Regrade:
 
 
 def _same_run(first: dict, other: dict) -> list[str]:
-    """The header fields in which two slices differ (their shard apart, and the run's path:
-    each node of a job array may hold the run elsewhere; its sha256 must agree)."""
+    """The header fields in which two slices differ (their shard apart, the run's path: each
+    node of a job array may hold the run elsewhere, its sha256 must agree; and whether a
+    slice's judge check came from the judge cache)."""
     return sorted(
         name for name in first.keys() | other.keys()
-        if name not in ("shard", "run") and first.get(name) != other.get(name)
+        if name not in ("shard", "run", "judge_cache") and first.get(name) != other.get(name)
     )  # fmt: skip
 
 
@@ -317,7 +318,9 @@ def merge(paths: list[Path], out: Path) -> int:
             raise RegradeFileError(f"{path}: a whole regrade, not a slice (no --shard I/N)")
         index, count = shard
         if count != first["shard"][1]:
-            raise RegradeFileError(f"{path}: slice {index}/{count}, the others are of {first['shard'][1]}")  # noqa: E501
+            raise RegradeFileError(
+                f"{path}: slice {index}/{count}, the others are of {first['shard'][1]}"
+            )  # noqa: E501
         if index in shards:
             raise RegradeFileError(f"{path} and {shards[index]} are both slice {index}/{count}")
         shards[index] = path
@@ -331,8 +334,11 @@ def merge(paths: list[Path], out: Path) -> int:
     for path in paths:  # every slice finished, before a byte is written
         for _ in iter_samples(path):
             pass
-    whole = {name: value for name, value in first.items() if name != "schema"}
+    whole = {name: value for name, value in first.items() if name not in ("schema", "judge_cache")}
     whole["shard"] = None
+    cached = [head["judge_cache"] for _, head in headers if head.get("judge_cache")]
+    if cached:  # some slice's judge check came from the cache: the whole run's views say so
+        whole["judge_cache"] = cached[0]
     writer = Writer(out, whole)
     try:
         streams = [iter_samples(path) for path in paths]

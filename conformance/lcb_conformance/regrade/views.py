@@ -38,7 +38,9 @@ def _problems(samples: list[dict]) -> dict[str, list[dict]]:
     by_problem: dict[str, list[dict]] = defaultdict(list)
     for sample in samples:
         by_problem[sample["question_id"]].append(sample)
-    return {qid: sorted(found, key=lambda s: s["index"]) for qid, found in sorted(by_problem.items())}  # noqa: E501
+    return {
+        qid: sorted(found, key=lambda s: s["index"]) for qid, found in sorted(by_problem.items())
+    }  # noqa: E501
 
 
 def compare(samples: list[dict]) -> dict:
@@ -184,7 +186,9 @@ def _harness_line(harness: dict | None) -> str:
     if harness is None:
         return "harness's own: not recorded for every problem (nothing to compare on some)"
     if "metric" in harness:
-        return f"harness's own ({harness['metric']}, mean over problems): {_number(harness['mean'])}"  # noqa: E501
+        return (
+            f"harness's own ({harness['metric']}, mean over problems): {_number(harness['mean'])}"  # noqa: E501
+        )
     ours, board = harness["lcb_runner"], harness["leaderboard"]
     return (
         f"harness's own verdicts: compute_scores {_number(ours['pass@1']['all'])}, "
@@ -221,6 +225,12 @@ def render(report: dict) -> str:
             f"  its judge differs from 28fef95's on {len(head['judge_differs'])} judge cases "
             f"({', '.join(head['judge_differs'])}): graded with --accept-judge-differences"
         )
+    if head.get("judge_cache"):
+        cached = head["judge_cache"]
+        lines.append(
+            f"  its judge check from the judge cache, not run now: checked {cached['checked_at']}"
+            f" by {cached['checked_by']} ({cached['entry']}; --no-judge-cache checks again)"
+        )
     if head["shard"]:
         lines.append(f"slice {head['shard'][0]}/{head['shard'][1]} of {head['problems']} problems")
     lines += [
@@ -236,8 +246,10 @@ def render(report: dict) -> str:
     ]  # fmt: skip
     changed = [p for p in report["problems"] if p["status"] != SAME]
     lines.append(
-        "per problem: " + ", ".join(f"{count} {status}" for status, count in
-                                    sorted(report["counts"].items()))  # fmt: skip
+        "per problem: "
+        + ", ".join(
+            f"{count} {status}" for status, count in sorted(report["counts"].items())
+        )  # fmt: skip
     )
     for problem in changed[:SHOWN]:
         lines.append(f"  {problem['question_id']}: {problem['status']}"

@@ -303,8 +303,8 @@ def _checked(sample: Sample, line: bytes, runs: _Runs = _Runs(None, TIMEOUT)) ->
     consistent = (
         isinstance(answer, dict)
         and {"graded", "metadata", "passed", "touched", "timing"} <= set(answer)
-        and set(answer) <= {"graded", "metadata", "passed", "touched", "timing", "starved",
-                            "rechecks"}  # fmt: skip
+        and set(answer)
+        <= {"graded", "metadata", "passed", "touched", "timing", "starved", "rechecks"}  # fmt: skip
         and _outcome_agrees(answer)
         and judge_aware.checked(answer["touched"])
         and _runs_alone_agree(sample, answer, runs)
@@ -352,8 +352,10 @@ def _runs_alone_agree(sample: Sample, answer: dict, runs: _Runs) -> bool:
     starved = timing.starved(answer["metadata"], answer["timing"])
     if first is None and runs.rerun_starved and starved:
         return False
-    wanted = sample.recheck and runs.rechecks and timing.sensitive(
-        answer["passed"], answer["metadata"], answer["timing"], runs.timeout
+    wanted = (
+        sample.recheck
+        and runs.rechecks
+        and timing.sensitive(answer["passed"], answer["metadata"], answer["timing"], runs.timeout)
     )
     rechecks = answer.get("rechecks")
     if not wanted:
@@ -362,7 +364,8 @@ def _runs_alone_agree(sample: Sample, answer: dict, runs: _Runs) -> bool:
         isinstance(rechecks, list)
         and len(rechecks) == runs.rechecks
         and all(
-            isinstance(outcome, dict) and set(outcome) == set(grading_process.RECHECKED)
+            isinstance(outcome, dict)
+            and set(outcome) == set(grading_process.RECHECKED)
             and _outcome_agrees(outcome)
             for outcome in rechecks
         )
@@ -385,12 +388,18 @@ def _encode(problems, held: HeldProblems, sample: Sample) -> bytes:
 def check_judge(upstream: Upstream, workers: int = WORKERS) -> list[str]:
     """The judge corpus cases on which grading with ``upstream`` differs from the judge
     goldens (28fef95's verdicts), in corpus order; [] when it agrees on all of them."""
+    return differing_cases(judge_verdicts(upstream, workers))
+
+
+def judge_verdicts(upstream: Upstream, workers: int = WORKERS) -> dict[str, str]:
+    """Every judge corpus case's verdict graded with ``upstream``, canonical as its golden is
+    (judge.canonical), by case id in corpus order."""
     cases = list(judge.judge_cases().values())
     rows = judge.problems()
     by_timeout: dict[int, list] = {}
     for case in cases:
         by_timeout.setdefault(case.timeout, []).append(case)
-    differing = set()
+    verdicts = {}
     for timeout, group in by_timeout.items():
         samples = (Sample(case.problem, number, case.program) for number, case in enumerate(group))
         answers = _outcomes(rows, samples, upstream, _Runs(workers, timeout))
@@ -401,10 +410,18 @@ def check_judge(upstream: Upstream, workers: int = WORKERS) -> list[str]:
                 verdict = judge.normalise(
                     answer["graded"], json.loads(answer["metadata"]), answer["passed"]
                 )
-            golden = goldens.read(goldens.GoldenKey(goldens.JUDGE, "", case.id))
-            if judge.canonical(verdict) != golden:
-                differing.add(case.id)
-    return [case.id for case in cases if case.id in differing]
+            verdicts[case.id] = judge.canonical(verdict)
+    return {case.id: verdicts[case.id] for case in cases}
+
+
+def differing_cases(verdicts: Mapping[str, str]) -> list[str]:
+    """The corpus cases whose verdict is not their golden's, in corpus order (a case with no
+    verdict among them)."""
+    return [
+        case_id
+        for case_id in judge.judge_cases()
+        if verdicts.get(case_id) != goldens.read(goldens.GoldenKey(goldens.JUDGE, "", case_id))
+    ]
 
 
 def _known_differences(upstream: Upstream) -> tuple[list[str], str]:
@@ -420,6 +437,9 @@ def _known_differences(upstream: Upstream) -> tuple[list[str], str]:
     )
 
 
+NOT_PINNED_JUDGE = "its judge is not 28fef95's"
+
+
 def require_pinned_judge(upstream: Upstream, workers: int = WORKERS) -> None:
     """Refuse an upstream whose judge differs from 28fef95's: JudgeDiffers naming the cases.
     A tree whose lcb_runner files are 28fef95's (a checkout or an exported tree: its files,
@@ -428,7 +448,12 @@ def require_pinned_judge(upstream: Upstream, workers: int = WORKERS) -> None:
         return
     differing, why = _known_differences(upstream)
     if not differing:
-        differing, why = check_judge(upstream, workers), "its judge is not 28fef95's"
+        differing, why = check_judge(upstream, workers), NOT_PINNED_JUDGE
+    refuse_differing(upstream, differing, why)
+
+
+def refuse_differing(upstream: Upstream, differing: list[str], why: str = NOT_PINNED_JUDGE):
+    """JudgeDiffers naming the judge cases ``upstream`` grades unlike 28fef95, if any."""
     if differing:
         raise JudgeDiffers(
             f"{upstream.describe_source()} grades {len(differing)} of the "

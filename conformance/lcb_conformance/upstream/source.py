@@ -338,17 +338,20 @@ class Upstream:
 
 def named(provenance: Mapping[str, object]) -> str:
     """An upstream as a results file's provenance records it, in one phrase: by the commit its
-    lcb_runner files equal, or what in them differs from the pinned commit's."""
+    lcb_runner files equal (the one commit whose manifest the project holds, 28fef95), or
+    what in them differs from the pinned commit's; a tree without git metadata says so."""
     if provenance.get("source") != "checkout":
         return f"{provenance.get('distribution')} {provenance.get('version')} (installed)"
     tree = provenance.get("tree")
     if tree is None:  # a results file written before the tree was recorded
         return f"LiveCodeBench checkout at {str(provenance.get('commit'))[:7]}"
+    # an exported tree (git archive, a release tarball): named by its files alone
+    where = provenance["path"] + (", no git metadata" if provenance.get("commit") is None else "")
     if tree["equal_to"]:
-        return f"lcb_runner tree equal to {tree['equal_to'][:7]} ({provenance['path']})"
+        return f"lcb_runner tree equal to {tree['equal_to'][:7]} ({where})"
     changes = tree["changes"]
     return (
-        f"MODIFIED lcb_runner tree at {provenance['path']}, not {PINNED_COMMIT[:7]}'s: "
+        f"MODIFIED lcb_runner tree at {where}, not {PINNED_COMMIT[:7]}'s: "
         f"{', '.join(changes[:5])}{f' and {len(changes) - 5} more' if len(changes) > 5 else ''}"
         f" (run with {ALLOW_MODIFIED}: never green)"
     )
