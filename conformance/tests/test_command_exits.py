@@ -112,9 +112,10 @@ def _commands() -> list[list[str]]:
     """Every command line's command words, from the dispatchers: run without a word, each of
     cli.SUBCOMMANDS, and the subcommands of a command that has its own (regrade merge)."""
     found = [[]]
-    for name, (module, _) in cli.SUBCOMMANDS.items():
+    for name, (entry_point, _) in cli.SUBCOMMANDS.items():
         found.append([name])
-        if module != cli.__name__:
+        module = entry_point.partition(":")[0]
+        if module != cli.RUN:
             own = getattr(importlib.import_module(module), "SUBCOMMANDS", {})
             found += [[name, word] for word in own]
     return found
@@ -202,3 +203,36 @@ def test_regen_without_lcb_runners_dependencies_is_one_line(pinned_clone, tmp_pa
     )  # fmt: skip
     assert done.returncode == exit_codes.UNUSABLE and not done.stdout, done.stdout[-2000:]
     assert done.stderr.count("\n") == 1 and "No module named 'no_such_dependency'" in done.stderr
+
+
+HEAVY = ("transformers", "tokenizers", "jinja2", "hypothesis", "datasets", "lcb_runner", "numpy")
+
+
+LIGHT_COMMANDS = [
+    ["--help"],
+    ["resolve", "--help"],
+    ["score", "--help"],
+    ["regrade", "--help"],
+    ["regrade", "--no-such-option"],
+]
+
+
+@pytest.mark.parametrize("command", LIGHT_COMMANDS)
+def test_a_light_command_imports_no_heavy_stack(command):
+    """cli.SUBCOMMANDS names entry points, imported when their command runs: --help, a usage
+    error and the commands that load no tokenizer start without the tokenizer stack,
+    Hypothesis or lcb_runner (what made regrade's first verdict wait)."""
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from lcb_conformance import cli\n"
+        "quiet = io.StringIO()\n"
+        "with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):\n"
+        "    try:\n"
+        f"        cli.main({command!r})\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        f"print(json.dumps(sorted(set({HEAVY!r}) & set(sys.modules))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

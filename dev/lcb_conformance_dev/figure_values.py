@@ -20,7 +20,7 @@ from hypothesis import settings
 
 import lcb_prompts.extraction
 import lcb_prompts.score
-from lcb_conformance import cli, releases
+from lcb_conformance import releases, run_command
 from lcb_conformance.adapters import untrusted
 from lcb_conformance.common import paths
 from lcb_conformance.reports import report
@@ -66,7 +66,7 @@ class FigureError(ValueError):
 
 def _version_example() -> str:
     """`lcb-conformance --version` as an installed copy prints it, the family list cut short."""
-    lines = cli.version_text().splitlines()
+    lines = run_command.version_text().splitlines()
     for number, line in enumerate(lines):
         if re.match(r"goldens: \d+ \(", line):
             head, _, counts = line.partition("(")

@@ -37,7 +37,8 @@ RANKS = {
     "cli": 8,
     "dev": 9,
 }
-COMMAND_MODULES = ("cli", "plugin")  # the package's top-level modules: the command layer
+# the package's top-level modules: the command layer
+COMMAND_MODULES = ("cli", "plugin", "run_command")
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.?!](?=\s|$)")
 
 

@@ -6,7 +6,7 @@ calling it: ``os._exit(0)``, ``sys.exit(0)``, a crash. Called in the command's o
 would end the run with the code it chose, a green among them, having answered a fraction of
 the cases. So the command and the pytest plugin ask each golden and contract case of an
 in-process adapter of a :class:`CaseChild`: one child process (spawned: nothing inherited but
-the :class:`~lcb_conformance.runner.run.Spec`), which loads the adapter from the spec and runs
+the :class:`~lcb_conformance.runner.options.Spec`), which loads the adapter from the spec and runs
 the cases it is sent, one at a time, sending back each typed result. The caller waits at most
 the case time limit (``--case-timeout``) for each: a case over it is killed with its child, is
 its own kind of failure (``timed-out``, naming the limit), and the next case starts a fresh

@@ -4,20 +4,70 @@ The options of a conformance run, declared once (the implementation's, adapters/
 and the run's own): the command takes them as ``--NAME``
 (``lcb-conformance run --impl ...``), the pytest plugin as ``--lcb-NAME`` (``pytest -p
 lcb_conformance.plugin --lcb-impl ...``), both from this table, and both build the same
-:class:`~lcb_conformance.runner.run.Spec` and :class:`~lcb_conformance.runner.run.Selection`.
+:class:`Spec` and :class:`Selection`. Light on purpose: ``lcb-conformance --help`` prints the
+run's options, and the run's machinery (runner/run.py, the contract's Hypothesis) is not
+imported for that.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
-from lcb_conformance.adapters import impl_options, implementation
+from lcb_conformance.adapters import impl_options, implementation, process
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.runner import case_child
-from lcb_conformance.runner.run import Selection, Spec
 from lcb_conformance.suite import families
 
 PLUGIN_PREFIX = "lcb-"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How to load the implementation under test, in this process or a worker."""
+
+    impl: str = implementation.REFERENCE
+    impl_path: tuple[str, ...] = ()
+    impl_cmd: str | None = None
+    impl_timeout: float = process.DEFAULT_TIMEOUT
+    impl_memory_mb: int = process.DEFAULT_MEMORY_MB
+    tokenizers: str = str(hf_cache.SNAPSHOTS_DIR)
+    case_timeout: float = case_child.DEFAULT_CASE_TIMEOUT  # in-process, seconds per case
+
+    def missing_folder(self, flag=lambda name: f"--{name}") -> str | None:
+        """Which folder option (spelt by ``flag``) names no folder, or None: a typo must not
+        run as a run without snapshots, or import the adapter from elsewhere."""
+        if not Path(self.tokenizers).is_dir():
+            return f"{flag('tokenizers')} {self.tokenizers}: no such folder"
+        return impl_options.missing_folder(self.impl_path, flag)
+
+    @property
+    def given(self) -> str:
+        """The implementation as its option names it (quoted when blank: an unset $IMPL)."""
+        named = self.impl if self.impl_cmd is None else self.impl_cmd
+        return named if named.strip() else repr(named)
+
+    def load(self) -> implementation.Implementation:
+        """The implementation (ImportError, one line, when it cannot be loaded)."""
+        if (missing := self.missing_folder()) is not None:
+            raise ImportError(missing)
+        hf_cache.serve(Path(self.tokenizers))
+        return impl_options.load(lambda name: getattr(self, name.replace("-", "_")))
+
+
+@dataclass
+class Selection:
+    """Which cases run: the golden families (None: all), the contract, case ids (None: all)."""
+
+    families: frozenset[str] | None = None
+    contract: bool = True
+    ids: frozenset[str] | None = None
+
+    def wants(self, case_id: str, family: str | None) -> bool:
+        if self.ids is not None and case_id not in self.ids:
+            return False
+        return family is None or self.families is None or family in self.families
 
 # (name, argparse/pytest keyword arguments); type and action are ones both accept.
 OPTIONS = (
