@@ -13,22 +13,25 @@ the per-test limit in its one test (the 6 s codegen_metrics and regrade default,
 here in loop iterations per CPU second), and one spinning ``GLOBAL_SHARE`` of the limit both
 when its module is run (compile_code's alarm) and in its test, which brings it nearest the
 sample's global limit ((6 + 1) x 1 + 5 s) that a program can come without passing a
-per-test one. lcb_runner grades one problem's outputs in turn, so its near-limit programs
-never share the cores with one another; `regrade` grades them at once.
+per-test one.
 
 - truth: lcb_runner 28fef95's own ``extract_code`` and ``codegen_metrics`` (defaults: 16
   processes, 6 s) on the outputs, in their contained child, with nothing of this bench
-  running beside it (the machine is shared with other sessions: their load is recorded,
-  the 1-minute load and the running processes at each phase's start and end, and
-  ``uptime``);
+  running beside it, once the 1-minute load is ``--quiet-load`` or less (waiting
+  ``--quiet-wait`` seconds at most); then each near-limit program alone, in a call of its
+  own: that is its verdict in the truth (the whole call grades 16 samples at once, the
+  near-limit ones together, and its verdicts on them are recorded beside). The machine is
+  shared with other sessions: their load is recorded (the 1-minute load and the running
+  processes at each phase's start and end, and ``uptime``), not removed;
 - then the whole ``regrade`` command on the default settings, ``--hogs`` busy loops beside
   it (each ends itself after ``--hog-seconds``, and is killed when the command ends), once
   without ``--recheck`` and once with ``--recheck N``.
 
 For each: the verdicts whose pass/fail differs from the truth (named, both outcomes), those
-failing another way, the starved verdicts graded again alone, the rechecked and the
-flipped, and the number with its timing band from the JSON report (``--json``), beside the
-truth's number (the run's own graded_list). Figures for docs/performance-regrade-e2e.md
+failing another way, those whose pass/fail differs from the whole call's, the starved
+verdicts graded again alone, the rechecked and the flipped, and the number with its timing
+band from the JSON report (``--json``), beside the truth's number (the run's own
+graded_list). Figures for docs/performance-regrade-e2e.md
 (dev/lcb_conformance_dev/loaded_figures.py), not assertions; not in any default tox env.
 """
 
@@ -179,6 +182,10 @@ def graded_beside_hogs(options, inputs: dict, folder: Path, name: str, extra) ->
             for s in samples
             if s["question_id"] == NEAR_PROBLEM and s["index"] in near_names
         ],
+        "flipped_against_whole_run": [
+            f"{s['question_id']}[{s['index']}]"
+            for s in e2e.differences(samples, inputs["whole_run"])[0]
+        ],
         "pass_at_1": found["regrade"]["lcb_runner"]["pass@1"]["all"],
         "truth_pass_at_1": found["harness"]["lcb_runner"]["pass@1"]["all"],
         "timing": found["timing"],
@@ -190,20 +197,29 @@ def graded_beside_hogs(options, inputs: dict, folder: Path, name: str, extra) ->
     }
 
 
-def truth(upstream: Upstream, raw: dict, near: list[dict]) -> tuple[dict, dict]:
-    """lcb_runner's verdicts with nothing of the bench beside them, and what its own
-    metadata says each near-limit program took."""
+def truth(upstream: Upstream, raw: dict, near: list[dict]) -> tuple[dict, dict, dict]:
+    """lcb_runner's verdicts with nothing of the bench beside them: the whole run in one
+    codegen_metrics call, then each near-limit program in a call of its own (alone: in the
+    whole call its 16 processes grade them at once, on this machine's cores), which is the
+    truth's verdict for it; and what its own metadata says each took."""
     before = machine_now()
-    lcb_runner = e2e.run_codegen_metrics(upstream, raw)
+    whole = e2e.run_codegen_metrics(upstream, raw)
+    after_whole = machine_now()
+    lcb_runner = {key: {p: list(found) for p, found in whole[key].items()}
+                  for key in ("graded", "metadata", "code")}  # fmt: skip
     first = len(raw[NEAR_PROBLEM]) - len(near)
     programs = []
     for offset, program in enumerate(near):
-        index = first + offset
-        metadata = json.loads(lcb_runner["metadata"][NEAR_PROBLEM][index])
+        index, load = first + offset, machine_now()["load"][0]
+        alone = e2e.run_codegen_metrics(upstream, {NEAR_PROBLEM: [raw[NEAR_PROBLEM][index]]})
+        for key in lcb_runner:
+            lcb_runner[key][NEAR_PROBLEM][index] = alone[key][NEAR_PROBLEM][0]
+        metadata = json.loads(alone["metadata"][NEAR_PROBLEM][0])
         programs.append({
             "sample": f"{NEAR_PROBLEM}[{index}]", "name": program["name"],
             "share": program["share"], "lcb_runner_idle": truth_of(lcb_runner, NEAR_PROBLEM, index),
-            "execution_seconds": metadata.get("execution time"),
+            "execution_seconds": metadata.get("execution time"), "load_1min": load,
+            "lcb_runner_whole_run": truth_of(whole, NEAR_PROBLEM, index),
         })  # fmt: skip
     figures = {
         "samples": sum(len(outputs) for outputs in raw.values()),
@@ -211,13 +227,14 @@ def truth(upstream: Upstream, raw: dict, near: list[dict]) -> tuple[dict, dict]:
         "passed": sum(
             all(r is True for r in g) for gs in lcb_runner["graded"].values() for g in gs
         ),
-        "codegen_metrics_seconds": round(lcb_runner["wall"], 2),
-        "codegen_metrics_cpu_seconds": round(lcb_runner["cpu"], 2),
+        "codegen_metrics_seconds": round(whole["wall"], 2),
+        "codegen_metrics_cpu_seconds": round(whole["cpu"], 2),
         "near_limit": programs,
         "machine_before": before,
+        "machine_after_whole_run": after_whole,
         "machine_after": machine_now(),
     }
-    return lcb_runner, figures
+    return lcb_runner, whole, figures
 
 
 def main() -> int:
@@ -245,7 +262,7 @@ def main() -> int:
     near = near_limit_programs(rate, grading.TIMEOUT)
     raw = run_outputs(options.problems, options.per_problem, near)
     quiet = wait_for_quiet(options.quiet_load, options.quiet_wait)
-    lcb_runner, truth_figures = truth(upstream, raw, near)
+    lcb_runner, whole_run, truth_figures = truth(upstream, raw, near)
     truth_figures["quiet"] = quiet
     print(f"truth: {truth_figures}", flush=True)
     first = len(raw[NEAR_PROBLEM]) - len(near)
@@ -255,6 +272,7 @@ def main() -> int:
         inputs = {
             "arguments": e2e.write_inputs(folder / "run", raw, lcb_runner),
             "lcb_runner": lcb_runner,
+            "whole_run": whole_run,
             "near_names": {first + i: program["name"] for i, program in enumerate(near)},
         }
         runs = (
