@@ -48,7 +48,6 @@ import argparse
 import itertools
 import json
 import os
-import platform
 import resource
 import signal
 import subprocess
@@ -57,7 +56,8 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from lcb_conformance.adapters import untrusted
+from bench_record import children_cpu, record_head
+
 from lcb_conformance.suite import goldens, judge_cases
 from lcb_conformance.upstream import Upstream, grading, grading_process, judge
 
@@ -110,13 +110,6 @@ def rows_of(samples: list[grading.Sample]) -> dict[str, dict]:
 
 
 # ---- lcb_runner's side: grading's codegen_metrics child (the regrade goldens' own) ----------
-
-
-def children_cpu() -> float:
-    """CPU time of this process's finished children, the contained ones counted by their
-    cgroup (wait() does not pass a sandbox's usage up)."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime + untrusted.contained_cpu_seconds()
 
 
 def run_upstream(upstream: Upstream, samples: list[grading.Sample]) -> dict:
@@ -323,16 +316,11 @@ def main() -> int:
     }
     print(f"memory: {memory}", flush=True)
     result = {
-        "date": time.strftime("%Y-%m-%d"),
-        "command": "python bench/bench_regrade.py " + " ".join(sys.argv[1:]),
-        "machine": {"cpus": os.cpu_count(), "load_1min_at_start": round(load_at_start[0], 2),
-                    "load_1min_at_end": round(os.getloadavg()[0], 2),
-                    "python": platform.python_version()},
-        "upstream": upstream.provenance(),
+        **record_head("bench_regrade.py", load_at_start, upstream, "%Y-%m-%d"),
         "grade_workers": workers,
         "figures": figures,
         "memory": memory,
-    }  # fmt: skip
+    }
     if options.json:
         options.json.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
     return 0

@@ -35,8 +35,6 @@ import argparse
 import itertools
 import json
 import os
-import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -44,7 +42,8 @@ import threading
 import time
 from pathlib import Path
 
-from lcb_conformance.adapters import untrusted
+from bench_record import children_cpu, record_head
+
 from lcb_conformance.suite import goldens, judge_cases
 from lcb_conformance.upstream import Upstream, grading, judge
 
@@ -75,7 +74,15 @@ with open(sys.argv[1], "w") as out:
     json.dump({"contained_cpu": untrusted.contained_cpu_seconds(), "phases": phases}, out)
 sys.exit(code)
 """
-HOG = "while True: pass"
+# a busy loop that ends itself after argv[1] seconds (bounded even if the bench dies)
+HOG = (
+    "import sys, time\nend = time.monotonic() + float(sys.argv[1])\n"
+    "while time.monotonic() < end: pass"
+)
+HOG_SECONDS = 600
+SCRIPT = "bench_regrade_e2e.py"
+DATE_FORMAT = "%Y-%m-%d %H:%M UTC"
+SHARED = "with other sessions' tests, as it runs"
 
 
 def programs_by_problem(problems: int) -> dict[str, list[str]]:
@@ -104,11 +111,6 @@ def outputs(problems: int, per_problem: int, scale: int) -> dict[str, list[str]]
 
 
 # ---- lcb_runner's side ------------------------------------------------------------------------
-
-
-def children_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime + untrusted.contained_cpu_seconds()
 
 
 def run_codegen_metrics(upstream: Upstream, raw: dict[str, list[str]]) -> dict:
@@ -259,9 +261,9 @@ def regraded(results: Path) -> list[dict]:
     return [line["sample"] for line in lines if "sample" in line]
 
 
-def comparison(samples: list[dict], lcb_runner: dict) -> dict:
-    """Against lcb_runner's idle verdicts: samples whose pass/fail differs, whose graded list
-    or metadata differs, the starved ones run again alone, and those the band names."""
+def differences(samples: list[dict], lcb_runner: dict) -> tuple[list[dict], list[dict]]:
+    """The samples whose pass/fail differs from lcb_runner's verdict, and those whose graded
+    list or metadata differs though pass/fail does not (a failure of another kind)."""
     flipped, changed = [], []
     for sample in samples:
         problem, index = sample["question_id"], sample["index"]
@@ -270,15 +272,22 @@ def comparison(samples: list[dict], lcb_runner: dict) -> dict:
             sample["regrade"]["metadata"]
         ) == grading.comparable_metadata(lcb_runner["metadata"][problem][index])
         if sample["regrade"]["passed"] != all(r is True for r in theirs):
-            flipped.append(f"{problem}[{index}]")
+            flipped.append(sample)
         elif not same_kind:
-            changed.append(f"{problem}[{index}]")
+            changed.append(sample)
+    return flipped, changed
+
+
+def comparison(samples: list[dict], lcb_runner: dict) -> dict:
+    """Against lcb_runner's idle verdicts: samples whose pass/fail differs, whose graded list
+    or metadata differs, the starved ones run again alone, and those the band names."""
+    flipped, changed = differences(samples, lcb_runner)
     rechecked = [s for s in samples if s.get("rechecks")]
     return {
         "samples": len(samples),
         "verdicts_flipped": len(flipped),
         "failure_kind_changed": len(changed),
-        "named": (flipped + changed)[:5],
+        "named": [f"{s['question_id']}[{s['index']}]" for s in flipped + changed][:5],
         "starved_run_again": sum(1 for s in samples if s.get("starved")),
         "rechecked": len(rechecked),
         "band_flipped": sum(
@@ -288,9 +297,10 @@ def comparison(samples: list[dict], lcb_runner: dict) -> dict:
     }
 
 
-def with_hogs(count: int, action, *arguments):
-    """``action(*arguments)`` with ``count`` busy loops beside it, killed after."""
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(count)]
+def with_hogs(count: int, action, *arguments, bound: float = HOG_SECONDS):
+    """``action(*arguments)`` with ``count`` busy loops beside it, killed after (each ends
+    itself after ``bound`` seconds)."""
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG, str(bound)]) for _ in range(count)]
     try:
         time.sleep(0.5)  # let them take the cores
         return action(*arguments)
@@ -363,17 +373,11 @@ def main() -> int:
             if scale == 1 and options.hogs:
                 loaded_figures = loaded(options, inputs, folder)
     result = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": "python bench/bench_regrade_e2e.py " + " ".join(sys.argv[1:]),
-        "machine": {"cpus": os.cpu_count(), "load_1min_at_start": round(load_at_start[0], 2),
-                    "load_1min_at_end": round(os.getloadavg()[0], 2),
-                    "python": platform.python_version(),
-                    "shared": "with other sessions' tests, as it runs"},
-        "upstream": upstream.provenance(),
+        **record_head(SCRIPT, load_at_start, upstream, DATE_FORMAT, shared=SHARED),
         "hogs": options.hogs,
         "figures": figures,
         "loaded": loaded_figures,
-    }  # fmt: skip
+    }
     if options.json:
         options.json.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
     return 0

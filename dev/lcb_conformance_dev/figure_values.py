@@ -49,6 +49,7 @@ from lcb_conformance_dev import (
     hypothesis_profiles,
     journeys,
     layout_table,
+    loaded_figures,
     peers,
     verdict_bench_figures,
 )
@@ -362,6 +363,8 @@ FIGURES: dict[str, Callable[..., int | str]] = {
     **bench_figures.FIGURES,
     # the end-to-end regrade benchmark's record (bench/regrade-e2e.json)
     **end_to_end_figures.FIGURES,
+    # the loaded-machine regrade benchmark's record (bench/regrade-loaded.json)
+    **loaded_figures.FIGURES,
     # the time-to-first-verdict benchmark's record (bench/time-to-verdict.json)
     **verdict_bench_figures.FIGURES,
     # the journeys' map (docs/journeys.json): each journey page's box, its reader's total
