@@ -172,15 +172,31 @@ def _go_on(pid: int) -> None:
 def test_the_rules_read_only_the_recorded_outcome():
     tle = json.dumps({"error_code": -3, "error_message": "Time Limit Exceeded"})
     ran = {"wall": 1.2, "cpu": 1.1, "execution": None, "global_timeout": False}
-    assert timing.sensitive(False, tle, ran, 1) and not timing.starved(tle, ran)
-    assert timing.starved(tle, {**ran, "cpu": 0.2})
+    assert timing.sensitive(False, tle, ran, 1) and not timing.starved(tle, ran, 1)
+    assert timing.starved(tle, {**ran, "cpu": 0.2}, 1)
     killed = {**ran, "cpu": 0.01, "wall": 7.0, "global_timeout": True}
-    assert timing.starved(json.dumps({"error_code": -5}), killed)
+    assert timing.starved(json.dumps({"error_code": -5}), killed, 1)
     assert not timing.agrees([-3], tle, killed)
     assert timing.agrees([-2], '{"error_code": -5}', killed)
     quick = {**ran, "execution": 0.4}
     assert not timing.sensitive(True, "{}", quick, 1) and timing.sensitive(True, "{}", quick, 0.7)
-    assert not timing.starved("{}", {**quick, "cpu": 0.0})  # a pass is never starved
+    assert not timing.starved("{}", {**quick, "cpu": 0.0}, 1)  # a pass is never starved
+
+
+def test_a_runtime_error_no_sooner_than_a_tests_limit_is_compile_codes_alarm():
+    """lcb_runner grades its own alarm during the module's run (compile_code) -4, "Error during
+    testing": measured on a loaded machine (bench_regrade_loaded), a correct program starved
+    there failed so; as long as one test's limit, it is a time limit to the rules, re-run
+    alone when starved; sooner, a runtime error. A /3 results file keeps the rule of /3."""
+    alarm = json.dumps({"error_code": -4, "error_message": "Error during testing: "})
+    waited = {"wall": 6.0, "cpu": 1.5, "execution": None, "global_timeout": False}
+    assert timing.starved(alarm, waited, 6) and timing.sensitive(False, alarm, waited, 6)
+    assert not timing.starved(alarm, {**waited, "cpu": 5.9}, 6)
+    assert timing.sensitive(False, alarm, {**waited, "cpu": 5.9}, 6)
+    sooner = {**waited, "wall": 0.4, "cpu": 0.1}
+    assert not timing.starved(alarm, sooner, 6) and not timing.sensitive(False, alarm, sooner, 6)
+    assert not timing.starved(alarm, waited, None)
+    assert not timing.sensitive(False, alarm, waited, 6, module_alarm=False)
 
 
 @pytest.mark.upstream

@@ -1,7 +1,7 @@
 """A regrade's JSON-lines results file (header, one line per sample, footer) and the merge of its
 slices.
 
-A regrade's results file (schema ``lcb-conformance-regrade/3``,
+A regrade's results file (schema ``lcb-conformance-regrade/4``,
 conformance/regrade.schema.json), which every view of a regrade reads: JSON lines, a header
 (the run, its format and LMStyle, the upstream, the dataset and its release check, the shard),
 then one ``{"sample": ...}`` line per sample as it is graded, in the run's order (``n``), then
@@ -26,11 +26,14 @@ from pathlib import Path
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, lcb_runner_raises
 from lcb_conformance.upstream import judge, timing
 
-SCHEMA = "lcb-conformance-regrade/3"
+SCHEMA = "lcb-conformance-regrade/4"
+# /3 counts no runtime error as a time limit (upstream/timing.py's module alarm came with /4):
+# its samples are re-derived by the rule they were written under
+BEFORE_MODULE_ALARM = "lcb-conformance-regrade/3"
 # /2 lacks a sample's timing (and the header its recheck): read as measuring nothing; /1 also
 # a sample's "judge_aware" (what the program did to the judge): read as naming nothing
 UNTIMED = ("lcb-conformance-regrade/2", "lcb-conformance-regrade/1")
-READABLE = (SCHEMA, *UNTIMED)
+READABLE = (SCHEMA, BEFORE_MODULE_ALARM, *UNTIMED)
 # what a sample's other outcomes (its starved first, its rechecks) hold
 OUTCOME = {"passed", "graded", "metadata", "timing"}
 # A sample's "extraction": the harness's scored code against lcb_runner's extraction; its
@@ -200,13 +203,14 @@ def _timing_disagreement(sample: dict, head: dict) -> str:
         if found:
             return found
     final = outcomes[0]
-    if first is None and timing.starved(final["metadata"], final["timing"]):
+    timeout = None if head["schema"] == BEFORE_MODULE_ALARM else head["timeout"]
+    if first is None and timing.starved(final["metadata"], final["timing"], timeout):
         return "a starved time limit (far less CPU than wall time) as its verdict, not run alone"
-    if first is not None and not timing.starved(first["metadata"], first["timing"]):
+    if first is not None and not timing.starved(first["metadata"], first["timing"], timeout):
         return "a first outcome run again alone, though it was not starved"
     asked = head.get("recheck", 0)
     wanted = asked if timing.sensitive(
-        final["passed"], final["metadata"], final["timing"], head["timeout"]
+        final["passed"], final["metadata"], final["timing"], head["timeout"], timeout is not None
     ) else 0  # fmt: skip
     if len(rechecks or []) != wanted or (rechecks is not None and not wanted):
         return f"{len(rechecks or [])} rechecks, but its timing and --recheck {asked} ask {wanted}"

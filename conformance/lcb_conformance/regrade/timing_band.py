@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lcb_conformance.regrade.results_file import UNTIMED
+from lcb_conformance.regrade.results_file import BEFORE_MODULE_ALARM, UNTIMED
 from lcb_conformance.upstream import timing
 
 SHOWN = 5  # flipped samples named in the headline before "and N more"
@@ -22,9 +22,12 @@ def named(sample: dict) -> str:
     return f"{sample['question_id']}[{sample['index']}]"
 
 
-def _sensitive(sample: dict, timeout: int) -> bool:
+def _sensitive(sample: dict, head: dict) -> bool:
     verdict = sample["regrade"]
-    return timing.sensitive(verdict["passed"], verdict["metadata"], sample["timing"], timeout)
+    module_alarm = head["schema"] != BEFORE_MODULE_ALARM
+    return timing.sensitive(
+        verdict["passed"], verdict["metadata"], sample["timing"], head["timeout"], module_alarm
+    )
 
 
 def summary(samples: list[dict], head: dict, pass_at_1: Callable) -> dict | None:
@@ -49,7 +52,7 @@ def summary(samples: list[dict], head: dict, pass_at_1: Callable) -> dict | None
         band = [min(values), max(values)]
     return {
         "recheck": rounds,
-        "sensitive": [named(s) for s in samples if _sensitive(s, head["timeout"])],
+        "sensitive": [named(s) for s in samples if _sensitive(s, head)],
         "starved": [
             {"sample": named(s), "starved": s["starved"]["passed"], "alone": s["regrade"]["passed"]}
             for s in samples if "starved" in s

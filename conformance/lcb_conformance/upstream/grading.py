@@ -346,10 +346,10 @@ def _runs_alone_agree(sample: Sample, answer: dict, runs: _Runs) -> bool:
         runs.rerun_starved
         and set(first) == set(grading_process.RECHECKED)
         and _outcome_agrees(first)
-        and timing.starved(first["metadata"], first["timing"])
+        and timing.starved(first["metadata"], first["timing"], runs.timeout)
     ):
         return False
-    starved = timing.starved(answer["metadata"], answer["timing"])
+    starved = timing.starved(answer["metadata"], answer["timing"], runs.timeout)
     if first is None and runs.rerun_starved and starved:
         return False
     wanted = (

@@ -411,7 +411,7 @@ class _Grader:
             answer = self.settling[run.number]
             answer["rechecks"].append({name: outcome[name] for name in RECHECKED})
         elif run.purpose == FIRST and self.rerun and timing.starved(
-            outcome["metadata"], outcome["timing"]
+            outcome["metadata"], outcome["timing"], self.timeout
         ):
             self.settling[run.number] = {"starved": {n: outcome[n] for n in RECHECKED}}
             self.alone.append(_Run(run.number, run.problem, run.code, run.recheck, RERUN))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 TIME_LIMIT_CODE = -3  # run_test's error_code for "Time Limit Exceeded"
+RUNTIME_ERROR_CODE = -4  # run_test's for an exception, its own alarm's at the module's run too
 RUNNER_ERROR_CODE = -5  # evaluate_generations_by_problem's for a child that gave nothing
 # A time-limited child that had less than this share of a core over its wall time waited
 # for a core (or was stopped): its verdict is the machine's, not the program's.
@@ -65,9 +66,17 @@ def agrees(graded: list, metadata: str, timing: dict) -> bool:
     return graded == [-2] and error_code(metadata) == RUNNER_ERROR_CODE
 
 
-def time_limited(metadata: str, timing: dict) -> bool:
-    """A time-limit outcome: a test over its limit, or the sample over the global limit."""
-    return timing["global_timeout"] or error_code(metadata) == TIME_LIMIT_CODE
+def time_limited(metadata: str, timing: dict, timeout: float | None) -> bool:
+    """A time-limit outcome: a test over its limit, the sample over the global limit, or a
+    runtime error that came no sooner than one test's limit: compile_code's alarm, which
+    lcb_runner grades -4 ("Error during testing"), when the program's module ran too long
+    (measured: a starved module run flipped a pass, docs/performance-regrade-e2e.md).
+    ``timeout`` None: a results file of schema /3, written before that rule."""
+    code = error_code(metadata)
+    module_alarm = (
+        timeout is not None and code == RUNTIME_ERROR_CODE and timing["wall"] >= timeout
+    )
+    return timing["global_timeout"] or code == TIME_LIMIT_CODE or module_alarm
 
 
 # lcb_runner's error codes as a person reads them (testing_util.run_test; -5: a child that gave
@@ -76,7 +85,7 @@ OUTCOME_WORDS = {
     -1: "compile error",
     -2: "wrong answer",
     TIME_LIMIT_CODE: "time limit",
-    -4: "runtime error",
+    RUNTIME_ERROR_CODE: "runtime error",
     RUNNER_ERROR_CODE: "runner error",
 }
 TIME_LIMIT, GLOBAL_TIME_LIMIT = "time limit", "global time limit"
@@ -108,15 +117,19 @@ def judged_sensitive(golden: dict, answer: dict) -> str | None:
     return " vs ".join(said)
 
 
-def starved(metadata: str, timing: dict) -> bool:
+def starved(metadata: str, timing: dict, timeout: float | None) -> bool:
     """A time-limit outcome whose child got far less CPU than wall time: it waited."""
-    return time_limited(metadata, timing) and timing["cpu"] < STARVED_CPU_SHARE * timing["wall"]
+    waited = timing["cpu"] < STARVED_CPU_SHARE * timing["wall"]
+    return time_limited(metadata, timing, timeout) and waited
 
 
-def sensitive(passed: bool, metadata: str, timing: dict, timeout: float) -> bool:
+def sensitive(
+    passed: bool, metadata: str, timing: dict, timeout: float, module_alarm: bool = True
+) -> bool:
     """A verdict a busier or idler machine could change: a time limit, a global time limit,
-    or a pass whose tests took more than half a test's limit."""
-    if time_limited(metadata, timing):
+    or a pass whose tests took more than half a test's limit (``module_alarm`` False: the
+    schema /3 rule, no runtime error counted as a time limit)."""
+    if time_limited(metadata, timing, timeout if module_alarm else None):
         return True
     execution = timing["execution"]
     return passed and execution is not None and execution > SENSITIVE_SHARE * timeout
