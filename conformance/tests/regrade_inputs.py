@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 from lcb_conformance import releases, statements
+from lcb_conformance.common import exit_codes
 from lcb_conformance.suite import cases
 
 AUDIT = cases.FIXTURES_DIR / "audit"
@@ -221,3 +222,15 @@ def sample_lines(*paths: Path) -> list[str]:
     found = [line for path in paths for line in path.read_text("ascii").splitlines()
              if line.startswith('{"sample"')]  # fmt: skip
     return sorted(found, key=lambda line: json.loads(line)["sample"]["n"])
+
+
+def agreeing_exit(upstream) -> int:
+    """What a regrade agreeing with the harness on every problem exits with: 0 graded by
+    lcb_runner 28fef95 (a checkout), 4 by the stand-in, whose judge differs on judge cases
+    (graded with --accept-judge-differences: never lcb_runner's number)."""
+    return exit_codes.OK if upstream.checkout is not None else exit_codes.INCOMPLETE
+
+
+def agreeing_state(upstream) -> str:
+    """The headline's first word for :func:`agreeing_exit`."""
+    return "OK" if upstream.checkout is not None else "INCOMPLETE"

@@ -96,4 +96,4 @@ def test_a_changed_test_case_is_what_stops_the_regrade(
     err = capsys.readouterr().err
     assert "is not release release_v1: test.jsonl is not the file LiveCodeBench published" in err
     inputs.as_published(monkeypatch, folder)
-    assert _regrade(pytestconfig, upstream, folder, run) == exit_codes.OK
+    assert _regrade(pytestconfig, upstream, folder, run) == inputs.agreeing_exit(upstream)

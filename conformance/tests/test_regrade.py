@@ -219,7 +219,7 @@ def test_lcb_runners_own_run_regrades_to_its_own_verdicts(pytestconfig, upstream
     recorded = json.loads(inputs.LCB_RUNNER_RUN.read_text("utf-8"))
     expected = [verdict for row in recorded for verdict in row["graded_list"]]
     assert [s["regrade"]["passed"] for s in regraded.samples] == expected
-    assert code == exit_codes.OK
+    assert code == inputs.agreeing_exit(upstream)
     assert regraded.header["dataset"]["not_a_release"] is True
     schema = json.loads(paths.REGRADE_SCHEMA.read_text("utf-8"))
     assert schema["$id"] == results_file.SCHEMA
@@ -280,7 +280,8 @@ def test_slices_merged_equal_the_whole_run_byte_for_byte(pytestconfig, upstream,
     ]
     merged = tmp_path / "merged.jsonl"
     codes.append(cli.main(["regrade", "merge", str(second), str(first), "--results", str(merged)]))
-    assert len(set(codes)) == 1 and codes[0] in (exit_codes.OK, exit_codes.DIFFERS), codes
+    agreeing = (inputs.agreeing_exit(upstream), exit_codes.DIFFERS)
+    assert len(set(codes)) == 1 and codes[0] in agreeing, codes
     # byte for byte but for what was measured, which the merge keeps as each slice holds it
     assert inputs.unmeasured(merged) == inputs.unmeasured(whole)
     assert inputs.sample_lines(merged) == inputs.sample_lines(first, second)
@@ -305,7 +306,7 @@ def test_every_format_regrades_end_to_end(pytestconfig, upstream, tmp_path, caps
                         "--not-a-release", "--style", "OpenAIChat", "--json", str(out))  # fmt: skip
         report = json.loads(out.read_text("utf-8"))
         assert report["regrade"]["lcb_runner"]["count"] == 4, run
-        assert code in (exit_codes.OK, exit_codes.DIFFERS), capsys.readouterr()
+        assert code in (inputs.agreeing_exit(upstream), exit_codes.DIFFERS), capsys.readouterr()
         assert code == report["exit_code"]
     shutil.rmtree(dataset)
 
@@ -377,7 +378,7 @@ def test_a_judge_aware_sample_is_named_and_its_verdict_is_lcb_runners(
                     "--html", str(page), "--results", str(results))  # fmt: skip
     console = capsys.readouterr().out
     report = json.loads(out.read_text("utf-8"))
-    assert code == exit_codes.OK == report["exit_code"]
+    assert code == inputs.agreeing_exit(upstream) == report["exit_code"]
     assert report["regrade"]["lcb_runner"]["pass@1"]["all"] == 100.0
     (problem,) = report["problems"]
     assert problem["status"] == "same" and report["judge_aware"] == 1
@@ -401,5 +402,7 @@ def test_a_judge_aware_sample_is_named_and_its_verdict_is_lcb_runners(
         for name in inputs.MEASURED:
             line["sample"].pop(name, None)
     older.write_text("".join(json.dumps(line) + "\n" for line in lines), "ascii")
-    assert cli.main(["regrade", "show", str(older), "--json", str(out)]) == exit_codes.OK
+    assert cli.main(["regrade", "show", str(older), "--json", str(out)]) == inputs.agreeing_exit(
+        upstream
+    )
     assert json.loads(out.read_text("utf-8"))["judge_aware"] == 0

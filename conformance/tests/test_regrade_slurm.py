@@ -19,7 +19,7 @@ import pytest
 import regrade_inputs as inputs
 
 from lcb_conformance import cli
-from lcb_conformance.common import exit_codes, paths
+from lcb_conformance.common import paths
 from lcb_conformance.regrade import results_file
 
 pytestmark = pytest.mark.slurm
@@ -87,7 +87,9 @@ def test_the_pages_job_array_merged_equals_the_whole_run(pytestconfig, upstream,
     submitted = subprocess.run(["sbatch", "--wait", str(script)], cwd=tmp_path, env=env,
                                capture_output=True, text=True, timeout=900)  # fmt: skip
     logs = "".join(p.read_text() for p in sorted(tmp_path.glob("slurm-*.out")))
-    assert submitted.returncode == 0, submitted.stdout + submitted.stderr + logs
+    # sbatch --wait: the array's highest exit code, each task's its slice's verdict
+    said = submitted.stdout + submitted.stderr + logs
+    assert submitted.returncode == inputs.agreeing_exit(upstream), said
     slices = [tmp_path / "slices" / f"{i}.jsonl" for i in range(1, SLICES + 1)]
     assert all(path.is_file() for path in slices), logs
     # each slice was graded by its own array task, under slurmd
@@ -96,11 +98,11 @@ def test_the_pages_job_array_merged_equals_the_whole_run(pytestconfig, upstream,
     _, merge = _recipe()
     merged = subprocess.run(["bash", "-c", merge], cwd=tmp_path, env=env, capture_output=True,
                             text=True, timeout=300)  # fmt: skip
-    assert merged.returncode == exit_codes.OK, merged.stdout + merged.stderr
+    assert merged.returncode == inputs.agreeing_exit(upstream), merged.stdout + merged.stderr
     whole = tmp_path / "whole.jsonl"
     argv = [str(run), "--dataset", str(dataset), "--style", "OpenAIChat", "--upstream",
             pytestconfig.getoption("--upstream"), *extra, "--results", str(whole)]  # fmt: skip
-    assert cli.main(["regrade", *argv]) == exit_codes.OK
+    assert cli.main(["regrade", *argv]) == inputs.agreeing_exit(upstream)
 
     result = tmp_path / "regrade.jsonl"
     assert inputs.unmeasured(result) == inputs.unmeasured(whole)

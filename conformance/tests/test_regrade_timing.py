@@ -219,7 +219,7 @@ def test_a_starved_program_correct_alone_keeps_its_idle_verdict(pytestconfig, up
         starver.done.set()
     console = capsys.readouterr().out
     assert len(starver.stopped) == 2, console
-    assert code == exit_codes.OK, console
+    assert code == inputs.agreeing_exit(upstream), console
     samples = results_file.read(results).samples
     assert [s["regrade"]["passed"] for s in samples] == [True, True]
     first = sorted((s["starved"] for s in samples), key=lambda o: o["timing"]["global_timeout"])
@@ -294,7 +294,7 @@ def test_rechecks_give_the_timing_band_in_every_view_and_merge_keeps_them(
     code = _regrade(pytestconfig, upstream, *common, "--results", str(whole), "--json", str(out),
                     "--html", str(page))  # fmt: skip
     console = capsys.readouterr().out
-    assert code == exit_codes.OK, console
+    assert code == inputs.agreeing_exit(upstream), console
     said = "75.00 (compute_scores, timing band 25.00\u201375.00 over 2 rechecks; 1 sample flipped: j_one[0])"  # noqa: E501
     assert said in console
     report = json.loads(out.read_text("utf-8"))
@@ -310,15 +310,15 @@ def test_rechecks_give_the_timing_band_in_every_view_and_merge_keeps_them(
     slices = [tmp_path / f"{i}.jsonl" for i in (1, 2)]
     for number, path in enumerate(slices, start=1):
         assert _regrade(pytestconfig, upstream, *common, "--shard", f"{number}/2",
-                        "--results", str(path)) == exit_codes.OK  # fmt: skip
+                        "--results", str(path)) == inputs.agreeing_exit(upstream)  # fmt: skip
     merged = tmp_path / "merged.jsonl"
     merged_out = tmp_path / "merged.json"
     assert cli.main(["regrade", "merge", *map(str, slices), "--results", str(merged),
-                     "--json", str(merged_out)]) == exit_codes.OK  # fmt: skip
+                     "--json", str(merged_out)]) == inputs.agreeing_exit(upstream)  # fmt: skip
     assert inputs.sample_lines(merged) == inputs.sample_lines(*slices)
     assert inputs.unmeasured(merged) == inputs.unmeasured(whole)
     capsys.readouterr()
-    assert cli.main(["regrade", "show", str(merged)]) == exit_codes.OK
+    assert cli.main(["regrade", "show", str(merged)]) == inputs.agreeing_exit(upstream)
     assert said in capsys.readouterr().out
     merged_timing = json.loads(merged_out.read_text("utf-8"))["timing"]
     assert {k: merged_timing[k] for k in ("band", "flipped")} == {

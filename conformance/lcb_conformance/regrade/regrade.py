@@ -63,7 +63,8 @@ lacks, an unknown model, an upstream tree that is not the pinned commit's, a jud
 from the pinned commit's, slices of other runs or given twice, a results file (a slice) whose
 samples or footer disagree with what they hold; 4 not everything asked for is covered: a
 problem whose log records no verdict nor score of the harness (nothing to compare), a modified
-upstream tree graded with ``--allow-modified-upstream``, a slice missing or unfinished at
+upstream tree graded with ``--allow-modified-upstream``, a judge differing from 28fef95's graded
+with ``--accept-judge-differences``, a slice missing or unfinished at
 merge; 6 a report not written.
 """
 

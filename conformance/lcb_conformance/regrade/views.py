@@ -164,14 +164,16 @@ def build(regraded: Regrade, window) -> dict:
         lambda verdict: numbers(_rows(problems, verdict), window, release)["lcb_runner"][
             "pass@1"]["all"],
     )  # fmt: skip
-    # graded by a tree that is not 28fef95's lcb_runner (--allow-modified-upstream): what
-    # differs is named in every view, and its number is never green
+    # graded by a tree that is not 28fef95's lcb_runner (--allow-modified-upstream), or by a
+    # judge that differs from 28fef95's (--accept-judge-differences): what differs is named
+    # in every view, and its number is never green
     report["upstream_modified"] = head["upstream"].get("tree", {}).get("changes", [])
+    not_lcb_runners = is_modified(head["upstream"]) or bool(head["judge_differs"])
     # no run lcb_runner wrote: audit and score fail it (derived, as the header's was checked)
     report["lcb_runner_raises"] = prompts_raise(head)
     if report["counts"].get(DIFFERS) or report["lcb_runner_raises"]:
         report["exit_code"] = exit_codes.DIFFERS
-    elif report["counts"].get(NOT_COMPARED) or is_modified(head["upstream"]):
+    elif report["counts"].get(NOT_COMPARED) or not_lcb_runners:
         report["exit_code"] = exit_codes.INCOMPLETE
     else:
         report["exit_code"] = exit_codes.OK
@@ -313,6 +315,8 @@ def headline(report: dict) -> str:
         f"{_number(board['mean'])} (leaderboard), on {on}; "
         f"{report['counts'].get(DIFFERS, 0)} problems graded differently by the harness"
         + (f"; by a MODIFIED lcb_runner ({ALLOW_MODIFIED})" if report["upstream_modified"] else "")
+        + (f"; by a judge that differs from 28fef95's on {len(head['judge_differs'])} judge "
+           "cases (--accept-judge-differences)" if head["judge_differs"] else "")
         + (f"; {report['judge_aware']} judge-aware samples named" if report["judge_aware"] else "")
     )
 

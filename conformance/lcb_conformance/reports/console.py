@@ -28,10 +28,11 @@ SHOWN_REPORT_LINES = 16
 _COLOURS = {"pass": "32", "fail": "31;1", "not provided": "33", "skipped": "2"}
 
 
-def use_color(choice: str, stream=sys.stdout) -> bool:
+def use_color(choice: str, stream=None) -> bool:
+    """--color: "auto" asks the stream (sys.stdout as it is now, not as it was at import)."""
     if choice != "auto":
         return choice == "always"
-    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    return (stream or sys.stdout).isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
 def write(text: str, stream=None) -> None:

@@ -208,6 +208,17 @@ CASES = [
         says=("--accept-judge-differences",),
     ),
     FalseGreen(
+        id="regrade-stand-in-judge-accepted",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--accept-judge-differences"),
+        prepare=_fixture_rows,
+        expect=exit_codes.INCOMPLETE,
+        why="a number graded by a judge that differs from 28fef95's on judge cases is not "
+        "lcb_runner's number, however every harness verdict agrees with it (exited 0)",
+        needs=("upstream",),
+        says=("INCOMPLETE:", "by a judge that differs from 28fef95's on"),
+    ),
+    FalseGreen(
         id="regrade-harness-judged-otherwise",
         command="regrade",
         argv=("{tmp}/Scenario.codegeneration_3_0.2_eval_all.json", "--dataset",
