@@ -99,6 +99,27 @@ def test_a_tree_is_held_to_the_manifest_file_by_file(tmp_path, monkeypatch):
     assert found.equal_to is None
 
 
+@pytest.mark.selftest
+def test_a_module_at_the_trees_root_is_held_as_lcb_runners_own(tmp_path, monkeypatch):
+    """The root goes on sys.path first: a module or package there shadows what lcb_runner
+    imports (numpy, tqdm), so lcb_runner's files alone do not make a tree 28fef95's."""
+    tree = _tree(tmp_path, {"lcb_runner/b.py": "b", "README.md": "", "output/x.json": "{}",
+                            "assets/logo.txt": ""})  # fmt: skip
+    pinned = {"commit": PINNED_COMMIT, "files": pinned_tree.files_of(tree)}
+    monkeypatch.setattr(pinned_tree, "manifest", lambda: pinned)
+    clean = pinned_tree.compare(tree)
+    assert clean.equal_to == PINNED_COMMIT  # data and namespace folders yield to packages
+    _tree(tree, {"numpy.py": "", "tqdm/__init__.py": ""})
+    (tree / "_judge.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    found = pinned_tree.compare(tree)
+    assert found.changes == (
+        "importable beside lcb_runner: _judge.cpython-311-x86_64-linux-gnu.so",
+        "importable beside lcb_runner: numpy.py",
+        "importable beside lcb_runner: tqdm/__init__.py",
+    )  # fmt: skip
+    assert found.equal_to is None and found.sha256 != clean.sha256  # the judge cache's key
+
+
 @pytest.mark.upstream
 def test_an_appended_testing_util_is_refused_naming_it(pinned_clone, tmp_path, capsys):
     """A copy of the clone whose .git still says 28fef95; its judge would pass the judge check."""

@@ -32,7 +32,8 @@ def use_color(choice: str, stream=None) -> bool:
     """--color: "auto" asks the stream (sys.stdout as it is now, not as it was at import)."""
     if choice != "auto":
         return choice == "always"
-    return (stream or sys.stdout).isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    asked = "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    return (stream or sys.stdout).isatty() and asked
 
 
 def write(text: str, stream=None) -> None:

@@ -15,6 +15,7 @@ testing_util.py was appended to is not, whatever its ``.git`` says.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import json
 import subprocess
 import sys
@@ -51,6 +52,24 @@ def files_of(checkout: Path) -> dict[str, str]:
     return found
 
 
+def root_importables(checkout: Path) -> dict[str, str]:
+    """What an import could find at the checkout's root besides lcb_runner: the root goes on
+    sys.path first (source.py), so a module file or a package there (``numpy.py``,
+    ``tqdm/__init__.py``, an extension module) would shadow what lcb_runner imports, in this
+    process and in the judge's. 28fef95's root holds none. A folder without ``__init__`` (a
+    namespace portion, such as lcb_runner's own ``output/``) yields to any installed package."""
+    suffixes = tuple(importlib.machinery.all_suffixes())
+    found = {}
+    for path in checkout.iterdir():
+        if path.name == PACKAGE:
+            continue
+        inits = [path / f"__init__{suffix}" for suffix in suffixes] if path.is_dir() else []
+        for module in [path] * (path.is_file() and path.name.endswith(suffixes)) + inits:
+            if module.is_file():
+                found[module.relative_to(checkout).as_posix()] = blob_sha1(module.read_bytes())
+    return found
+
+
 def digest(files: dict[str, str]) -> str:
     """One sha256 for a tree: its paths and blob ids, sorted."""
     listed = "".join(f"{path} {blob}\n" for path, blob in sorted(files.items()))
@@ -62,7 +81,8 @@ class Tree:
     """A checkout's lcb_runner files against the pinned commit's."""
 
     sha256: str
-    changes: tuple[str, ...]  # "changed PATH", "missing PATH", "extra PATH", sorted by path
+    # "changed PATH", "missing PATH", "extra PATH", "importable beside lcb_runner: PATH"
+    changes: tuple[str, ...]
 
     @property
     def equal_to(self) -> str | None:
@@ -72,8 +92,8 @@ class Tree:
 
 def compare(checkout: Path) -> Tree:
     """The checkout's lcb_runner/ against the manifest: a file of the pinned tree changed or
-    missing, and an extra .py file (importable as lcb_runner's; other extra files are data
-    nothing imports)."""
+    missing, an extra .py file (importable as lcb_runner's; other extra files are data
+    nothing imports), and a module or package at the root (:func:`root_importables`)."""
     found = files_of(checkout)
     pinned = manifest()["files"]
     changes = [
@@ -82,7 +102,11 @@ def compare(checkout: Path) -> Tree:
         if found.get(path) != blob
     ]
     changes += [(path, "extra") for path in found if path not in pinned and path.endswith(".py")]
-    return Tree(digest(found), tuple(f"{kind} {path}" for path, kind in sorted(changes)))
+    shadowing = root_importables(checkout)
+    changes += [(path, "importable beside lcb_runner:") for path in shadowing]
+    return Tree(
+        digest({**found, **shadowing}), tuple(f"{kind} {path}" for path, kind in sorted(changes))
+    )
 
 
 def ls_tree(clone: Path, commit: str) -> dict[str, str]:

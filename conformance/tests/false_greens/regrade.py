@@ -173,7 +173,25 @@ def _forged_checkout(tmp: Path) -> None:
     _fixture_rows(tmp)
 
 
+def _shadowing_module_at_the_root(tmp: Path) -> None:
+    # lcb_runner's evaluation imports tqdm: a tqdm.py at the root (first on sys.path) is
+    # imported in its place, lcb_runner's files untouched
+    (tmp / CLONE / "tqdm.py").write_text("def tqdm(iterable=None, **_):\n    return iterable\n")
+    _fixture_rows(tmp)
+
+
 CASES = [
+    FalseGreen(
+        id="regrade-upstream-root-module-shadows-an-import",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset", "--not-a-release", "--upstream", FORGED),
+        prepare=_shadowing_module_at_the_root,
+        expect=exit_codes.UNUSABLE,
+        why="a tree whose lcb_runner files are 28fef95's but whose root holds a module lcb_runner "
+        "imports in place of the installed one is not lcb_runner 28fef95",
+        needs=("upstream", "checkout"),
+        says=("importable beside lcb_runner: tqdm.py", "--allow-modified-upstream"),
+    ),
     FalseGreen(
         id="regrade-upstream-testing-util-appended",
         command="regrade",
