@@ -8,21 +8,14 @@ import hashlib
 import json
 from pathlib import Path
 
+import upstream_trees
+
 from lcb_conformance.suite import goldens
 from lcb_conformance.upstream import judge, judge_cache, pinned_tree
 
 # What makes a tree's judge differ from 28fef95's on the corpus's endless programs (they pass),
 # and on none of the fixture runs' programs (none loops so): appended to testing_util.py.
-LOOPS_CREDITED = """
-
-_run_test = run_test
-
-
-def run_test(sample, test=None, debug=False, timeout=6):
-    if test is not None and "while True" in test:
-        return [True], {}
-    return _run_test(sample, test=test, debug=debug, timeout=timeout)
-"""
+LOOPS_CREDITED = upstream_trees.crediting("while True")
 
 
 def golden_verdicts() -> dict[str, str]:

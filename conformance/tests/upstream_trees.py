@@ -11,18 +11,25 @@ from pathlib import Path
 from lcb_conformance.upstream.source import PINNED_COMMIT
 
 TESTING_UTIL = "lcb_runner/evaluation/testing_util.py"
-# What a hostile program could append during a run: run_test crediting its own program (a
-# marker no judge corpus program holds, so the judge check still agrees with the goldens).
-FORGED_RUN_TEST = """
+
+
+def crediting(marker: str) -> str:
+    """Code appended to testing_util.py: run_test passing every program holding ``marker``."""
+    return f"""
 
 _run_test = run_test
 
 
 def run_test(sample, test=None, debug=False, timeout=6):
-    if test is not None and "# credit me" in test:
-        return [True], {}
+    if test is not None and {marker!r} in test:
+        return [True], {{}}
     return _run_test(sample, test=test, debug=debug, timeout=timeout)
 """
+
+
+# What a hostile program could append during a run: run_test crediting its own program (a
+# marker no judge corpus program holds, so the judge check still agrees with the goldens).
+FORGED_RUN_TEST = crediting("# credit me")
 
 
 def holds_pinned(clone: Path) -> bool:
