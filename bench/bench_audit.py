@@ -30,7 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from lcb_conformance.common import report_files
+from bench_record import write_record
+
 from lcb_conformance.run_audit import audit as run_audit
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases
@@ -179,7 +180,7 @@ def main() -> None:
         "runs": figures,
     }
     if args.json:
-        report_files.write_atomically(args.json, json.dumps(report, indent=1) + "\n")
+        write_record(args.json, report)
 
 
 if __name__ == "__main__":

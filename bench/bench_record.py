@@ -1,9 +1,11 @@
-"""What the regrade benchmarks share: the CPU of a process's finished children (sandboxes
-included), and the head of the JSON record each writes (date, command, machine, the
-lcb_runner it ran), which the docs figures read (dev/lcb_conformance_dev)."""
+"""What the benchmarks share: the CPU of a process's finished children (sandboxes
+included); the head of the JSON record the regrade benchmarks write (date, command, machine,
+the lcb_runner it ran), which the docs figures read (dev/lcb_conformance_dev); and the
+writing of every record, whole or not at all."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import resource
@@ -11,6 +13,7 @@ import sys
 import time
 
 from lcb_conformance.adapters import untrusted
+from lcb_conformance.common import report_files
 from lcb_conformance.upstream import Upstream
 
 
@@ -38,3 +41,9 @@ def record_head(script: str, load_at_start: tuple, upstream: Upstream, date_form
         },
         "upstream": upstream.provenance(),
     }
+
+
+def write_record(path, record: dict) -> None:
+    """The record as the figures read it (indented JSON), at ``path`` whole or not at all: a
+    benchmark stopped while writing leaves the previous record."""
+    report_files.write_atomically(path, json.dumps(record, indent=1) + "\n")

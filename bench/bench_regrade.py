@@ -56,7 +56,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from bench_record import children_cpu, record_head
+from bench_record import children_cpu, record_head, write_record
 
 from lcb_conformance.suite import goldens, judge_cases
 from lcb_conformance.upstream import Upstream, grading, grading_process, judge
@@ -322,7 +322,7 @@ def main() -> int:
         "memory": memory,
     }
     if options.json:
-        options.json.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+        write_record(options.json, result)
     return 0
 
 

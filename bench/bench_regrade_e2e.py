@@ -42,7 +42,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench_record import children_cpu, record_head
+from bench_record import children_cpu, record_head, write_record
 
 from lcb_conformance.suite import goldens, judge_cases
 from lcb_conformance.upstream import Upstream, grading, judge
@@ -379,7 +379,7 @@ def main() -> int:
         "loaded": loaded_figures,
     }
     if options.json:
-        options.json.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+        write_record(options.json, result)
     return 0
 
 

@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 import bench_regrade_e2e as e2e
-from bench_record import record_head
+from bench_record import record_head, write_record
 
 from lcb_conformance.upstream import Upstream, grading, timing
 
@@ -293,7 +293,7 @@ def main() -> int:
         "loaded": loaded,
     }  # fmt: skip
     if options.json:
-        options.json.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+        write_record(options.json, result)
     return 0
 
 

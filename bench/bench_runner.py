@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_record import write_record
+
 from lcb_conformance.adapters import jsonl_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,7 +108,7 @@ def main() -> int:
         "figures": figures,
     }  # fmt: skip
     if options.json:
-        options.json.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+        write_record(options.json, result)
     return 0
 
 
