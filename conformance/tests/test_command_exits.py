@@ -14,7 +14,7 @@ import pytest
 import upstream_trees
 
 from lcb_conformance import cli
-from lcb_conformance.common import exit_codes, paths, shared_options
+from lcb_conformance.common import exit_codes, shared_options
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.reports import judge as judge_report
 from lcb_conformance.runner import options
@@ -189,25 +189,6 @@ def test_a_bad_option_value_under_the_plugin_is_one_line_and_exit_2(name, tmp_pa
     assert pytest.main([*argv, "--rootdir", str(tmp_path), str(tmp_path)]) == exit_codes.UNUSABLE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{flag}: invalid " in err and "value: 'x'" in err, err
-
-
-@pytest.mark.parametrize(
-    ("given", "said"),
-    [
-        (["--bogus"], "unrecognized arguments: --bogus"),
-        (["--case-timeout", "x"], "argument --case-timeout: invalid float value: 'x'"),
-    ],
-)
-def test_a_bad_option_to_the_suites_own_pytest_is_one_line_and_exit_2(given, said):
-    # tests the console's contract: `tox -e conformance -- --bogus` is the gate's usage error
-    # (lcb_conformance_dev.suite_usage), not pytest's usage block and its exit 4
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", __file__, *given],
-        cwd=paths.ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == exit_codes.UNUSABLE, done.stdout[-2000:] + done.stderr
-    assert not done.stdout and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr == f"pytest: {said} (the suite's options: pytest --help)\n"
 
 
 def test_regen_without_lcb_runners_dependencies_is_one_line(pinned_clone, tmp_path):
