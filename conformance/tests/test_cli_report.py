@@ -393,6 +393,16 @@ def test_a_bad_option_to_the_suites_own_pytest_is_one_line_and_exit_2(given, sai
     assert done.stderr == f"pytest: {said} (the suite's options: pytest --help)\n"
 
 
+def test_help_asked_beside_an_unknown_option_is_shown():
+    # tests the console's contract: --help wins, as in the commands' parsers
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--bogus", "--help"],
+        capture_output=True, text=True, cwd=TESTS.parent.parent, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == exit_codes.OK, done.stderr
+    assert "lcb-conformance suite:" in done.stdout and "--case-timeout" in done.stdout
+
+
 def test_a_broken_contract_is_apart_unless_strict(tmp_path):
     prompts = ("--only", "prompt", "--json", "r.json")
     apart = miniature("reads_private_tests", *prompts, cwd=tmp_path)

@@ -30,10 +30,10 @@ WHERE_LISTED = "(the suite's options: pytest --help)"
 def pytest_load_initial_conftests(early_config, parser: pytest.Parser, args: list[str]):
     loaded = yield
     try:
-        _, unknown = parser.parse_known_and_unknown_args(args)
+        known, unknown = parser.parse_known_and_unknown_args(args)
     except pytest.UsageError as error:  # a value argparse refused, for an option it knows
         _refuse(_said(error))
-    if unknown:
+    if unknown and not known.help:  # --help wins, as in the commands' parsers
         _refuse(f"unrecognized arguments: {' '.join(unknown)}")
     return loaded
 
