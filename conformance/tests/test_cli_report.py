@@ -373,6 +373,36 @@ def test_the_suites_own_session_stops_at_an_adapter_it_cannot_load(tmp_path):
     ], result.stdout[-3000:]
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--case-timeout", "x"], "argument --case-timeout: invalid float value: 'x'"),
+    ],
+)
+def test_a_bad_option_to_the_suites_own_pytest_is_one_line_and_exit_2(given, said):
+    # tests the console's contract: `tox -e conformance -- --bogus` is the gate's usage error
+    # (lcb_conformance_dev.suite_usage), not pytest's usage block and its exit 4
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", str(TESTS / "test_exit_codes.py"),
+         *given],
+        capture_output=True, text=True, cwd=TESTS.parent.parent, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == exit_codes.UNUSABLE, done.stdout[-2000:] + done.stderr
+    assert not done.stdout and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr == f"pytest: {said} (the suite's options: pytest --help)\n"
+
+
+def test_help_asked_beside_an_unknown_option_is_shown():
+    # tests the console's contract: --help wins, as in the commands' parsers
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--bogus", "--help"],
+        capture_output=True, text=True, cwd=TESTS.parent.parent, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == exit_codes.OK, done.stderr
+    assert "lcb-conformance suite:" in done.stdout and "--case-timeout" in done.stdout
+
+
 def test_a_broken_contract_is_apart_unless_strict(tmp_path):
     prompts = ("--only", "prompt", "--json", "r.json")
     apart = miniature("reads_private_tests", *prompts, cwd=tmp_path)

@@ -265,6 +265,27 @@ def test_an_adapter_the_server_cannot_load_is_named(tmp_path):
         process.load_command(f"{sys.executable} {jsonl_server.PATH} no_such_adapter_module")
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [(["lcb_prompts", "--bogus"], "unrecognized arguments: --bogus"),
+     ([], "name the adapter: MODULE[:ATTR]")],
+)  # fmt: skip
+def test_a_usage_error_of_the_server_is_one_line_naming_it(given, said):
+    refused = subprocess.run(
+        [sys.executable, jsonl_server.PATH, *given], capture_output=True, text=True, check=False
+    )
+    assert refused.returncode == jsonl_server.EXIT_CANNOT_LOAD
+    assert (refused.stdout, refused.stderr) == ("", f"jsonl_server.py: error: {said}\n")
+
+
+def test_the_suite_quotes_the_servers_usage_error_without_its_usage_block():
+    with pytest.raises(ImportError) as refused:
+        process.load_command(f"{sys.executable} {jsonl_server.PATH} lcb_prompts --bogus")
+    # the whole of the server's stderr is its one line
+    said = "'jsonl_server.py: error: unrecognized arguments: --bogus\\n'"
+    assert str(refused.value).endswith(f"; its stderr ends: {said}"), refused.value
+
+
 # ---- nothing the program starts outlives it -------------------------------------------------
 
 # Runs the program it is sent as model_output; "crash" as the style exits after it.

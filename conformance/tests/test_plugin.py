@@ -93,6 +93,23 @@ def test_an_impl_option_that_differs_fails_with_the_readable_diff(eval_package):
         assert "first difference at offset" in outcome.text
 
 
+def test_an_adapter_folder_outside_the_project_is_named_with_equals(eval_package, tmp_path):
+    """docs/pytest-plugin.md: with the plugin from addopts, `--lcb-impl-path=DIR` loads the
+    adapter from a folder outside the project; `--lcb-impl-path DIR` makes pytest read DIR as a
+    test path, look for its ini file from there and never load the plugin."""
+    outside = tmp_path / "adapters"
+    outside.mkdir()
+    shutil.copy(eval_package / "tiny_eval" / "lcb.py", outside / "outside_lcb.py")
+    adapter = ("--lcb-impl", "outside_lcb", "--lcb-only", "extract", "-k", "extract/codeqwen/")
+    run = pytest_in(eval_package, f"--lcb-impl-path={outside}", *adapter)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    counted = junit_record.counts(session(eval_package))
+    assert counted[junit_record.PASSED] > 10 and junit_record.FAILED not in counted, counted
+    spaced = pytest_in(eval_package, "--lcb-impl-path", str(outside), *adapter)
+    assert spaced.returncode == pytest.ExitCode.USAGE_ERROR, spaced.stdout[-3000:]
+    assert "unrecognized arguments: --lcb-impl-path --lcb-impl" in spaced.stderr
+
+
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
 def test_an_adapter_that_cannot_be_imported_is_one_usage_error(eval_package, workers):
     """Not a failure per case (948 of them, each with the same traceback): the session stops

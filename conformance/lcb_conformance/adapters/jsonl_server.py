@@ -183,8 +183,12 @@ def serve(adapter, requests, responses) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # a usage error is one line, as the commands' (shared_options.CommandParser, which this file
+    # cannot import: it runs by path where lcb-conformance is not installed): argparse's usage
+    # block goes, and the suite quotes that line in its own when the server exits
     parser = argparse.ArgumentParser(
         prog="jsonl_server.py",
+        usage=argparse.SUPPRESS,
         description="Serve an adapter over the lcb-conformance --impl-cmd protocol (JSON lines "
         "on stdin/stdout).",
     )
