@@ -1,5 +1,5 @@
-"""LiveCodeBench's published dataset (a folder or a Hugging Face cache) indexed, streamed, and
-checked against the release manifests before grading.
+"""LiveCodeBench's published dataset (a folder, a Hugging Face cache or one file) indexed,
+streamed, and checked against the release manifests before grading.
 
 The dataset a regrade judges against: LiveCodeBench's published code_generation_lite files
 (``test.jsonl`` .. ``test6.jsonl``, JSON lines, private tests as base64(zlib(pickle(json)))), in
