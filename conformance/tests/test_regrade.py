@@ -75,8 +75,8 @@ def test_a_release_dataset_passes_the_check(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     ("given", "said"),
-    [("problems.jsonl", ": a file; "), ("absent", ": no such folder; "),
-     ("empty", ": a folder without .jsonl files; "), ("blank", ": no problems in test.jsonl; ")],
+    [("absent", ": no such file or folder; "), ("empty", ": a folder without .jsonl files; "),
+     ("blank", ": no problems in test.jsonl; ")],
 )  # fmt: skip
 def test_a_dataset_that_is_no_dataset_folder_says_what_is_wanted_and_where_it_comes_from(
     tmp_path, capsys, given, said
@@ -85,7 +85,6 @@ def test_a_dataset_that_is_no_dataset_folder_says_what_is_wanted_and_where_it_co
     (tmp_path / "empty").mkdir()
     (tmp_path / "blank").mkdir()
     (tmp_path / "blank" / "test.jsonl").write_text("\n", "utf-8")
-    shutil.copy(inputs.cases.FIXTURES_DIR / "problems.jsonl", tmp_path)
     results = tmp_path / "regrade.jsonl"
     argv = [str(inputs.LCB_RUNNER_RUN), "--dataset", str(tmp_path / given)]
     code = cli.main(["regrade", *argv, "--results", str(results)])
@@ -95,6 +94,20 @@ def test_a_dataset_that_is_no_dataset_folder_says_what_is_wanted_and_where_it_co
     assert f"{tmp_path / given}{said}--dataset wants a folder of LiveCodeBench's dataset" in line
     assert "test.jsonl .. test6.jsonl" in line and "livecodebench/code_generation_lite" in line
     assert datasets.HUB_FOLDER in line
+
+
+def test_a_file_of_rows_is_a_dataset_of_that_one_file(tmp_path):
+    """What a user has (one JSON lines file of rows, plain or published) is read as it is: its
+    rows in file order, a release's only by its name (test.jsonl alone is release_v1's)."""
+    folder = inputs.write(tmp_path, inputs.release_rows("release_v1"), "test.jsonl")
+    inputs.write(tmp_path, inputs.rows(), "test2.jsonl")  # beside it, not read
+    dataset = datasets.read(folder / "test.jsonl")
+    assert dataset.files == ["test.jsonl"] and datasets.release_of(dataset) == "release_v1"
+    assert len(dataset.entries) == len(releases.members("release_v1"))
+    plain = datasets.read(inputs.RUN_ROWS)  # the fixture runs' rows, private tests as JSON
+    assert list(plain.entries) == [row["question_id"] for row in inputs.rows()]
+    assert datasets.release_of(plain) is None
+    assert plain.row(inputs.rows()[0]["question_id"]) == inputs.rows()[0]
 
 
 def test_a_dataset_of_no_release_says_whose_files_a_release_is(tmp_path, capsys):

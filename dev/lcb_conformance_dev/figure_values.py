@@ -255,7 +255,9 @@ def _score_example(name: str) -> str:
     lines = [line for line in score_report.render(report).splitlines() if line.startswith(shown)]
     command = " ".join(f'"{o}"' if " " in o else o for o in argv)
     text = "\n".join(
-        ["```", f"$ lcb-conformance score {command}", *lines, score_report.headline(report), "```"]
+        # a console block: test_docs_commands runs the command as written and finds every line
+        ["```console", f"$ lcb-conformance score {command}", *lines, score_report.headline(report),
+         "```"]  # fmt: skip
     )
     return text.replace(f"{paths.ROOT}/", "")
 

@@ -1,10 +1,11 @@
-"""LiveCodeBench's published dataset (a folder or a Hugging Face cache) indexed, streamed, and
-checked against the release manifests before grading.
+"""LiveCodeBench's published dataset (a folder, a Hugging Face cache or one file) indexed,
+streamed, and checked against the release manifests before grading.
 
 The dataset a regrade judges against: LiveCodeBench's published code_generation_lite files
 (``test.jsonl`` .. ``test6.jsonl``, JSON lines, private tests as base64(zlib(pickle(json)))), in
 a local folder or a Hugging Face hub cache folder (``datasets--livecodebench--
-code_generation_lite``: ``snapshots/<revision>/`` the files, linked to ``blobs/<sha256>``).
+code_generation_lite``: ``snapshots/<revision>/`` the files, linked to ``blobs/<sha256>``), or
+one JSON lines file of problem rows (one of those files, or a set of one's own).
 
 Read once, streamed: an index of question_id -> (file, byte offset, the metadata the release
 manifests record, sha256 of the row's tests as stored), so a problem's row is loaded only when
@@ -39,8 +40,8 @@ SHOWN = 8  # problems named per kind of mismatch before "... and N more"
 WANTED = (
     "--dataset wants a folder of LiveCodeBench's dataset: the test.jsonl .. test6.jsonl files "
     "of Hugging Face's livecodebench/code_generation_lite (`hf download "
-    "livecodebench/code_generation_lite --repo-type dataset --local-dir DIR`), or the hub cache "
-    f"folder {HUB_FOLDER} that `datasets` leaves"
+    "livecodebench/code_generation_lite --repo-type dataset --local-dir DIR`), the hub cache "
+    f"folder {HUB_FOLDER} that `datasets` leaves, or one JSON lines file of problem rows"
 )
 
 
@@ -120,12 +121,14 @@ def _tests_sha256(row: dict) -> str:
 
 def read(folder: Path) -> Dataset:
     """The dataset's index: every JSON-lines file of the folder (a release's test*.jsonl, or
-    any other set's files), streamed once."""
-    if not folder.is_dir():
-        what = "a file" if folder.exists() else "no such folder"
-        raise DatasetError(f"{folder}: {what}; {WANTED}")
-    snapshot, revision = _snapshot(folder)
-    files = sorted(p.name for p in snapshot.glob("*.jsonl"))
+    any other set's files), or the one file given, streamed once."""
+    if folder.is_file():  # one file of rows: a release's by its name (test.jsonl), or one's own
+        snapshot, revision, files = folder.parent, None, [folder.name]
+    elif folder.is_dir():
+        snapshot, revision = _snapshot(folder)
+        files = sorted(p.name for p in snapshot.glob("*.jsonl"))
+    else:
+        raise DatasetError(f"{folder}: no such file or folder; {WANTED}")
     if not files:
         raise DatasetError(f"{snapshot}: a folder without .jsonl files; {WANTED}")
     dataset = Dataset(snapshot, files, revision=revision)

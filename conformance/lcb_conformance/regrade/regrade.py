@@ -451,9 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("run", type=Path, help="the run's log (any format run_formats reads)")
     parser.add_argument("--dataset", type=Path, required=True, metavar="PATH",
-                        help="code_generation_lite's JSONL files: a folder, or a Hugging Face "
-                        "cache folder (test output prediction, code execution: a JSON lines "
-                        "file of the scenario's rows)")  # fmt: skip
+                        help="code_generation_lite's JSONL files: a folder, a Hugging Face "
+                        "cache folder, or one JSON lines file of problem rows (test output "
+                        "prediction, code execution: a JSON lines file of the scenario's "
+                        "rows)")  # fmt: skip
     parser.add_argument("--format", choices=("auto", *registry.formats()), default="auto")
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--style", metavar="LMSTYLE", help="the model's lcb_runner LMStyle")

@@ -79,9 +79,9 @@ def parser():
         "--dataset",
         type=Path,
         metavar="PATH",
-        help="the dataset the run read (code_generation_lite's JSONL files, a folder or a "
-        "Hugging Face cache): names the problems of a log that numbers them (evalscope, "
-        "lighteval) and dates the problems the log does not",
+        help="the dataset the run read (code_generation_lite's JSONL files: a folder, a "
+        "Hugging Face cache, or one JSON lines file of rows): names the problems of a log "
+        "that numbers them (evalscope, lighteval) and dates the problems the log does not",
     )
     return found
 
