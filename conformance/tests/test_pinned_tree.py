@@ -22,6 +22,7 @@ from lcb_conformance.regrade import regrade
 from lcb_conformance.suite import scenario_cases, scenarios
 from lcb_conformance.suite.families import regrade as regrade_family
 from lcb_conformance.upstream import PINNED_COMMIT, Upstream, grading, pinned_tree
+from lcb_conformance.upstream.source import named
 
 pytestmark = pytest.mark.transformers_independent  # no tokenizer touches a tree's files
 
@@ -156,22 +157,25 @@ def test_a_modified_tree_graded_anyway_is_never_green_and_says_so(pinned_clone, 
 def test_an_exported_tree_is_named_by_its_commit_and_not_rechecked(
     pinned_clone, tmp_path, monkeypatch
 ):
+    """regrade on a tree without .git (git archive) names it by its files, in its results
+    header and in the console line made from it (it printed "LiveCodeBench checkout at None")."""
     tree = upstream_trees.exported(pinned_clone, tmp_path / "lcb")
+    done = _regrade_apart(_regrade_argv(tmp_path, tree, "--json", str(tmp_path / "r.json")))
+    assert done.returncode == exit_codes.OK, done.stdout + done.stderr
+    [said] = [line for line in done.stdout.splitlines() if line.startswith("upstream: ")]
+    assert said == f"upstream: lcb_runner tree equal to 28fef95 ({tree}, no git metadata)"
+    recorded = json.loads((tmp_path / "r.json").read_text("utf-8"))["header"]["upstream"]
+    assert recorded["path"] == str(tree) and recorded["commit"] is None  # no .git: git says nothing
+    assert recorded["tree"]["equal_to"] == PINNED_COMMIT and recorded["tree"]["changes"] == []
+    assert said == f"upstream: {named(recorded)}"
     exported = Upstream(str(tree))
-    assert exported.provenance()["commit"] is None  # no .git: git says nothing
-    assert exported.provenance()["tree"]["equal_to"] == PINNED_COMMIT
-    assert (
-        exported.describe_source() == f"lcb_runner tree equal to 28fef95 ({tree}, no git metadata)"
-    )
+    assert exported.provenance()["tree"] == recorded["tree"]
+    assert exported.describe_source() == named(recorded)
     checked = []
     monkeypatch.setattr(grading, "check_judge", lambda upstream: checked.append(upstream) or [])
     for _ in range(2):
         assert regrade.judge_differences(Upstream(str(tree)), False) == ([], None)
     assert checked == []  # its files are 28fef95's: the judge goldens' own judge
-    done = _regrade_apart(_regrade_argv(tmp_path, tree))
-    assert done.returncode == exit_codes.OK, done.stdout + done.stderr
-    assert f"upstream: lcb_runner tree equal to 28fef95 ({tree}, no git metadata)" in done.stdout
-    assert "checkout at None" not in done.stdout
 
 
 @pytest.mark.upstream

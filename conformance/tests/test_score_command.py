@@ -190,21 +190,19 @@ def test_an_integer_claim_is_whole_percent_points_said_so(tmp_path, capsys, clai
     assert code == report["exit_code"] == (0 if figures else 1)
     read = report["claim"]
     assert read["is"] == figures and not read["read_as_fraction"] and read["precision"] == 1
-    assert read["read_as"].startswith(f"a whole percent: {claim.removesuffix('%')}%")
     assert read["claimed_percent"] == int(claim.removesuffix("%"))
+    assert read["read_as"].startswith(f"a whole percent: {claim.removesuffix('%')}%")
 
 
 def test_a_claim_is_compared_as_a_decimal_at_its_own_precision(tmp_path, capsys, o1_mini_report):
-    """compute_scores' figure is a mean of c/n: its exact value (the report's "exact") is
-    upstream's figure, and a claim of its first 45 digits is it; one unit off in the 45th, not."""
+    """compute_scores' figure is a mean of c/n: its exact value is upstream's figure, and a
+    claim of its first 45 digits is it (compared in floats, it was INCONSISTENT: exit 1);
+    one unit off in the 45th, not. The report's "exact" is that value."""
     lcb_runner, _ = o1_mini_report
-    _, report = claim_report(tmp_path, capsys, "52.6")
-    [figure] = [f for f in report["figures"] if f["name"] == score_figures.COMPUTE_SCORES]
     rows = json.loads(O1_MINI.read_text())
     kept = lcb_prompts.score.lcb_runner_rows(rows, *WINDOW)
     exact = sum(Fraction(r["graded_list"].count(True), len(r["graded_list"])) for r in kept)
     exact = exact * 100 / len(kept)
-    assert Fraction(figure["exact"]) == exact
     assert abs(float(exact) - lcb_runner["pass@k"]["1"]["all"] * 100) < 1e-9  # the golden's
     digits = int(exact * 10**43)  # its first 45 digits (2 before the point), cut
     digits += exact * 10**43 - digits >= Fraction(1, 2)  # and rounded half up
@@ -215,6 +213,8 @@ def test_a_claim_is_compared_as_a_decimal_at_its_own_precision(tmp_path, capsys,
         code, report = claim_report(tmp_path, capsys, given)
         assert report["claim"]["consistent"] is holds and code == (0 if holds else 1), given
         assert report["claim"]["is"] == ([score_figures.COMPUTE_SCORES] if holds else [])
+    [figure] = [f for f in report["figures"] if f["name"] == score_figures.COMPUTE_SCORES]
+    assert Fraction(figure["exact"]) == exact
 
 
 def without_failing_problems(tmp_path, count: int) -> tuple[str, list[str]]:

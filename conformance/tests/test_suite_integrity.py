@@ -3,7 +3,6 @@ the deviations list exact, the provenance matching the inputs that made the gold
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -157,32 +156,36 @@ def test_reference_implementation_imports_only_the_standard_library():
     assert not foreign, f"lcb_prompts imports non-stdlib modules: {foreign}"
 
 
-# What the suite's session leaves to pytest's own collections at exit, read in its last cleanup
-EXIT_PROBE = """
-import gc, json, pytest
-def pytest_configure(config):
-    config.add_cleanup(lambda: open({target!r}, "w").write(json.dumps(
-        {{"tracked": len(gc.get_objects()), "frozen": gc.get_freeze_count()}})))
+# A loaded machine, for a pytest-xdist worker's exit: each full collection after the session
+# (pytest's five at exit) takes 10 us per object the collector still tracks, which is what walking
+# the session's unfrozen heap cost on the loaded 2-core machine the warning was seen on
+SLOW_HEAP_PROBE = """
+import gc, time
+def _slow(phase, info):
+    if phase == "start" and info["generation"] == 2:
+        time.sleep(len(gc.get_objects()) * 10e-6)
+def pytest_unconfigure(config):
+    if hasattr(config, "workerinput"):
+        gc.callbacks.append(_slow)
 """
 
 
-def test_a_green_session_leaves_pytest_nothing_slow_to_collect_at_exit(tmp_path):
-    """A pytest-xdist worker still busy 5 s after it finished is SIGINTed by execnet: a
-    KeyboardInterrupt traceback (PytestUnraisableExceptionWarning) in a green run. The
-    session's heap is frozen when it finishes, so pytest's five collections at exit walk
-    little (conftest.py: pytest_sessionfinish), and the run prints no such warning."""
-    (tmp_path / "exit_probe.py").write_text(
-        EXIT_PROBE.format(target=str(tmp_path / "heap.json")), "utf-8"
-    )
+def test_a_green_run_on_a_loaded_machine_prints_no_keyboard_interrupt(tmp_path):
+    """A pytest-xdist worker still busy 5 s after it said it finished is SIGINTed by execnet:
+    a KeyboardInterrupt traceback (PytestUnraisableExceptionWarning) in a green run. The
+    session's heap is frozen when it finishes (conftest.py: pytest_sessionfinish), so pytest's
+    collections at exit walk little even where walking is slow, and a worker's green run on
+    the tokenizers' cases prints no traceback."""
+    (tmp_path / "slow_heap.py").write_text(SLOW_HEAP_PROBE, "utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", str(Path(__file__).parent / "test_conformance.py"),
-         "-k", "decode", "-p", "no:randomly", "-n", "0", "-q", "-p", "exit_probe",
-         "-p", "no:cacheprovider", "-W", "error::pytest.PytestUnraisableExceptionWarning"],
+         "-k", "decode", "-p", "no:randomly", "-n", "1", "-q", "-p", "slow_heap",
+         "-p", "no:cacheprovider"],
         capture_output=True, text=True, timeout=600,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(
             filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))},
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert "Unraisable" not in done.stdout + done.stderr
-    heap = json.loads((tmp_path / "heap.json").read_text("utf-8"))
-    assert heap["frozen"] > 10 * heap["tracked"], heap
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    for symptom in ("PytestUnraisableExceptionWarning", "KeyboardInterrupt", "Traceback"):
+        assert symptom not in output, output[-3000:]
