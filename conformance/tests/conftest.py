@@ -17,10 +17,11 @@ import hostile
 import pytest
 import upstream_trees
 from false_greens import all_cases, commands
-from golden_snapshot import extension_for
+from golden_snapshot import NEVER_WRITTEN, extension_for
 from hypothesis import settings
 
 from lcb_conformance.adapters import implementation
+from lcb_conformance.common import exit_codes
 from lcb_conformance.offline_tokenizers import hf_cache, real_vocab
 from lcb_conformance.runner import options
 from lcb_conformance.runner import run as runner
@@ -75,10 +76,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, meaning in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
     if getattr(config.option, "update_snapshots", False):
-        raise pytest.UsageError(
-            "tests never write goldens; regenerate them from upstream with "
-            f"`{goldens.REGEN_COMMAND}`"
-        )
+        # one line and exit 2, as every usage error of the gate (not pytest's exit 4)
+        pytest.exit(NEVER_WRITTEN, returncode=exit_codes.UNUSABLE)
     # upstream lcb_runner loads tokenizers by repo id: this process serves the snapshots
     # offline, before anything imports huggingface_hub (it reads HF_HOME once, at import).
     hf_cache.serve(Path(config.getoption("--tokenizers")))

@@ -15,6 +15,10 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from lcb_conformance.common import showdiff
 from lcb_conformance.suite import families, goldens
 
+NEVER_WRITTEN = (
+    f"tests never write goldens; regenerate them from upstream with `{goldens.REGEN_COMMAND}`"
+)
+
 
 class GoldenExtension(SingleFileSnapshotExtension):
     """Snapshots stored at conformance/goldens/<family>/<group>/<case>.txt (or .json)."""
@@ -50,10 +54,7 @@ class GoldenExtension(SingleFileSnapshotExtension):
 
     @classmethod
     def write_snapshot(cls, **kwargs) -> None:
-        raise PermissionError(
-            "tests never write goldens; regenerate them from upstream with "
-            f"`{goldens.REGEN_COMMAND}`"
-        )
+        raise PermissionError(NEVER_WRITTEN)
 
     def diff_lines(self, serialized_data, snapshot_data) -> Iterator[str]:
         def text(data) -> str:
