@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from lcb_conformance.common import paths
+from lcb_conformance.common import listing, paths
 
 MANIFEST_FILE = paths.RELEASES_DIR / "statements.json"
 # What a statement digest covers, in the dataset's own field names.
@@ -26,6 +26,7 @@ FIELDS = ("question_title", "question_content", "starter_code")
 # prompts test `if question.starter_code:` (lcb_runner/prompts/code_generation.py), and
 # CodeGenerationProblem keeps the None, writing it back to eval_all as null.
 NULL_IS_EMPTY = ("starter_code",)
+IDS_SHOWN = 20  # problems named per kind of mismatch before "... and N more"
 
 
 def _shown(row: Mapping, field: str) -> object:
@@ -93,8 +94,7 @@ class StatementCheck:
             ("with no public digest (not checked)", self.not_covered),
         ):
             if ids:
-                shown = ", ".join(ids[:20]) + (f", … {len(ids) - 20} more" if len(ids) > 20 else "")
-                parts.append(f"{len(ids)} {label}: {shown}")
+                parts.append(f"{len(ids)} {label}: {listing.named(ids, IDS_SHOWN)}")
         return "; ".join(parts) if len(parts) > 1 else parts[0] + ", every one the release's"
 
     def record(self) -> dict:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance import releases, statements
+from lcb_conformance.common import listing
 from lcb_conformance.suite import cases
 
 HUB_FOLDER = "datasets--livecodebench--code_generation_lite"
@@ -176,9 +177,7 @@ def release_of(dataset: Dataset) -> str | None:
 
 
 def listed(ids) -> str:
-    ids = sorted(ids)
-    more = f", ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
-    return ", ".join(ids[:SHOWN]) + more
+    return listing.named(sorted(ids), SHOWN)
 
 
 def _not_published(dataset: Dataset) -> list[str]:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lcb_conformance.common import listing
 from lcb_conformance.regrade.results_file import BEFORE_MODULE_ALARM, UNTIMED
 from lcb_conformance.upstream import timing
 
-SHOWN = 5  # flipped samples named in the headline before "and N more"
+SHOWN = 5  # flipped samples named in the headline before "... and N more"
 
 
 def named(sample: dict) -> str:
@@ -66,8 +67,7 @@ def summary(samples: list[dict], head: dict, pass_at_1: Callable) -> dict | None
 
 
 def _samples(names: list[str]) -> str:
-    shown = ", ".join(names[:SHOWN])
-    return shown + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
+    return listing.named(names, SHOWN)
 
 
 def band_words(found: dict | None) -> str:
@@ -100,8 +100,7 @@ def lines(found: dict | None) -> list[str]:
             f"    {s['sample']}: {_word(s['starved'])} starved, {_word(s['alone'])} alone"
             for s in found["starved"][:SHOWN]
         ]
-        if len(found["starved"]) > SHOWN:
-            said.append(f"    ... and {len(found['starved']) - SHOWN} more (--json)")
+        said += listing.rest(len(found["starved"]), SHOWN, "    ", "--json")
     if found["band"]:
         said.append(f"  {band_words(found)}")
     return said

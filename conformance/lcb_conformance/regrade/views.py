@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from lcb_conformance import releases
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, listing
 from lcb_conformance.regrade import timing_band
 from lcb_conformance.regrade.results_file import Regrade, prompts_raise
 from lcb_conformance.reports import run_lint, score
@@ -262,8 +262,7 @@ def render(report: dict) -> str:
                 f"lcb_runner {_verdict(change['lcb_runner'])}: {' and '.join(change['why'])} "
                 "differs"
             )
-    if len(changed) > SHOWN:
-        lines.append(f"  ... and {len(changed) - SHOWN} more (--json)")
+    lines += listing.rest(len(changed), SHOWN, "  ", "--json")
     aware = [(p["question_id"], a) for p in report["problems"] for a in p["judge_aware"]]
     if aware:
         lines.append(f"judge-aware: {len(aware)} samples changed the judge running them (their "
@@ -271,8 +270,7 @@ def render(report: dict) -> str:
     for qid, found in aware[:SHOWN]:
         lines.append(f"  {qid} sample {found['sample']} ({_verdict(found['lcb_runner'])}): "
                      f"{judge_aware.named(found['touched'])}")  # fmt: skip
-    if len(aware) > SHOWN:
-        lines.append(f"  ... and {len(aware) - SHOWN} more (--json)")
+    lines += listing.rest(len(aware), SHOWN, "  ", "--json")
     lines += timing_band.lines(report.get("timing"))
     noted = sum(p["extraction_differs"] for p in report["problems"])
     if noted:

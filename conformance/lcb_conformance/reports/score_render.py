@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, listing
 from lcb_conformance.reports import run_lint, score_run
 from lcb_conformance.reports.page_style import CSS, escape
 from lcb_conformance.reports.score_claims import claim_sentence
@@ -105,8 +105,7 @@ def _published_lines(published: dict) -> list[str]:
     for difference in (inside + [d for d in differing if not d["in_window"]])[:SHOWN]:
         where = "in the window" if difference["in_window"] else "outside it"
         lines.append(f"    {difference['question_id']}: {difference['what']} ({where})")
-    if len(differing) > SHOWN:
-        lines.append(f"    ... and {len(differing) - SHOWN} more")
+    lines += listing.rest(len(differing), SHOWN, "    ")
     return lines
 
 

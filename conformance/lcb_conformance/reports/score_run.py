@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from lcb_conformance import statements
-from lcb_conformance.common import json_stream
+from lcb_conformance.common import json_stream, listing
 from lcb_conformance.reports.run_lint import Lint
 from lcb_conformance.run_formats import lcb_runner_files, registry
 from lcb_conformance.run_formats.samples import LogError
@@ -204,9 +204,7 @@ def run_flags(rows, derived: int) -> list[dict]:
 
 
 def listed_ids(ids) -> str:
-    ids = sorted(ids)
-    more = f", ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
-    return ", ".join(ids[:SHOWN]) + more
+    return listing.named(sorted(ids), SHOWN)
 
 
 def as_percent(value) -> float | None:

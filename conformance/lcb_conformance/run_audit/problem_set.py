@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lcb_conformance import releases, statements
-from lcb_conformance.common import json_stream
+from lcb_conformance.common import json_stream, listing
 from lcb_conformance.run_audit.request import CANNOT
 from lcb_conformance.run_audit.request_logs import LCB_RUNNER
 from lcb_conformance.run_formats import lcb_runner_files
@@ -28,9 +28,7 @@ NOT_A_RELEASE = "NOT A RELEASE"
 
 
 def listed(ids) -> str:
-    ids = list(ids)
-    more = f", ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
-    return ", ".join(ids[:SHOWN]) + more
+    return listing.named(ids, SHOWN)
 
 
 @dataclass

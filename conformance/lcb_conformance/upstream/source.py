@@ -25,13 +25,14 @@ from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 
-from lcb_conformance.common import runs_install
+from lcb_conformance.common import listing, runs_install
 from lcb_conformance.common.shared_options import INSTALLED
 from lcb_conformance.suite.cases import EXTRACTION_LMSTYLES, PromptVariant
 from lcb_conformance.upstream import pinned_tree
 from lcb_conformance.upstream.pinned_tree import PINNED_COMMIT
 
 INSTALLED_DISTRIBUTION = runs_install.STAND_IN_DISTRIBUTION
+CHANGES_SHOWN = 5  # a modified tree's changes named before "... and N more"
 REPOSITORY = "https://github.com/LiveCodeBench/LiveCodeBench"
 # How to run the pinned commit where the installed stand-in cannot (named in every such skip).
 CHECKOUT_HINT = (
@@ -299,10 +300,9 @@ class Upstream:
         from the pinned commit's lcb_runner, unless ``allow_modified`` (the run then says so)."""
         if self.tree is None or not self.tree.changes or allow_modified:
             return
-        shown = ", ".join(self.tree.changes[:5])
-        more = f" and {len(self.tree.changes) - 5} more" if len(self.tree.changes) > 5 else ""
         raise UpstreamModified(
-            f"{self.checkout} is not lcb_runner {PINNED_COMMIT[:7]}: {shown}{more} "
+            f"{self.checkout} is not lcb_runner {PINNED_COMMIT[:7]}: "
+            f"{listing.named(self.tree.changes, CHANGES_SHOWN)} "
             f"(held to {pinned_tree.MANIFEST.name}); restore it (`git checkout "
             f"{PINNED_COMMIT[:7]} -- lcb_runner` there, or a fresh clone), or "
             f"{ALLOW_MODIFIED} to run on it all the same (never green)"
@@ -352,7 +352,7 @@ def named(provenance: Mapping[str, object]) -> str:
     changes = tree["changes"]
     return (
         f"MODIFIED lcb_runner tree at {where}, not {PINNED_COMMIT[:7]}'s: "
-        f"{', '.join(changes[:5])}{f' and {len(changes) - 5} more' if len(changes) > 5 else ''}"
+        f"{listing.named(changes, CHANGES_SHOWN)}"
         f" (run with {ALLOW_MODIFIED}: never green)"
     )
 
