@@ -52,7 +52,7 @@ def _run_rows_without_one(tmp: Path) -> None:
 def _slices(tmp: Path, *slices: tuple[str, list | None, bool]) -> None:
     """Slice files s0.jsonl, s1.jsonl, ...: (run sha256, shard, finished)."""
     for number, (run, shard, finished) in enumerate(slices):
-        header = {"run_sha256": run, "shard": shard, "timeout": 6, "recheck": 0}
+        header = {**inputs.REGRADE_HEADER, "run_sha256": run, "shard": shard}
         writer = results_file.Writer(tmp / f"s{number}.jsonl", header)
         writer.write(inputs.regrade_sample(number, False))
         writer.close() if finished else writer.abandon()
