@@ -102,7 +102,7 @@ def compare(checkout: Path) -> Tree:
     missing, an extra .py file (importable as lcb_runner's; other extra files are data
     nothing imports), and a module or package at the root (:func:`root_importables`). Its
     digest is of what is held to the manifest (the data aside): the pinned commit's files'
-    digest exactly when nothing differs, so a record of it can be re-derived (:func:`disagreement`)."""
+    digest exactly when nothing differs, which a record of it is held to (:func:`disagreement`)."""
     found = files_of(checkout)
     pinned = manifest()["files"]
     changes = [
