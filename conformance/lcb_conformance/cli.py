@@ -127,9 +127,30 @@ def usage() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if argv is None:  # the console script (or python -m): the process is ours
+    if argv is None:  # the console script (or python -m): the process, and its stdout, are ours
         quiet_transformers_advice()
-    argv = list(sys.argv[1:] if argv is None else argv)
+        return to_a_closed_stdout(lambda: dispatch(sys.argv[1:]))
+    return dispatch(argv)
+
+
+def to_a_closed_stdout(command: Callable[[], int]) -> int:
+    """The command's exit code; REPORT_NOT_WRITTEN, quietly, when the reader of stdout closed it
+    before everything was written (`lcb-conformance --help | head -1`): the output is not all
+    there (never a green), and a traceback would not say more. Only in the command's own
+    process: stdout goes to /dev/null for good, so Python's flush at exit fails no more."""
+    try:
+        try:
+            return command()
+        finally:
+            sys.stdout.flush()  # what is still buffered fails here, not at exit
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return exit_codes.REPORT_NOT_WRITTEN
+
+
+def dispatch(argv: list[str]) -> int:
+    """The subcommand ``argv`` names (run without one), its exit code."""
+    argv = list(argv)
     if argv[:1] in (["-h"], ["--help"], ["help"]):
         print(usage())
         return exit_codes.OK
@@ -178,7 +199,7 @@ def deprecated_regen() -> int:
     """The lcb-conformance-regen script of earlier releases."""
     print("lcb-conformance-regen is deprecated: use `lcb-conformance regen`", file=sys.stderr)
     quiet_transformers_advice()
-    return main(["regen", *sys.argv[1:]])
+    return to_a_closed_stdout(lambda: dispatch(["regen", *sys.argv[1:]]))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 from lcb_conformance import releases, statements
 from lcb_conformance.common import exit_codes
 from lcb_conformance.suite import cases
+from lcb_conformance.upstream import pinned_tree
 
 AUDIT = cases.FIXTURES_DIR / "audit"
 LCB_RUNNER_RUN = (
@@ -163,6 +164,12 @@ def judged_otherwise(folder: Path) -> tuple[Path, Path]:
     return dataset, run
 
 
+# What a regrade with a tree whose lcb_runner files are 28fef95's records as its upstream.
+PINNED_UPSTREAM = {
+    "source": "checkout", "path": "/LiveCodeBench", "commit": pinned_tree.PINNED_COMMIT,
+    "dirty": False, "tree": {"sha256": pinned_tree.pinned_digest(),
+                             "equal_to": pinned_tree.PINNED_COMMIT, "changes": []},
+}  # fmt: skip
 # A regrade's results file without a regrade (regrade/results_file.py): its header and
 # samples as a regrade of lcb_runner's fixture run writes them, one test a problem.
 REGRADE_HEADER = {
@@ -171,7 +178,7 @@ REGRADE_HEADER = {
     "format": "lcb_runner",
     "scenario": "codegeneration",
     "lmstyle": "OpenAIChat",
-    "upstream": {"source": "installed", "distribution": "nvidia-livecodebench", "version": "26.3"},
+    "upstream": PINNED_UPSTREAM,
     "judge_differs": [],
     "timeout": 6,
     "recheck": 0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -176,6 +177,31 @@ def test_a_green_command_loading_a_tokenizer_prints_nothing_on_stderr(monkeypatc
     )  # fmt: skip
     assert done.returncode == exit_codes.OK and "verdict: identical" in done.stdout, done.stderr
     assert done.stderr == ""
+
+
+def _to_a_closed_pipe(*argv: str) -> subprocess.CompletedProcess:
+    """The console command with stdout a pipe whose reader has gone (`| head -1`, once head
+    has its line): every write to it fails."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "lcb_conformance.cli", *argv],
+            stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["regrade", "--help"]])
+def test_a_closed_stdout_ends_the_command_quietly(argv):
+    # tests the console's contract: a reader closing stdout early is no traceback; what the
+    # command printed itself (not argparse's help, which ignores the failed write) is not all
+    # there, exit 6 (exit_codes.py), never 0
+    done = _to_a_closed_pipe(*argv)
+    assert done.stderr == ""
+    if argv != ["regrade", "--help"]:
+        assert done.returncode == exit_codes.REPORT_NOT_WRITTEN
 
 
 TYPED = [name for name, arguments in options.for_plugin() if "type" in arguments]

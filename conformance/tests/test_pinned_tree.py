@@ -88,7 +88,10 @@ def test_a_tree_is_held_to_the_manifest_file_by_file(tmp_path, monkeypatch):
     monkeypatch.setattr(pinned_tree, "manifest", lambda: pinned)
     assert pinned_tree.compare(tree).equal_to == PINNED_COMMIT
     _tree(tree, {"lcb_runner/__pycache__/b.cpython-311.pyc": "x", "lcb_runner/notes.txt": "x"})
-    assert pinned_tree.compare(tree).changes == ()  # bytecode caches, data nothing imports
+    unchanged = pinned_tree.compare(tree)
+    assert unchanged.changes == ()  # bytecode caches, data nothing imports
+    # what a results file's reader re-derives "no change" from (pinned_tree.disagreement)
+    assert unchanged.sha256 == pinned_tree.pinned_digest()
     (tree / "lcb_runner/b.py").write_text("b2", "utf-8")
     (tree / "lcb_runner/one_shot.json").unlink()
     _tree(tree, {"lcb_runner/prompts/sitecustomize.py": ""})
@@ -98,6 +101,11 @@ def test_a_tree_is_held_to_the_manifest_file_by_file(tmp_path, monkeypatch):
         "extra lcb_runner/prompts/sitecustomize.py",
     )  # fmt: skip
     assert found.equal_to is None
+    recorded = {"sha256": found.sha256, "equal_to": None, "changes": list(found.changes)}
+    assert pinned_tree.disagreement(recorded) == ""
+    said = pinned_tree.disagreement({**recorded, "changes": [], "equal_to": PINNED_COMMIT})
+    assert said.startswith("lcb_runner tree's changes [] and equal_to ")
+    assert said.endswith(f"is not the digest of {PINNED_COMMIT[:7]}'s files")
 
 
 @pytest.mark.selftest

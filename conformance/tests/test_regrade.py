@@ -166,8 +166,9 @@ def test_why_a_verdict_changed(harness, regraded, extraction, harness_code, reas
 
 
 def _slice(path, run: str, shard) -> None:
-    writer = results_file.Writer(path, {"run": run, "run_sha256": run, "shard": shard,
-                                        "timeout": 6, "recheck": 0})
+    writer = results_file.Writer(
+        path, {**inputs.REGRADE_HEADER, "run": run, "run_sha256": run, "shard": shard}
+    )
     writer.write(inputs.regrade_sample(0, False))
     writer.close()
 

@@ -8,6 +8,7 @@
                      the run did not finish, or a family the implementation provides could
                      not be run on its route; never a green
     6  REPORT_NOT_WRITTEN  the verdict was printed, but a report asked for was not written
+                     (or stdout was closed by its reader before all was printed: cli.py)
 """
 
 from collections.abc import Collection

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.run_formats.lcb_runner_files import CODE_GENERATION, lcb_runner_raises
-from lcb_conformance.upstream import judge, timing
+from lcb_conformance.upstream import judge, pinned_tree, timing
+from lcb_conformance.upstream.source import named
 
 SCHEMA = "lcb-conformance-regrade/4"
 # /3 counts no runtime error as a time limit (upstream/timing.py's module alarm came with /4):
@@ -133,10 +134,37 @@ def prompts_raise(head: dict) -> str:
     return lcb_runner_raises(scenario, False, lmstyle if isinstance(lmstyle, str) else None)
 
 
+def upstream_disagreement(head: dict) -> str:
+    """How the header's upstream disagrees with what else it records ("": it does not), so that
+    no edit of it makes lcb_runner 28fef95's number of one a regrade gave as not: a checkout's
+    tree (which every regrade of one records) is one fact, its changes, equal_to and sha256
+    (pinned_tree.disagreement); an installed stand-in whose judge is known to differ from
+    28fef95's (judge.stand_in_differing) is graded only with --accept-judge-differences, which
+    records the cases in judge_differs."""
+    upstream = head.get("upstream")
+    if not isinstance(upstream, dict):
+        return f"upstream {upstream!r}, which is no upstream's provenance"
+    if upstream.get("source") == "checkout":
+        tree = upstream.get("tree")
+        if not isinstance(tree, dict):
+            return "a checkout as its upstream without its lcb_runner tree, which regrade records"
+        found = pinned_tree.disagreement(tree)
+        return f"the upstream's {found}" if found else ""
+    known = judge.stand_in_differing(str(upstream.get("version")))
+    if known and not head.get("judge_differs"):
+        return (
+            f"judge_differs {head.get('judge_differs')!r}, but the judge of {named(upstream)} "
+            f"differs from 28fef95's on {len(known)} judge cases ({', '.join(known)}), which "
+            "only --accept-judge-differences grades with, naming them"
+        )
+    return ""
+
+
 def header(path: Path) -> dict:
-    """The file's header; RegradeFileError for a file that is none, or whose recorded
+    """The file's header; RegradeFileError for a file that is none, whose recorded
     ``lcb_runner_raises`` is not :func:`prompts_raise`'s (absent before the header held it:
-    derived all the same)."""
+    derived all the same), or whose upstream disagrees with itself
+    (:func:`upstream_disagreement`)."""
     for _, record in _records(path):
         head = record.get("header")
         if not isinstance(head, dict) or head.get("schema") not in READABLE:
@@ -151,6 +179,11 @@ def header(path: Path) -> dict:
                 f"{path}:1: the header says lcb_runner_raises {claimed!r}, but lcb_runner "
                 f"28fef95 {found} the {head.get('scenario', CODE_GENERATION)} prompts for "
                 f"LMStyle.{head.get('lmstyle')}: the file is not what the regrade found"
+            )
+        disagrees = upstream_disagreement(head)
+        if disagrees:
+            raise RegradeFileError(
+                f"{path}:1: the header says {disagrees}: the file is not what the regrade found"
             )
         return head
     raise RegradeFileError(f"{path}: empty")

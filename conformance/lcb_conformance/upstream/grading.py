@@ -431,8 +431,7 @@ def _known_differences(upstream: Upstream) -> tuple[list[str], str]:
     if upstream.checkout is not None:
         return [], ""
     gaps = judge.STAND_IN_GAPS.get(upstream.version(), {})
-    cases = [case.id for case in judge.judge_cases().values() if set(case.needs) & set(gaps)]
-    return cases, "; ".join(
+    return judge.stand_in_differing(upstream.version()), "; ".join(
         f"it lacks lcb_runner {commit}: it {why}" for commit, why in gaps.items()
     )
 

@@ -84,6 +84,14 @@ STAND_IN_GAPS = {
 }
 
 
+def stand_in_differing(version: str) -> list[str]:
+    """The judge cases an installed stand-in of this version is known to grade unlike 28fef95
+    (each needing a commit it lacks: STAND_IN_GAPS), in corpus order; [] for a version not
+    known to lack one."""
+    gaps = STAND_IN_GAPS.get(version, {})
+    return [case.id for case in judge_cases().values() if set(case.needs) & set(gaps)]
+
+
 def known_gap(upstream, case_id: str) -> str | None:
     """Why ``upstream`` (an upstream.Upstream) cannot reproduce the case's golden, when it is
     an installed stand-in lacking a commit the case needs; None otherwise (a checkout is

@@ -19,6 +19,7 @@ import importlib.machinery
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -76,6 +77,12 @@ def digest(files: dict[str, str]) -> str:
     return hashlib.sha256(listed.encode()).hexdigest()
 
 
+def pinned_digest() -> str:
+    """The pinned commit's files' :func:`digest`: a tree's (:func:`compare`) exactly when its
+    files are the pinned commit's."""
+    return digest(manifest()["files"])
+
+
 @dataclass(frozen=True)
 class Tree:
     """A checkout's lcb_runner files against the pinned commit's."""
@@ -93,7 +100,9 @@ class Tree:
 def compare(checkout: Path) -> Tree:
     """The checkout's lcb_runner/ against the manifest: a file of the pinned tree changed or
     missing, an extra .py file (importable as lcb_runner's; other extra files are data
-    nothing imports), and a module or package at the root (:func:`root_importables`)."""
+    nothing imports), and a module or package at the root (:func:`root_importables`). Its
+    digest is of what is held to the manifest (the data aside): the pinned commit's files'
+    digest exactly when nothing differs, which a record of it is held to (:func:`disagreement`)."""
     found = files_of(checkout)
     pinned = manifest()["files"]
     changes = [
@@ -104,8 +113,27 @@ def compare(checkout: Path) -> Tree:
     changes += [(path, "extra") for path in found if path not in pinned and path.endswith(".py")]
     shadowing = root_importables(checkout)
     changes += [(path, "importable beside lcb_runner:") for path in shadowing]
+    held = {path: blob for path, blob in found.items() if path in pinned or path.endswith(".py")}
     return Tree(
-        digest({**found, **shadowing}), tuple(f"{kind} {path}" for path, kind in sorted(changes))
+        digest({**held, **shadowing}), tuple(f"{kind} {path}" for path, kind in sorted(changes))
+    )
+
+
+def disagreement(recorded: Mapping[str, object]) -> str:
+    """How a tree as a record holds it (:class:`Tree`'s sha256, equal_to, changes) disagrees
+    with itself ("": it does not): its files are the pinned commit's exactly when its sha256 is
+    :func:`pinned_digest`, and then it names no change and equals the pinned commit; otherwise
+    it names a change and equals no commit (the project holds no other's manifest)."""
+    pinned = recorded.get("sha256") == pinned_digest()
+    claims = {"changes": not recorded.get("changes"),
+              "equal_to": recorded.get("equal_to") == PINNED_COMMIT}  # fmt: skip
+    wrong = [f"{name} {recorded.get(name)!r}" for name, says in claims.items() if says != pinned]
+    if not wrong:
+        return ""
+    return (
+        f"lcb_runner tree's {' and '.join(wrong)}, but its sha256 "
+        f"{str(recorded.get('sha256'))[:16]} is {'' if pinned else 'not '}the digest of "
+        f"{PINNED_COMMIT[:7]}'s files"
     )
 
 

@@ -5,6 +5,8 @@ do not make one run; each named before a number is given."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import regrade_inputs as inputs
@@ -13,6 +15,7 @@ import upstream_trees
 from false_greens import CLONE, FalseGreen
 from lcb_conformance.common import exit_codes
 from lcb_conformance.regrade import results_file
+from lcb_conformance.upstream.pinned_tree import PINNED_COMMIT
 
 RUN = str(inputs.LCB_RUNNER_RUN)
 FORGED = f"{{tmp}}/{CLONE}"  # the clone of a row needing "checkout", forged by its prepare
@@ -52,7 +55,7 @@ def _run_rows_without_one(tmp: Path) -> None:
 def _slices(tmp: Path, *slices: tuple[str, list | None, bool]) -> None:
     """Slice files s0.jsonl, s1.jsonl, ...: (run sha256, shard, finished)."""
     for number, (run, shard, finished) in enumerate(slices):
-        header = {"run_sha256": run, "shard": shard, "timeout": 6, "recheck": 0}
+        header = {**inputs.REGRADE_HEADER, "run_sha256": run, "shard": shard}
         writer = results_file.Writer(tmp / f"s{number}.jsonl", header)
         writer.write(inputs.regrade_sample(number, False))
         writer.close() if finished else writer.abandon()
@@ -171,6 +174,41 @@ def _results_without_verdicts(tmp: Path) -> None:
 def _forged_checkout(tmp: Path) -> None:
     upstream_trees.forge(tmp / CLONE)
     _fixture_rows(tmp)
+
+
+def _regraded_then(edit, *options: str):
+    """A prepare: the fixture run regraded with ``options`` into s0.jsonl, in its own
+    interpreter (it may import the row's clone's lcb_runner), never green as written; then
+    ``edit(header)`` on its header, as a forger would."""
+
+    def prepare(tmp: Path) -> None:
+        _fixture_rows(tmp)
+        results = tmp / "s0.jsonl"
+        argv = [RUN, "--dataset", str(tmp / "dataset"), "--not-a-release", "--results",
+                str(results), *(option.format(tmp=tmp) for option in options)]  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "lcb_conformance.cli", "regrade", *argv],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert done.returncode == exit_codes.INCOMPLETE, done.stdout[-2000:] + done.stderr
+        records = [json.loads(line) for line in results.read_text("ascii").splitlines()]
+        edit(records[0]["header"])
+        results.write_text("".join(json.dumps(r) + "\n" for r in records), "ascii")
+
+    return prepare
+
+
+def _forged_and_regraded(tmp: Path) -> None:
+    upstream_trees.forge(tmp / CLONE)
+    _regraded_then(_tree_changes_dropped, "--upstream", FORGED, "--allow-modified-upstream")(tmp)
+
+
+def _tree_changes_dropped(head: dict) -> None:
+    head["upstream"]["tree"].update(changes=[], equal_to=PINNED_COMMIT)
+
+
+def _judge_differs_dropped(head: dict) -> None:
+    head["judge_differs"] = []
 
 
 def _shadowing_module_at_the_root(tmp: Path) -> None:
@@ -491,6 +529,32 @@ CASES = [
         why="a starved time limit (it waited for a core) is the machine's verdict, not the "
         "program's: never final without its run alone",
         says=("sample 1 says a starved time limit (far less CPU than wall time) as its verdict",),
+    ),
+    FalseGreen(
+        id="regrade-show-header-tree-changes-dropped",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_forged_and_regraded,
+        expect=exit_codes.UNUSABLE,
+        why="a regrade by a modified lcb_runner (--allow-modified-upstream, exit 4), its header "
+        "edited to name no change and 28fef95, would read as lcb_runner 28fef95's number",
+        needs=("upstream", "checkout"),
+        says=("s0.jsonl:1: the header says the upstream's lcb_runner tree's changes [] and "
+              f"equal_to '{PINNED_COMMIT}', but its sha256 ",
+              f"is not the digest of {PINNED_COMMIT[:7]}'s files"),  # fmt: skip
+    ),
+    FalseGreen(
+        id="regrade-show-header-judge-differs-dropped",
+        command="regrade",
+        argv=("show", "{tmp}/s0.jsonl"),
+        prepare=_regraded_then(_judge_differs_dropped, "--accept-judge-differences"),
+        expect=exit_codes.UNUSABLE,
+        why="a regrade by the stand-in, whose judge differs from 28fef95's on judge cases "
+        "(--accept-judge-differences, exit 4), its header edited to name none, would read as "
+        "lcb_runner 28fef95's number",
+        needs=("upstream",),
+        says=("s0.jsonl:1: the header says judge_differs [], but the judge of "
+              "nvidia-livecodebench 26.3 (installed) differs from 28fef95's on",),  # fmt: skip
     ),
     FalseGreen(
         id="regrade-show-unfinished",
