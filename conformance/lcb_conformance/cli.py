@@ -22,6 +22,7 @@ import argparse
 import difflib
 import importlib
 import os
+import select
 import sys
 from collections.abc import Callable
 
@@ -144,8 +145,17 @@ def to_a_closed_stdout(command: Callable[[], int]) -> int:
         finally:
             sys.stdout.flush()  # what is still buffered fails here, not at exit
     except BrokenPipeError:
+        if not _reader_gone(sys.stdout.fileno()):  # another pipe broke: not this, a fault
+            raise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return exit_codes.REPORT_NOT_WRITTEN
+
+
+def _reader_gone(descriptor: int) -> bool:
+    """Whether the pipe at ``descriptor`` has no reader left (poll's POLLERR on a write end)."""
+    poller = select.poll()
+    poller.register(descriptor, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
 
 
 def dispatch(argv: list[str]) -> int:

@@ -204,6 +204,20 @@ def test_a_closed_stdout_ends_the_command_quietly(argv):
         assert done.returncode == exit_codes.REPORT_NOT_WRITTEN
 
 
+def test_another_broken_pipe_is_not_taken_for_a_closed_stdout():
+    # tests the console's contract: only stdout's reader going is the quiet exit 6; a pipe
+    # of another's breaking (a harness's, a child's) stays a fault, never a quiet code
+    program = (
+        "import sys\nfrom lcb_conformance import cli\n"
+        "def command():\n    raise BrokenPipeError('a harness pipe')\n"
+        "sys.exit(cli.to_a_closed_stdout(command))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode != exit_codes.REPORT_NOT_WRITTEN and done.returncode != exit_codes.OK
+    assert "BrokenPipeError: a harness pipe" in done.stderr
+
+
 TYPED = [name for name, arguments in options.for_plugin() if "type" in arguments]
 
 
