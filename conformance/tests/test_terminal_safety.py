@@ -3,13 +3,15 @@ sequences (clear screen, a window title, an OSC 8 link), C1's one-character CSI,
 backspace, a carriage return rewriting the line ("FAIL\\rOK:") or a bidirectional override is
 printed as \\x1b, \\r, \\u202e, on every route it takes to stdout or stderr: an unknown option,
 a run file's question_id and model folder (score, audit, regrade), a results file (report,
-regrade show), an adapter's declared STYLES and exception messages (run). Each command runs as
-a user runs it (a subprocess, NO_COLOR=1), and its JSON report keeps the exact strings."""
+regrade show), an adapter's declared STYLES and exception messages (run, in-process and over
+--impl-cmd). Each command runs as a user runs it (a subprocess, NO_COLOR=1); its JSON report
+keeps the exact strings, and --color always colours the lines around the escaped text."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 import regrade_inputs as inputs
 
+from lcb_conformance.adapters import jsonl_server
 from lcb_conformance.common import exit_codes, showdiff
 from lcb_conformance.regrade import results_file
 from lcb_conformance.suite import cases, score_cases
@@ -43,7 +46,10 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def shown(done: subprocess.CompletedProcess) -> str:
     """stdout and stderr, held to: no raw control or bidirectional character, the escapes."""
-    said = (done.stdout + done.stderr).decode("utf-8")
+    return safe((done.stdout + done.stderr).decode("utf-8"))
+
+
+def safe(said: str) -> str:
     assert [c for c in RAW if c in said] == [], said[-3000:]
     missing = [form for form in SHOWN if form not in said]
     assert not missing, said[-3000:]
@@ -165,15 +171,18 @@ def extract_code(model_output, style):
 RAISED = f"the implementation raised ValueError: {showdiff.printable(HOSTILE)}"
 
 
-@pytest.fixture(scope="module")
-def adapter_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    """A run of an adapter whose STYLES and exception messages are hostile: its folder
-    (r.jsonl, r.json) and what it printed."""
+@pytest.fixture(scope="module", params=["--impl", "--impl-cmd"])
+def adapter_run(request, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A run of an adapter whose STYLES and exception messages are hostile, in-process or
+    over the generic --impl-cmd server: its folder (r.jsonl, r.json) and what it printed."""
     folder = tmp_path_factory.mktemp("hostile-adapter")
     (folder / "hostile_adapter.py").write_text(ADAPTER, "utf-8")
-    impl = ("--impl", "hostile_adapter", "--impl-path", folder, "--only", "extract")
-    done = run_cli(*impl, "--no-contract", "--results", "r.jsonl", "--json", "r.json",
-                   cwd=folder)  # fmt: skip
+    impl = ["--impl", "hostile_adapter", "--impl-path", folder]
+    if request.param == "--impl-cmd":
+        server = f"{sys.executable} {jsonl_server.PATH}"
+        impl = ["--impl-cmd", f"{server} hostile_adapter --path {folder}"]
+    done = run_cli(*impl, "--only", "extract", "--no-contract", "--results", "r.jsonl",
+                   "--json", "r.json", cwd=folder)  # fmt: skip
     return folder, done
 
 
@@ -197,3 +206,18 @@ def test_a_results_files_styles_and_reasons_are_shown_escaped_by_report(adapter_
     done = run_cli("report", "r.jsonl", cwd=folder)
     assert done.returncode == exit_codes.DIFFERS, done.stderr
     assert RAISED in shown(done)
+
+
+# the console's own colours (reports/console.py), which --color always adds
+OWN_COLOURS = re.compile(r"\x1b\[(?:32|31;1|33|2|0)m")
+
+
+def test_the_consoles_colour_is_added_after_the_escaping(adapter_run):
+    """--color always: the console's own sequences colour the lines, the hostile ones are
+    escaped inside them."""
+    folder, _ = adapter_run
+    done = run_cli("report", "r.jsonl", "--color", "always", cwd=folder)
+    assert done.returncode == exit_codes.DIFFERS, done.stderr
+    coloured = (done.stdout + done.stderr).decode("utf-8")
+    assert "\x1b[31;1mcodeqwen" in coloured  # the failed cell's row, red
+    assert RAISED in safe(OWN_COLOURS.sub("", coloured))
