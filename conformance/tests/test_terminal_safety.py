@@ -5,7 +5,8 @@ printed as \\x1b, \\r, \\u202e, on every route it takes to stdout or stderr: an 
 a run file's question_id and model folder (score, audit, regrade), a results file (report,
 regrade show), an adapter's declared STYLES and exception messages (run, in-process and over
 --impl-cmd). Each command runs as a user runs it (a subprocess, NO_COLOR=1); its JSON report
-keeps the exact strings, and --color always colours the lines around the escaped text."""
+keeps the exact strings, its HTML report shows the bidirectional controls as escapes too, and
+--color always colours the lines around the escaped text."""
 
 from __future__ import annotations
 
@@ -182,7 +183,7 @@ def adapter_run(request, tmp_path_factory) -> tuple[Path, subprocess.CompletedPr
         server = f"{sys.executable} {jsonl_server.PATH}"
         impl = ["--impl-cmd", f"{server} hostile_adapter --path {folder}"]
     done = run_cli(*impl, "--only", "extract", "--no-contract", "--results", "r.jsonl",
-                   "--json", "r.json", cwd=folder)  # fmt: skip
+                   "--json", "r.json", "--html", "r.html", cwd=folder)  # fmt: skip
     return folder, done
 
 
@@ -199,6 +200,9 @@ def test_an_adapters_styles_and_exceptions_are_shown_escaped_and_kept_in_its_jso
     said = shown(done)
     assert f"warning: STYLES names {showdiff.printable(HOSTILE)}" in said and RAISED in said
     assert HOSTILE in strings(json.loads((folder / "r.json").read_text("utf-8")))
+    page = (folder / "r.html").read_text("utf-8")  # a bidirectional override reorders a cell
+    assert not {"\u202e", "\u2066", "\u2069"} & set(page)
+    assert '<span class="escape">\\u202e</span>' in page
 
 
 def test_a_results_files_styles_and_reasons_are_shown_escaped_by_report(adapter_run):

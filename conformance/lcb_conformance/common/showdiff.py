@@ -270,13 +270,14 @@ def no_text(reason: str) -> dict:
 
 # --- on a terminal ----------------------------------------------------------------------------
 
+# The bidirectional controls, which reorder what follows them (on a terminal's line, in a page's
+# cell): a regular-expression class's body.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # What a hostile string could rewrite a terminal line with: C0 controls but tab and newline (the
 # line structure; ESC starts colour, cursor, title and OSC 8 link sequences, CR and backspace
-# overwrite), DEL, C1 (U+009B is a one-character CSI), the bidirectional controls that reorder
-# what is shown (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and lone surrogates.
-_UNPRINTABLE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+# overwrite), DEL, C1 (U+009B is a one-character CSI), the bidirectional controls and lone
+# surrogates.
+_UNPRINTABLE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
