@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 
 from lcb_conformance.adapters import untrusted
-from lcb_conformance.common import exit_codes, shared_options
+from lcb_conformance.common import exit_codes, shared_options, showdiff
 from lcb_conformance.runner import options
 
 
@@ -177,7 +177,7 @@ def dispatch(argv: list[str]) -> int:
     try:
         return entry_point(SUBCOMMANDS[name][0])(argv)
     except untrusted.ContainmentUnavailable as error:  # nothing ran uncontained
-        print(f"lcb-conformance {name}: {error}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance {name}: {error}", sys.stderr)
         return exit_codes.SUITE_BROKEN
 
 

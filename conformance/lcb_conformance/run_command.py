@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lcb_conformance import cli
 from lcb_conformance.adapters import untrusted
-from lcb_conformance.common import paths, report_files, shared_options
+from lcb_conformance.common import paths, report_files, shared_options, showdiff
 from lcb_conformance.reports import console, report
 from lcb_conformance.reports.verdict import INCOMPLETE, SUITE_BROKEN, UNUSABLE, Verdict
 from lcb_conformance.runner import case_child, options, records, results
@@ -80,10 +80,10 @@ def run_main(argv: list[str]) -> int:
         )
     get = lambda name: getattr(args, name.replace("-", "_"))  # noqa: E731
     if (missing := _suite_missing()) is not None:
-        print(missing, file=sys.stderr)
+        showdiff.write(missing, sys.stderr)
         return SUITE_BROKEN
     if (unknown := options.unknown_families(args.only)) is not None:
-        print(f"lcb-conformance: {unknown}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance: {unknown}", sys.stderr)
         return UNUSABLE
     spec = options.spec(get)
     try:
@@ -92,12 +92,11 @@ def run_main(argv: list[str]) -> int:
     except untrusted.ContainmentUnavailable:  # not the adapter's fault: main() says it, exit 3
         raise
     except Exception as error:  # noqa: BLE001 - whatever the adapter raises: one line, exit 2
-        print(f"lcb-conformance: cannot load {spec.given}: "
-              f"{_one_line(error)}", file=sys.stderr)  # fmt: skip
+        showdiff.write(f"lcb-conformance: cannot load {spec.given}: {_one_line(error)}", sys.stderr)
         return UNUSABLE
-    console.write(console.describe_impl(described))
+    showdiff.write(console.describe_impl(described))
     if impl.unknown_declared_styles():
-        console.write(
+        showdiff.write(
             f"lcb-conformance: warning: STYLES names {', '.join(impl.unknown_declared_styles())}, "
             "which the suite has no cases for"
         )
@@ -106,7 +105,9 @@ def run_main(argv: list[str]) -> int:
     try:
         writer = results.ResultsWriter(args.results, header) if args.results else None
     except OSError as error:
-        print(f"lcb-conformance: cannot write --results {args.results}: {error}", file=sys.stderr)
+        showdiff.write(
+            f"lcb-conformance: cannot write --results {args.results}: {error}", sys.stderr
+        )
         return report_files.REPORT_NOT_WRITTEN
     found = results.ConformanceRun(header)
     progress = _Progress(len(plan))
@@ -120,12 +121,12 @@ def run_main(argv: list[str]) -> int:
         if writer is not None:
             writer.abandon()
         kept = f"; the {len(found.results)} results so far are in {args.results}" if writer else ""
-        print(f"lcb-conformance: INCOMPLETE: {ended}{kept}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance: INCOMPLETE: {ended}{kept}", sys.stderr)
         return INCOMPLETE
     except Exception:  # the suite's own failure, not the implementation's (that is a result)
-        traceback.print_exc()
+        showdiff.write(traceback.format_exc(), sys.stderr, end="")
         kept = f"; the {len(found.results)} results so far are in {args.results}" if writer else ""
-        print(f"lcb-conformance: the run stopped: the suite failed{kept}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance: the run stopped: the suite failed{kept}", sys.stderr)
         return SUITE_BROKEN
     finally:
         progress.done()
@@ -151,7 +152,7 @@ def report_main(argv: list[str]) -> int:
         found = results.read(args.results)
         records.rederive(found, args.results)  # its statuses from its answers, not believed
     except results.ResultsFileError as error:
-        print(f"lcb-conformance report: {error}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance report: {error}", sys.stderr)
         return UNUSABLE
     return _views(Verdict(found, args.strict_contract), args)
 

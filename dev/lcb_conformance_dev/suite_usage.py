@@ -21,7 +21,7 @@ from typing import NoReturn
 
 import pytest
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, showdiff
 
 WHERE_LISTED = "(the suite's options: pytest --help)"
 
@@ -46,5 +46,5 @@ def _said(error: pytest.UsageError) -> str:
 
 
 def _refuse(what: str) -> NoReturn:
-    sys.stderr.write(f"pytest: {what} {WHERE_LISTED}\n")
+    showdiff.write(f"pytest: {what} {WHERE_LISTED}", sys.stderr)
     raise SystemExit(exit_codes.UNUSABLE)

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from lcb_conformance.common import showdiff
 from lcb_conformance.common.exit_codes import REPORT_NOT_WRITTEN  # noqa: F401 (callers' name)
 
 
@@ -58,18 +59,18 @@ def write_reports(
         try:
             data = render()
         except Exception as error:  # a rendering bug must not pass for the command's verdict
-            print(
+            showdiff.write(
                 f"{command}: {kind} report not written to {path}: rendering failed "
                 f"({type(error).__name__}: {error})",
-                file=sys.stderr,
+                sys.stderr,
             )
             all_written = False
             continue
         try:
             write_atomically(path, data)
         except ReportNotWritten as error:
-            print(f"{command}: {kind} report not written: {error}", file=sys.stderr)
+            showdiff.write(f"{command}: {kind} report not written: {error}", sys.stderr)
             all_written = False
         else:
-            print(f"{kind} report: {path}")
+            showdiff.write(f"{kind} report: {path}")
     return all_written

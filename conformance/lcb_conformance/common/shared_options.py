@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import NoReturn
 
-from lcb_conformance.common import exit_codes
+from lcb_conformance.common import exit_codes, showdiff
 
 INSTALLED = "installed"  # --upstream's word for the installed stand-in (upstream/source.py)
 
@@ -35,10 +35,11 @@ DECLARED = {
 
 class CommandParser(argparse.ArgumentParser):
     """argparse's parser, with its usage errors as one line naming the command and its --help
-    (argparse prints the usage block first, and its exit 2 is not read from the table)."""
+    (argparse prints the usage block first, and its exit 2 is not read from the table), the
+    arguments it quotes terminal-safe (showdiff.printable)."""
 
     def error(self, message: str) -> NoReturn:
-        said = " ".join(message.split())
+        said = showdiff.printable(" ".join(message.split()))
         self.exit(exit_codes.UNUSABLE, f"{self.prog}: {said} ({self.prog} --help)\n")
 
 

@@ -3,6 +3,10 @@
 Shown as: \\n \\r \\t and other control characters as escapes, a trailing space (before a
 line break or the end) as "·", and every non-ASCII character as \\uXXXX so a U+2028 or a
 fullwidth ｜ cannot pass for its look-alike. Backslashes are doubled.
+
+On a terminal (printable, write): what every command prints, hostile text from runs, results
+files, datasets and adapters included, with only the characters that could rewrite a line
+(controls, bidirectional overrides) escaped; names and text in any script are kept.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import sys
 
 WINDOW = 40  # characters shown on each side of the first difference
 TRAILING_SPACE = "·"
@@ -263,10 +268,32 @@ def no_text(reason: str) -> dict:
     }
 
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# --- on a terminal ----------------------------------------------------------------------------
+
+# The bidirectional controls, which reorder what follows them (on a terminal's line, in a page's
+# cell): a regular-expression class's body.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# What a hostile string could rewrite a terminal line with: C0 controls but tab and newline (the
+# line structure; ESC starts colour, cursor, title and OSC 8 link sequences, CR and backspace
+# overwrite), DEL, C1 (U+009B is a one-character CSI), the bidirectional controls and lone
+# surrogates.
+_UNPRINTABLE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """text with control characters (but tab and newline) and lone surrogates as escapes:
-    safe on any terminal and in any encoding, readable otherwise."""
+    """text with those characters as escapes (\\x1b, \\r, \\u202e); any other character,
+    accents and CJK included, as it is: safe on any terminal, readable otherwise."""
     return _UNPRINTABLE.sub(_escape, text)
+
+
+def write(text: str, stream=None, colour: str | None = None, end: str = "\n") -> None:
+    """Every command's text for a terminal or a pipe (stdout by default, or its refusal line on
+    stderr): printable(text), then end, in whatever the stream's encoding accepts (the rest
+    backslash-escaped, never a UnicodeEncodeError). colour, an SGR code ("31;1"), is added
+    after the escaping: only the gate's own escape sequences reach the terminal."""
+    stream = stream or sys.stdout
+    shown = printable(text)
+    if colour is not None:
+        shown = f"\x1b[{colour}m{shown}\x1b[0m"
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    stream.write((shown + end).encode(encoding, "backslashreplace").decode(encoding, "replace"))

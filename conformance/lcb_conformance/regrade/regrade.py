@@ -78,7 +78,7 @@ from collections import deque
 from pathlib import Path
 
 from lcb_conformance import releases
-from lcb_conformance.common import exit_codes, report_files, shared_options
+from lcb_conformance.common import exit_codes, report_files, shared_options, showdiff
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import results_file, scenario_regrade, views
 
@@ -174,7 +174,7 @@ def judge_differences(
     if upstream.checkout is not None:
         checked = judge_cache.check(upstream, cache)
         for said in checked.said:
-            print(f"regrade: {said}", file=sys.stderr)
+            showdiff.write(f"regrade: {said}", sys.stderr)
         try:
             if not accept:
                 grading.refuse_differing(upstream, checked.differing)
@@ -430,9 +430,9 @@ def _views(args, results_path: Path) -> int:
             "HTML": (args.html, lambda: views.to_html(report)),
         },
     )
-    print(views.render(report))
-    print()
-    print(views.headline(report))
+    showdiff.write(views.render(report))
+    showdiff.write("")
+    showdiff.write(views.headline(report))
     return report["exit_code"] if written else report_files.REPORT_NOT_WRITTEN
 
 
@@ -523,7 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _refused(command: str, error: results_file.RegradeFileError) -> int:
     """One stderr line; INCOMPLETE for slices that do not cover the run, else UNUSABLE."""
-    print(f"{command}: {error}", file=sys.stderr)
+    showdiff.write(f"{command}: {error}", sys.stderr)
     if isinstance(error, results_file.ShardsIncomplete):
         return exit_codes.INCOMPLETE
     return exit_codes.UNUSABLE
@@ -575,17 +575,17 @@ def main(argv: list[str] | None = None) -> int:
             lmstyle = lmstyle_of(fmt, args.run, args.model, args.style)
             return scenario_regrade.main(args, fmt, lmstyle)
     except (RegradeError, LogError) as error:
-        print(f"regrade: {error}", file=sys.stderr)
+        showdiff.write(f"regrade: {error}", sys.stderr)
         return exit_codes.UNUSABLE
     with tempfile.TemporaryDirectory(prefix="lcb-regrade-") as scratch:
         results_path = args.results or Path(scratch) / "regrade.jsonl"
         try:
             regrade(args, results_path)
         except (RegradeError, LogError, grading.ProblemRejected) as error:
-            print(f"regrade: {error}", file=sys.stderr)
+            showdiff.write(f"regrade: {error}", sys.stderr)
             return exit_codes.UNUSABLE
         except grading.GradingFailed as error:  # the results file has no footer
-            print(f"regrade: the judge stopped: {error}", file=sys.stderr)
+            showdiff.write(f"regrade: the judge stopped: {error}", sys.stderr)
             return exit_codes.INCOMPLETE
         return _views(args, results_path)
 

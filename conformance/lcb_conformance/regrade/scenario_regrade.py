@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from lcb_conformance.adapters import sandbox
-from lcb_conformance.common import exit_codes, report_files
+from lcb_conformance.common import exit_codes, report_files, showdiff
 from lcb_conformance.regrade import results_file
 from lcb_conformance.run_formats import lcb_runner_files
 from lcb_conformance.suite import cases, scenario_cases
@@ -273,11 +273,11 @@ def main(args, fmt, lmstyle: str) -> int:
     except (UpstreamSourceError, UpstreamMissing) as error:
         raise results_file.RegradeError(f"--upstream: {error}") from None
     except sandbox.ChildFailed as error:
-        print(f"regrade: lcb_runner's scorer failed: {error}", file=sys.stderr)
+        showdiff.write(f"regrade: lcb_runner's scorer failed: {error}", sys.stderr)
         return exit_codes.INCOMPLETE
     written = report_files.write_reports(
         "lcb-conformance regrade",
         {"JSON": (args.json, lambda: json.dumps(report, indent=1) + "\n")},
     )
-    print(render(report))
+    showdiff.write(render(report))
     return report["exit_code"] if written else report_files.REPORT_NOT_WRITTEN

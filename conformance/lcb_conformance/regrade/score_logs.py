@@ -39,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 
 from lcb_conformance import releases
-from lcb_conformance.common import exit_codes, report_files
+from lcb_conformance.common import exit_codes, report_files, showdiff
 from lcb_conformance.regrade import dataset as datasets
 from lcb_conformance.regrade import regrade
 from lcb_conformance.reports import run_lint, score, score_render
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fmt = _format(args)
     except score.RunError as error:
-        print(f"score: {error}", file=sys.stderr)
+        showdiff.write(f"score: {error}", sys.stderr)
         return exit_codes.UNUSABLE
     if fmt is None:
         if args.dataset is not None:
@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report, computed = build(args, fmt)
     except score.RunError as error:
-        print(f"score: {error}", file=sys.stderr)
+        showdiff.write(f"score: {error}", sys.stderr)
         return exit_codes.UNUSABLE
     view, head = (
         (score.render, score.headline(report))
@@ -378,9 +378,9 @@ def main(argv: list[str] | None = None) -> int:
             "HTML": (args.html, lambda: score.to_html(report, view(report, lint=False), head)),
         },
     )
-    print(text)
-    print()
-    print(head)
+    showdiff.write(text)
+    showdiff.write("")
+    showdiff.write(head)
     return report["exit_code"] if written else report_files.REPORT_NOT_WRITTEN
 
 

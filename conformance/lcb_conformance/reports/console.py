@@ -4,8 +4,10 @@ The verdict on a terminal or a pipe: the matrix as a table, the failure groups w
 example diff each, the closest official style and the headline.
 
 Whatever an implementation returned is shown with invisible characters escaped (showdiff), and
-the text is written so that no stream encoding can refuse it: a lone surrogate or a character
-the terminal's encoding lacks becomes an escape, never a UnicodeEncodeError.
+every line is written by showdiff.write: control and bidirectional characters of a hostile
+name or message escaped, then the colour added (only the gate's own escape sequences reach
+the terminal), and no stream encoding can refuse it (a lone surrogate or a character the
+terminal's encoding lacks becomes an escape, never a UnicodeEncodeError).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
+from lcb_conformance.common import showdiff
 from lcb_conformance.reports import closest
 from lcb_conformance.reports.verdict import (
     NOT_PROVIDED_CELL,
@@ -36,15 +39,9 @@ def use_color(choice: str, stream=None) -> bool:
     return (stream or sys.stdout).isatty() and asked
 
 
-def write(text: str, stream=None) -> None:
-    """text and a newline on stream, whatever its encoding accepts (the rest escaped)."""
-    stream = stream or sys.stdout
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    stream.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding, "replace"))
-
-
-def table(summaries: list[CellSummary], color: bool = False) -> str:
-    """The matrix, one line per cell, coloured by result when asked."""
+def table(summaries: list[CellSummary]) -> list[tuple[str, str | None]]:
+    """The matrix, one line per cell: (line, the SGR colour of its result; None for the
+    header)."""
     skips = any(s.counts[SKIPPED] for s in summaries)
     header = ("style", "tokenizer", "checks", "cases", "identical", "not ok", "not provided",
               *(("skipped",) if skips else ()), "first case not ok")  # fmt: skip
@@ -63,14 +60,12 @@ def table(summaries: list[CellSummary], color: bool = False) -> str:
         for s in summaries
     ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    colours = [None, *(_COLOURS[s.status] for s in summaries)]
     lines = []
-    for number, row in enumerate([header, *rows]):
+    for row, colour in zip([header, *rows], colours, strict=True):
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        line = "  ".join([*cells, row[-1]]).rstrip()
-        if color and number:
-            line = f"\x1b[{_COLOURS[summaries[number - 1].status]}m{line}\x1b[0m"
-        lines.append(line)
-    return "\n".join(lines)
+        lines.append(("  ".join([*cells, row[-1]]).rstrip(), colour))
+    return lines
 
 
 def describe_impl(impl: dict) -> str:
@@ -84,21 +79,26 @@ def describe_impl(impl: dict) -> str:
 
 
 def print_verdict(verdict: Verdict, color: bool = False, stream=None) -> None:
-    say = lambda text="": write(text, stream)  # noqa: E731
+    def say(text: str = "", colour: str | None = None) -> None:
+        showdiff.write(text, stream, colour if color else None)
+
+    def say_table(summaries: list[CellSummary]) -> None:
+        for line, colour in table(summaries):
+            say(line, colour)
+
     summaries = verdict.summaries()
     # an adapter of two functions has a hundred cells of nothing: one line says so
-    say(table([s for s in summaries if s.status != NOT_PROVIDED_CELL], color))
+    say_table([s for s in summaries if s.status != NOT_PROVIDED_CELL])
     if collapsed := verdict.not_provided_line(summaries):
         say(collapsed)
     contract = verdict.contract_summaries()
     if contract:
         say()
-        say(table(contract, color))
+        say_table(contract)
     groups = verdict.groups()
     for group in groups[:SHOWN_GROUPS]:
         say()
-        title = f"{group.title()}; e.g. {group.results[0].id}:"
-        say(f"\x1b[31;1m{title}\x1b[0m" if color else title)
+        say(f"{group.title()}; e.g. {group.results[0].id}:", _COLOURS["fail"])
         lines = mismatch_report(group.results[0]).splitlines()
         shown = lines[:SHOWN_REPORT_LINES]
         if len(lines) > SHOWN_REPORT_LINES:
@@ -117,6 +117,4 @@ def print_verdict(verdict: Verdict, color: bool = False, stream=None) -> None:
     for item in differing:
         say(f"  {item.sentence()}")
     say()
-    message = verdict.headline()
-    colour = "32" if verdict.exit_code() == 0 else "31;1"
-    say(f"\x1b[{colour}m{message}\x1b[0m" if color else message)
+    say(verdict.headline(), _COLOURS["pass" if verdict.exit_code() == 0 else "fail"])

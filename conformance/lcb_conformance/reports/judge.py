@@ -33,7 +33,7 @@ import sys
 from collections import Counter
 
 from lcb_conformance.adapters import impl_options, implementation
-from lcb_conformance.common import exit_codes, report_files, shared_options
+from lcb_conformance.common import exit_codes, report_files, shared_options, showdiff
 from lcb_conformance.reports.verdict import MACHINE_LOAD, TIMING_SENSITIVE
 from lcb_conformance.runner import options
 from lcb_conformance.suite import goldens
@@ -158,16 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         impl = spec.load()
     except Exception as error:  # noqa: BLE001 - whatever the adapter raises: one line, exit 2
-        print(f"{parser.prog}: cannot load {spec.given}: {error}", file=sys.stderr)
+        showdiff.write(f"{parser.prog}: cannot load {spec.given}: {error}", sys.stderr)
         return exit_codes.UNUSABLE
     if not impl.provides("judge_program"):
-        print(f"{parser.prog}: {impl.name} provides no judge_program (--impl MODULE[:ATTR] "
-              "names the adapter whose judge is compared)", file=sys.stderr)  # fmt: skip
+        showdiff.write(
+            f"{parser.prog}: {impl.name} provides no judge_program (--impl MODULE[:ATTR] "
+            "names the adapter whose judge is compared)",
+            sys.stderr,
+        )
         return exit_codes.UNUSABLE
     outcomes = judge.run_batch(judge.impl_spec(impl.name), list(judge.judge_cases().values()))
     differences = compare(outcomes)
     text = markdown(impl.name, differences)
-    print(text, end="")
+    showdiff.write(text, end="")
     written = report_files.write_reports(
         parser.prog,
         {

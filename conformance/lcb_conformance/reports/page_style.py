@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import re
 
+from lcb_conformance.common import showdiff
+
 CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px;
        color: #1f2328; background: #fff; }
@@ -53,8 +55,11 @@ td.diff_next { background: #f6f8fa; }
 
 
 # Characters a page cannot show or UTF-8 cannot carry: C0 controls but tab and line breaks,
-# DEL, C1 controls and lone surrogates.
-_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+# DEL, C1 controls and lone surrogates; and the bidirectional controls, which would reorder
+# the rest of a cell.
+_INVISIBLE = re.compile(
+    f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{showdiff.BIDI_CONTROLS}\ud800-\udfff]"
+)
 
 
 def _shown_escape(match: re.Match) -> str:

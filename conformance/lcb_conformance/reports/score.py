@@ -53,7 +53,7 @@ from datetime import datetime
 from pathlib import Path
 
 from lcb_conformance import releases, statements
-from lcb_conformance.common import exit_codes, report_files, shared_options
+from lcb_conformance.common import exit_codes, report_files, shared_options, showdiff
 
 # The command's parts (regrade's views and score_logs, the docs' figures read them as score.*):
 # the run read (score_run), its figures over the scope (score_figures), the site's published
@@ -380,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = build(args)
     except RunError as error:
-        print(f"score: {error}", file=sys.stderr)
+        showdiff.write(f"score: {error}", sys.stderr)
         return EXIT_INPUT
     written = report_files.write_reports(
         "lcb-conformance score",
@@ -389,9 +389,9 @@ def main(argv: list[str] | None = None) -> int:
             "HTML": (args.html, lambda: to_html(report)),
         },
     )
-    print(render(report))
-    print()
-    print(headline(report))
+    showdiff.write(render(report))
+    showdiff.write("")
+    showdiff.write(headline(report))
     return report["exit_code"] if written else report_files.REPORT_NOT_WRITTEN
 
 

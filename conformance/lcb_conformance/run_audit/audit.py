@@ -63,7 +63,7 @@ import sys
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
-from lcb_conformance.common import json_stream, report_files, shared_options
+from lcb_conformance.common import json_stream, report_files, shared_options, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.reports import run_lint
 from lcb_conformance.run_audit import page, problem_set, request_logs, scenario_results
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _refused(why: str) -> int:
     """An unusable input: one line on stderr (exit_codes), nothing on stdout."""
-    print(f"audit: {' '.join(why.split())}", file=sys.stderr)
+    showdiff.write(f"audit: {' '.join(why.split())}", sys.stderr)
     return EXIT_INPUT
 
 
@@ -250,7 +250,7 @@ def _audit(args: argparse.Namespace) -> int:
         kind += f", --scenario {scenario}" + (" --cot_code_execution" if cot else "")
     if registry.recognise(args.run).kind == registry.CUSTOM_EVALUATOR:
         kind += f"; {registry.CUSTOM_WORDS}"
-    print(
+    showdiff.write(
         f"audit: {args.run} ({kind}), LMStyle.{lmstyle}, against "
         f"{upstream.describe_source()}" + "".join(f", with {path}" for path in extra if path)
     )
@@ -369,10 +369,9 @@ def _audit_log(args, fmt, found: str, results, upstream, lmstyle: str, dataset) 
 
 def _reported(audit: Audit, args: argparse.Namespace) -> int:
     """The text on stdout, the --json and --html reports; the exit code."""
-    print(render(audit, args.show))
-    print("\n".join(run_lint.lines(audit.lint)) if audit.lint else "", end="")
-    print()
-    print(headline(audit))
+    showdiff.write(render(audit, args.show))
+    showdiff.write("\n".join(run_lint.lines(audit.lint)) if audit.lint else "")
+    showdiff.write(headline(audit))
     written = report_files.write_reports(
         "lcb-conformance audit",
         {

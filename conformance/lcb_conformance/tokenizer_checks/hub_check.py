@@ -19,7 +19,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from lcb_conformance.common import exit_codes, shared_options
+from lcb_conformance.common import exit_codes, shared_options, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import cases
 
@@ -67,10 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         known = ", ".join(cases.CHAT_TOKENIZERS)
         parser.error(f"no snapshot of {', '.join(unknown)}; the snapshots: {known}")
     if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0"):
-        print(
+        showdiff.write(
             "lcb-conformance hub-check: needs the network (HF_HUB_OFFLINE is set): nothing "
             "checked",
-            file=sys.stderr,
+            sys.stderr,
         )
         return exit_codes.INCOMPLETE
     from transformers import AutoTokenizer
@@ -81,11 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             tokenizer = AutoTokenizer.from_pretrained(repo_id, revision=facts.revision or "main")
         except Exception as error:  # gated, offline, renamed: say which and go on
-            print(f"FAILED   {repo_id}: {type(error).__name__}: {' '.join(str(error).split())}")
+            why = " ".join(str(error).split())
+            showdiff.write(f"FAILED   {repo_id}: {type(error).__name__}: {why}")
             codes.add(exit_codes.INCOMPLETE)
             continue
         code, line = verdict(facts, tokenizer.chat_template)
-        print(line)
+        showdiff.write(line)
         codes.add(code)
     return exit_codes.of_checks(codes)
 

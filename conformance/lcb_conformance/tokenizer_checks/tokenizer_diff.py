@@ -223,15 +223,15 @@ def main(argv: list[str] | None = None) -> int:
             loaded.append(load(spec))
         except Exception as error:  # missing files, offline, gated: say which side and why
             why = " ".join(str(error).split())
-            print(
+            showdiff.write(
                 f"lcb-conformance tokenizer-diff: cannot load tokenizer {spec!r}: "
                 f"{type(error).__name__}: {why}",
-                file=sys.stderr,
+                sys.stderr,
             )
             return exit_codes.UNUSABLE
     question_ids = list(cases.problems())[: args.problems]
     status, text = report(*loaded, styles, question_ids)
-    sys.stdout.write(text)
+    showdiff.write(text, end="")
     return status
 
 

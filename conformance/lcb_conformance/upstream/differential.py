@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         upstream, source = _available_upstream(args.upstream)
     except LookupError as error:  # UpstreamSourceError is a RuntimeError: caught inside
         return _refuse(f"upstream lcb_runner is not available: {error}")
-    print(f"differential: {impl.name} vs {source} (live) on {args.dataset}")
+    showdiff.write(f"differential: {impl.name} vs {source} (live) on {args.dataset}")
     total = count_rows(args.dataset) if sys.stdout.isatty() else None
     try:
         result = compare(
@@ -383,13 +383,13 @@ def main(argv: list[str] | None = None) -> int:
         )
     except DatasetError as error:
         return _refuse(str(error))
-    print(render(result, args.show))
-    print(f"\n{result.headline(impl.name)}")
+    showdiff.write(render(result, args.show))
+    showdiff.write(f"\n{result.headline(impl.name)}")
     return result.exit_code()
 
 
 def _refuse(why: str) -> int:
-    print(f"lcb-conformance diff: {why}", file=sys.stderr)
+    showdiff.write(f"lcb-conformance diff: {why}", sys.stderr)
     return exit_codes.UNUSABLE
 
 if __name__ == "__main__":

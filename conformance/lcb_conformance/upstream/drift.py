@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from lcb_conformance.adapters.sandbox import ChildFailed
-from lcb_conformance.common import exit_codes, report_files, shared_options
+from lcb_conformance.common import exit_codes, report_files, shared_options, showdiff
 from lcb_conformance.offline_tokenizers import hf_cache
 from lcb_conformance.suite import families, goldens, tokenization
 from lcb_conformance.suite.goldens import GoldenKey
@@ -275,18 +275,18 @@ def main(argv: list[str] | None = None) -> int:
             results = history(Path(repo), commits)
             for result in results:
                 if "error" in result:
-                    print(f"{result['upstream']}: ERROR {result['error']}")
+                    showdiff.write(f"{result['upstream']}: ERROR {result['error']}")
                 else:
-                    print(summary(result))
+                    showdiff.write(summary(result))
             payload: object = results
             codes = [exit_code(result) for result in results]
         else:
             payload = run(args.upstream, history_families() if args.no_tokens else None)
-            print(summary(payload))
+            showdiff.write(summary(payload))
             codes = [exit_code(payload)]
     except (UpstreamSourceError, subprocess.CalledProcessError) as error:
         why = getattr(error, "stderr", None) or str(error)  # git's own words, when git failed
-        print(f"lcb-conformance drift: {' '.join(str(why).split())}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance drift: {' '.join(str(why).split())}", sys.stderr)
         return exit_codes.UNUSABLE
     written = report_files.write_reports(
         "lcb-conformance drift",

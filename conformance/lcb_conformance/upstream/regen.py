@@ -105,7 +105,7 @@ SCHEMA = "lcb-conformance-regen-record/1"
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not args.check and (refusal := paths.outside_checkout("lcb-conformance regen")):
-        print(refusal, file=sys.stderr)
+        showdiff.write(refusal, sys.stderr)
         return exit_codes.UNUSABLE
 
     hf_cache.activate_offline_cache()
@@ -114,17 +114,17 @@ def main(argv: list[str] | None = None) -> int:
         # a missing dependency (no [upstream] extra): one line, not a traceback per golden
         upstream.check_importable()
     except UpstreamSourceError as error:
-        print(f"lcb-conformance regen: {error}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance regen: {error}", sys.stderr)
         return exit_codes.UNUSABLE
     if not args.check and not upstream.is_pinned():
-        print(
+        showdiff.write(
             f"lcb-conformance regen: goldens come from lcb_runner at {PINNED_COMMIT[:7]} only; "
             f"{upstream.describe_source()} is not a clean checkout of it ({CHECKOUT_HINT}). "
             "--check compares any upstream with the goldens without writing.",
-            file=sys.stderr,
+            sys.stderr,
         )
         return exit_codes.UNUSABLE
-    print(
+    showdiff.write(
         f"{'checking goldens against' if args.check else 'regenerating goldens from'} "
         f"{upstream.describe_source()}"
     )
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     outcomes += _remove_stale(expected, args.check)
     case_index = _index_and_records(upstream, outcomes, args.check)
     counts = _counts(outcomes, case_index)
-    print(", ".join(f"{count} {what}" for what, count in counts.items()))
+    showdiff.write(", ".join(f"{count} {what}" for what, count in counts.items()))
     record = _record(upstream, args.check, outcomes, case_index)
     written = report_files.write_reports(
         "lcb-conformance regen", {"JSON": (args.json, lambda: json.dumps(record, indent=1) + "\n")}
@@ -193,20 +193,20 @@ def _produce_each(generate: Producer, expected: list[GoldenKey], check: bool) ->
             text = generate(key)
         except NotProducibleHere as elsewhere:  # another line's tokenization, no real vocabularies
             if elsewhere.counted_as not in kept_reasons:  # named once per reason
-                print(f"KEPT    {key.family} ({elsewhere.counted_as}): {elsewhere}")
+                showdiff.write(f"KEPT    {key.family} ({elsewhere.counted_as}): {elsewhere}")
                 kept_reasons.add(elsewhere.counted_as)
             kept = {"reason": elsewhere.counted_as, **_error(elsewhere)}
             outcomes.append(_outcome(key, KEPT, kept=kept))
             continue
         except UpstreamMissing as missing:
             if not check:  # the pinned commit lacks it: a broken checkout, keep the golden
-                print(f"FAILED {key}: {missing} (old golden kept)")
+                showdiff.write(f"FAILED {key}: {missing} (old golden kept)")
                 outcomes.append(_outcome(key, FAILED, error=_error(missing)))
             else:
                 outcomes.append(_outcome(key, NOT_IN_THIS_UPSTREAM, error=_error(missing)))
             continue
         except Exception as error:  # any upstream failure: keep the old golden, report it
-            print(f"FAILED {key}: {type(error).__name__}: {error} (old golden kept)")
+            showdiff.write(f"FAILED {key}: {type(error).__name__}: {error} (old golden kept)")
             traceback.print_exc(limit=-2, file=sys.stdout)
             outcomes.append(_outcome(key, FAILED, error=_error(error)))
             continue
@@ -222,9 +222,9 @@ def _compare(key: GoldenKey, text: str) -> str:
     if old == text:
         return UNCHANGED
     if old is None:
-        print(f"NEW     {key}")
+        showdiff.write(f"NEW     {key}")
         return NEW
-    print(
+    showdiff.write(
         showdiff.report(
             text, old, label=f"CHANGED {key}", expected_name="old golden", actual_name="new"
         )
@@ -239,7 +239,7 @@ def _remove_stale(expected: list[GoldenKey], check: bool) -> list[dict]:
     for path in goldens.golden_files():
         if path not in wanted:
             relative = path.relative_to(goldens.GOLDENS_DIR)
-            print(f"REMOVED {relative} (no such case in fixtures/)")
+            showdiff.write(f"REMOVED {relative} (no such case in fixtures/)")
             outcomes.append(_stale(relative.as_posix()))
             if not check:
                 path.unlink()
@@ -261,10 +261,10 @@ def _index_and_records(upstream: Upstream, outcomes: list[dict], check: bool) ->
     case_index = index.render(index.build())
     if not index.index_file().is_file():
         outcome = NEW
-        print(f"NEW     {index.INDEX_NAME} (the case index)")
+        showdiff.write(f"NEW     {index.INDEX_NAME} (the case index)")
     elif index.index_file().read_text("utf-8") != case_index:
         outcome = CHANGED
-        print(f"CHANGED {index.INDEX_NAME} (the case index)")
+        showdiff.write(f"CHANGED {index.INDEX_NAME} (the case index)")
     else:
         outcome = UNCHANGED
     if not check:

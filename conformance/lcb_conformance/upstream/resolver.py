@@ -39,7 +39,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcb_conformance.common import exit_codes, report_files, shared_options
+from lcb_conformance.common import exit_codes, report_files, shared_options, showdiff
 from lcb_conformance.suite import families, goldens, scenario_cases, scenarios, styles
 from lcb_conformance.suite.families import scenario_prompt
 from lcb_conformance.suite.styles import StyleMapping, mapping_for
@@ -269,9 +269,9 @@ def _answer_style(args, models: list[Listed]) -> int:
     an LMStyle lcb_prompts has no style for, 1; a name that is neither, one line, exit 2."""
     answer = style_answer(args.style, models)
     if answer is None:
-        print(f"lcb-conformance resolve: --style {args.style}: neither an lcb_prompts style "
-              f"({', '.join(_style_names())}) nor an LMStyle ({', '.join(styles.MAPPINGS)})",
-              file=sys.stderr)  # fmt: skip
+        showdiff.write(f"lcb-conformance resolve: --style {args.style}: neither an lcb_prompts "
+                       f"style ({', '.join(_style_names())}) nor an LMStyle "
+                       f"({', '.join(styles.MAPPINGS)})", sys.stderr)  # fmt: skip
         return exit_codes.UNUSABLE
     if not _answer(args, answer, render_style(answer)):
         return report_files.REPORT_NOT_WRITTEN
@@ -449,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
             model_list = ModelList.of(Upstream(args.upstream))
         source = model_list.source
         if args.all:
-            print(table(model_list), end="")
+            showdiff.write(table(model_list), end="")
             return exit_codes.OK
         resolution = None if args.style else resolve(list(model_list.models), args.model)
         if resolution is None or resolution.listed is None and args.model in styles.MAPPINGS:
@@ -458,13 +458,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.scenario != scenarios.CODE_GENERATION and resolution.lmstyle:
             return _answer_scenario(args, resolution, args.scenario, source)
     except (UpstreamSourceError, UpstreamMissing, LookupError) as error:
-        print(f"lcb-conformance resolve: {error}", file=sys.stderr)
+        showdiff.write(f"lcb-conformance resolve: {error}", sys.stderr)
         return exit_codes.UNUSABLE
     if not _answer(args, resolution.as_dict() | {"upstream": source}, render(resolution, source)):
         return report_files.REPORT_NOT_WRITTEN
     if resolution.listed is None:  # exit 2, the answer printed: one stderr line says why
-        print(f"lcb-conformance resolve: {args.model}: NOT LISTED in {source}: no official "
-              "prompt", file=sys.stderr)  # fmt: skip
+        showdiff.write(f"lcb-conformance resolve: {args.model}: NOT LISTED in {source}: no "
+                       "official prompt", sys.stderr)  # fmt: skip
     return resolution.exit_code()
 
 
@@ -478,7 +478,7 @@ def _answer(args, payload: dict, text: str) -> bool:
     if args.json == STDOUT:
         sys.stdout.write(as_json)
         return True
-    print(text)
+    showdiff.write(text)
     return report_files.write_reports(
         "lcb-conformance resolve", {"JSON": (args.json, lambda: as_json)}
     )
