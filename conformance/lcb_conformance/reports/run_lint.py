@@ -30,7 +30,6 @@ NO_CODE = "no_code"
 TOKEN_LIMIT = "token_limit"
 MIXED_N = "mixed_n"
 ERRATA = "errata"
-UNREAD = "unread"  # the samples could not be read for the lint (the command's reading held)
 OUTPUTS_NOT_RECORDED = "outputs_not_recorded"  # no raw output: nothing reading them checked
 
 

@@ -269,29 +269,23 @@ def _audit(args: argparse.Namespace) -> int:
             args.request_variant,
         )
     elif found == LCB_RUNNER:
+        lint = run_lint.Lint()  # gathered as the samples are audited: the run is read once
         audit = audit_run(
-            args.run, upstream, lmstyle, cache, dataset, args.show, args.request_variant
+            args.run, upstream, lmstyle, cache, dataset, args.show, args.request_variant, lint
         )
     else:
-        audit = _audit_log(args, fmt, found, results, upstream, lmstyle, dataset)
+        lint = run_lint.Lint()
+        audit = _audit_log(args, fmt, found, results, upstream, lmstyle, dataset, lint)
     audit.problem_set = problem_set.check(
         args.run, found, scenario, audit.samples, args.not_a_release
     )
     if scenario == lcb_runner_files.CODE_GENERATION:
-        audit.lint = _lint(fmt, found, results, args.run, audit)
+        audit.lint = _lint(lint, audit)
     return _reported(audit, args)
 
 
-def _lint(fmt, found: str, results, path: Path, audit: Audit) -> list[dict]:
+def _lint(lint: run_lint.Lint, audit: Audit) -> list[dict]:
     """The run's own faults (reports/run_lint.py) from its samples and its recorded stops."""
-    lint = run_lint.Lint()
-    samples = opencompass.read(path, results) if found == OPENCOMPASS else fmt.samples(path)
-    try:
-        for sample in samples:
-            name = sample.question_id or ":".join(map(str, sample.position or ("?",)))
-            lint.add(str(name), sample.index, sample.output, sample.scored)
-    except (LogError, json_stream.JsonStreamError) as error:  # the audit's own reading held
-        return [{"kind": run_lint.UNREAD, "count": 0, "words": f"lint not computed: {error}"}]
     findings = audit.request.findings if audit.request else []
     stops = [
         f.run for f in findings if f.parameter == requested.STOP and f.outcome != requested.CANNOT
@@ -345,7 +339,7 @@ def _upstream(args: argparse.Namespace, lmstyle: str, scenario: str) -> Upstream
     return upstream
 
 
-def _audit_log(args, fmt, found: str, results, upstream, lmstyle: str, dataset) -> Audit:
+def _audit_log(args, fmt, found: str, results, upstream, lmstyle: str, dataset, lint) -> Audit:
     """Another harness's log, sample by sample."""
     try:
         # OpenCompass's verdicts are in its results file, given or the one beside RUN
@@ -362,6 +356,7 @@ def _audit_log(args, fmt, found: str, results, upstream, lmstyle: str, dataset) 
             args.show,
             args.request_config,
             args.request_variant,
+            lint,
         )
     except json_stream.JsonStreamError as error:
         raise AuditInputError(str(error)) from None

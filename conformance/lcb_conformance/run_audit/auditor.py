@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcb_conformance.common import json_stream, showdiff
+from lcb_conformance.reports.run_lint import Lint
 from lcb_conformance.run_audit import request as requested
 from lcb_conformance.run_audit import request_logs
 from lcb_conformance.run_audit.audit_result import CANNOT, DIFFERS, IDENTICAL, Audit, Sample
@@ -201,9 +202,11 @@ class Auditor:
     # what lcb_runner extracts, in the words of an extraction difference
     extracted = ("code", "other code")
 
-    def __init__(self, upstream, lmstyle: str, cache: CacheIndex | None, dataset, show: int):
+    def __init__(self, upstream, lmstyle: str, cache: CacheIndex | None, dataset, show: int,
+                 lint: Lint | None = None):  # fmt: skip
         self.upstream, self.lmstyle, self.cache = upstream, lmstyle, cache
         self.dataset, self.show = dataset, show
+        self.lint = lint  # the run's own faults, gathered from the samples as they are audited
         # evalscope numbers a problem by its position in the dataset it read (group_id)
         self.dataset_rows = list(dataset.values()) if dataset else []
         self.recorded: Counter = Counter()  # what the samples record of the request -> samples
@@ -297,6 +300,9 @@ class Auditor:
         scored against upstream's extraction of the raw output."""
         fields, question_id, why = self.problem(sample)
         label = f"{sample.where}: {question_id} sample {sample.index}"
+        if self.lint is not None:  # named as the log names it (a position, where no id)
+            name = sample.question_id or ":".join(map(str, sample.position or ("?",)))
+            self.lint.add(str(name), sample.index, sample.output, sample.scored)
         if sample.request is not None:
             self.recorded[sample.request] += 1
         prompt = CANNOT
@@ -346,6 +352,8 @@ class Auditor:
             zip(row["output_list"], row["code_list"], strict=True)
         ):
             label = f"{path}:{line}: {row['question_id']} sample {index}"
+            if self.lint is not None:
+                self.lint.add(str(row["question_id"]), index, output, scored)
             extraction, kind = self.extraction(output, scored, label, audit)
             notes = "; ".join(note for note in (kind, why) if note)
             audit.samples.append(Sample(row["question_id"], index, prompt, extraction, notes))
@@ -380,13 +388,14 @@ def audit_run(
     dataset: dict | None = None,
     show: int = 5,
     variant: str = requested.DEFAULT_VARIANT,
+    lint: Lint | None = None,
 ) -> Audit:
     """Every sample of an lcb_runner results file, and the request its file name records;
-    AuditInputError on unusable input."""
+    AuditInputError on unusable input. ``lint`` gathers the run's own faults in the same pass."""
     audit = Audit(
         str(path), LCB_RUNNER, lmstyle, upstream.describe_source(), cache and str(cache.path)
     )
-    auditor = Auditor(upstream, lmstyle, cache, dataset, show)
+    auditor = Auditor(upstream, lmstyle, cache, dataset, show, lint)
     auditor.no_raw_output = registry.recognise(path).kind == registry.CUSTOM_EVALUATOR
     seen: set[str] = set()
     with tokenizers_memoised(lmstyle):
@@ -422,13 +431,15 @@ def audit_log(
     show: int = 5,
     request_config: Path | None = None,
     variant: str = requested.DEFAULT_VARIANT,
+    lint: Lint | None = None,
 ) -> Audit:
     """Every sample of another harness's log (``samples``: run_formats' reader over ``path``,
     streamed), and its request (the samples' record of it, or ``request_config``, else the
     config file the format keeps beside them). A problem named by position is the dataset's
-    row there, the rows in the order the run read them."""
+    row there, the rows in the order the run read them. ``lint`` gathers the run's own faults in
+    the same pass."""
     audit = Audit(str(path), fmt, lmstyle, upstream.describe_source(), None)
-    auditor = Auditor(upstream, lmstyle, None, dataset, show)
+    auditor = Auditor(upstream, lmstyle, None, dataset, show, lint)
     with tokenizers_memoised(lmstyle):
         for sample in samples:
             auditor.logged(sample, audit)
