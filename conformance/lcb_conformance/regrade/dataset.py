@@ -120,16 +120,16 @@ def _tests_sha256(row: dict) -> str:
     return digest.hexdigest()
 
 
-def read(folder: Path) -> Dataset:
-    """The dataset's index: every JSON-lines file of the folder (a release's test*.jsonl, or
+def read(given: Path) -> Dataset:
+    """The dataset's index: every JSON-lines file of the folder given (a release's test*.jsonl, or
     any other set's files), or the one file given, streamed once."""
-    if folder.is_file():  # one file of rows: a release's by its name (test.jsonl), or one's own
-        snapshot, revision, files = folder.parent, None, [folder.name]
-    elif folder.is_dir():
-        snapshot, revision = _snapshot(folder)
+    if given.is_file():  # one file of rows: a release's by its name (test.jsonl), or one's own
+        snapshot, revision, files = given.parent, None, [given.name]
+    elif given.is_dir():
+        snapshot, revision = _snapshot(given)
         files = sorted(p.name for p in snapshot.glob("*.jsonl"))
     else:
-        raise DatasetError(f"{folder}: no such file or folder; {WANTED}")
+        raise DatasetError(f"{given}: no such file or folder; {WANTED}")
     if not files:
         raise DatasetError(f"{snapshot}: a folder without .jsonl files; {WANTED}")
     dataset = Dataset(snapshot, files, revision=revision)

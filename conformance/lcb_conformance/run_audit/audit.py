@@ -254,6 +254,7 @@ def _audit(args: argparse.Namespace) -> int:
         f"audit: {args.run} ({kind}), LMStyle.{lmstyle}, against "
         f"{upstream.describe_source()}" + "".join(f", with {path}" for path in extra if path)
     )
+    lint = run_lint.Lint()  # code generation's, gathered as its samples are audited: one read
     if scenario != lcb_runner_files.CODE_GENERATION:
         repaired = scenario_results.read_repaired(repaired_path) if repaired_path else None
         audit = scenario_results.audit_scenario_run(
@@ -269,12 +270,10 @@ def _audit(args: argparse.Namespace) -> int:
             args.request_variant,
         )
     elif found == LCB_RUNNER:
-        lint = run_lint.Lint()  # gathered as the samples are audited: the run is read once
         audit = audit_run(
             args.run, upstream, lmstyle, cache, dataset, args.show, args.request_variant, lint
         )
     else:
-        lint = run_lint.Lint()
         audit = _audit_log(args, fmt, found, results, upstream, lmstyle, dataset, lint)
     audit.problem_set = problem_set.check(
         args.run, found, scenario, audit.samples, args.not_a_release
