@@ -326,6 +326,16 @@ CASES = [
         says=("not release release_v1", "1 problems of release_v1 missing"),
     ),
     FalseGreen(
+        id="regrade-dataset-one-file-missing-a-problem",
+        command="regrade",
+        argv=(RUN, "--dataset", "{tmp}/dataset/test.jsonl"),
+        prepare=_release_missing_one,
+        expect=exit_codes.UNUSABLE,
+        why="test.jsonl given alone is release_v1 by its name: held to the release as the "
+        "folder is, a problem missing is another problem set",
+        says=("not release release_v1", "1 problems of release_v1 missing"),
+    ),
+    FalseGreen(
         id="regrade-dataset-other-metadata",
         command="regrade",
         argv=(RUN, "--dataset", "{tmp}/dataset", "--release", "release_v1"),
